@@ -1,0 +1,38 @@
+// Flag parsing shared by every `kiln` subcommand: node's util.parseArgs, with errors that name the
+// command and point at its --help.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+type ParsedFlags<O extends OptionSpec> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
+export function parseFlags<O extends OptionSpec>(command: string, argv: string[], options: O): ParsedFlags<O> {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`kiln ${command}: ${(e as Error).message}\nRun \`kiln ${command} --help\` for the flags it takes.`);
+  }
+}
+
+/** Parses an integer flag value, naming the flag when it is not one. */
+export function intFlag(name: string, value: string | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : ""}, got "${value}"`);
+  return n;
+}
+
+/** Parses a number flag value, naming the flag when it is not one. */
+export function numberFlag(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,5 @@
+// The table of `kiln` subcommands; `kiln --help` lists them in this order.
+import type { Command } from "./types.js";
+import { demoCommand } from "./demo.js";
+
+export const COMMANDS: Command[] = [demoCommand];

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `kiln`: the command-line entry. Thin by design: it finds the subcommand and hands it the flags.
+import { COMMANDS } from "./commands/index.js";
+import { UsageError } from "./args.js";
+import { kilnVersion } from "./version.js";
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "kiln — train transformer language models end to end from TypeScript",
+    "",
+    "Usage: kiln <command> [flags]    (kiln <command> --help for its flags)",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Global flags: --help, --version",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(help());
+    return 0;
+  }
+  if (name === "--version" || name === "-v") {
+    console.log(kilnVersion());
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`kiln: unknown command "${name}"\n\n${help()}`);
+    return 2;
+  }
+  await command.run(rest);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exitCode = 2;
+    } else {
+      console.error(err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : err);
+      process.exitCode = 1;
+    }
+  },
+);
