@@ -1,0 +1,125 @@
+// Reverse-mode differentiation over the IR: trace the function once into a program, replay it to get
+// the primal values, then walk its equations backwards applying each primitive's VJP rule. Works the
+// same eagerly and under jit (where the backward pass becomes part of the compiled program).
+import { Array } from "./array.js";
+import { isFloat } from "./dtype.js";
+import { fmtAVal } from "./ir.js";
+import type { Program } from "./ir.js";
+import { flatten, type TreeDef } from "./pytree.js";
+import { withNewTrace } from "./trace.js";
+import { replay } from "./interpret.js";
+import { asArray } from "./ops/creation.js";
+import { add } from "./ops/elementwise.js";
+import { VJP_RULES, zeroCotangent } from "./prims/vjp-rules.js";
+
+function arrayLeaves(tree: unknown, what: string): { leaves: Array[]; treedef: TreeDef } {
+  const { leaves, treedef } = flatten(tree, (x) => x instanceof Array || typeof x === "number");
+  return {
+    leaves: leaves.map((l, i) => {
+      if (l instanceof Array) return l;
+      if (typeof l === "number") return asArray(l);
+      throw new TypeError(`${what}: leaf ${i} is ${typeof l}, not an Array or number`);
+    }),
+    treedef,
+  };
+}
+
+/** Traces fn on abstract versions of `primals` into a program (captured outer values appended as inputs). */
+export function traceToProgram(name: string, fn: (...args: any[]) => unknown, primals: readonly Array[], treedef: TreeDef) {
+  return withNewTrace((t) => {
+    const ins = primals.map((p) => t.newInput({ shape: p.shape, dtype: p.dtype }, (tr, v) => Array.traced(tr, v, p.weak)));
+    const result = fn(...(treedef.unflatten(ins) as unknown[]));
+    const out = arrayLeaves(result, name);
+    const program: Program = t.finish(name, out.leaves);
+    return { program, captured: [...t.captured], outTree: out.treedef };
+  });
+}
+
+/**
+ * vjp(fn, ...primals) → [outputs, pullback]. `pullback(cotangents)` takes a tree shaped like the
+ * outputs and returns the cotangents of the primals (an array of trees, one per argument).
+ */
+export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (ct: unknown) => any[]] {
+  const { leaves, treedef } = arrayLeaves(primals, "vjp");
+  const { program, captured, outTree } = traceToProgram(fn.name || "vjp", fn, leaves, treedef);
+  const { env, outputs } = replay(program, [...leaves, ...captured]);
+
+  const pullback = (cts: unknown): any[] => {
+    const { leaves: ctLeaves } = arrayLeaves(cts, "vjp cotangent");
+    if (ctLeaves.length !== outputs.length) throw new Error(`vjp: cotangent has ${ctLeaves.length} leaves, outputs have ${outputs.length}`);
+    const ctEnv = new Map<number, Array>();
+    const accumulate = (id: number, c: Array) => {
+      const prev = ctEnv.get(id);
+      ctEnv.set(id, prev ? add(prev, c) : c);
+    };
+    program.outputs.forEach((v, i) => {
+      const c = ctLeaves[i]!;
+      if (c.dtype !== v.aval.dtype || c.shape.join() !== v.aval.shape.join()) {
+        throw new Error(`vjp: cotangent ${i} is ${fmtAVal(c.aval)} but the output is ${fmtAVal(v.aval)}`);
+      }
+      if (isFloat(v.aval.dtype)) accumulate(v.id, c);
+    });
+    for (let k = program.eqns.length - 1; k >= 0; k--) {
+      const e = program.eqns[k]!;
+      const ct = ctEnv.get(e.out.id);
+      if (!ct) continue;
+      const ins = e.inputs.map((v) => env.get(v.id)!);
+      const inCts = (VJP_RULES[e.prim] as (ct: Array, i: readonly Array[], o: Array, p: unknown) => (Array | null)[])(ct, ins, env.get(e.out.id)!, e.params);
+      e.inputs.forEach((v, i) => {
+        const c = inCts[i];
+        if (c && isFloat(v.aval.dtype)) accumulate(v.id, c);
+      });
+    }
+    const grads = leaves.map((p, i) => ctEnv.get(program.inputs[i]!.id) ?? zeroCotangent(p));
+    return treedef.unflatten(grads) as any[];
+  };
+  return [outTree.unflatten(outputs) as R, pullback];
+}
+
+export interface GradOptions {
+  /** Which positional arguments to differentiate (default 0). */
+  argnums?: number | readonly number[];
+  /** fn returns [loss, aux]; aux is passed through undifferentiated. */
+  hasAux?: boolean;
+}
+
+/**
+ * valueAndGrad(fn)(...args) → [value, grads] for a scalar-valued fn (with hasAux: [[value, aux], grads]).
+ * grads mirrors the differentiated argument (or is an array of them when argnums is a list).
+ */
+export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
+  const argnums = opts.argnums ?? 0;
+  const nums = typeof argnums === "number" ? [argnums] : [...argnums];
+  return (...args: any[]): [any, any] => {
+    for (const n of nums) if (n >= args.length) throw new Error(`valueAndGrad: argnums ${n} but only ${args.length} arguments were given`);
+    const diffArgs = nums.map((n) => args[n]);
+    let aux: unknown;
+    const inner = (...d: unknown[]) => {
+      const full = args.slice();
+      nums.forEach((n, i) => { full[n] = d[i]; });
+      const r = fn(...full);
+      if (opts.hasAux) {
+        if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("valueAndGrad with hasAux: the function must return [value, aux]");
+        aux = r[1];
+        return r[0];
+      }
+      return r;
+    };
+    const [value, pullback] = vjp(inner, ...diffArgs);
+    if (!(value instanceof Array) || value.size !== 1 || !isFloat(value.dtype)) {
+      throw new Error(`grad needs a function returning a float scalar, got ${value instanceof Array ? fmtAVal(value.aval) : typeof value}`);
+    }
+    const grads = pullback(asArray(1, value.dtype).reshape(value.shape as number[]));
+    const g = typeof argnums === "number" ? grads[0] : grads;
+    return [opts.hasAux ? [value, aux] : value, g];
+  };
+}
+
+/** grad(fn)(...args) → gradient of a scalar fn with respect to args[argnums]. */
+export function grad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
+  const vg = valueAndGrad(fn, opts);
+  return (...args: any[]) => {
+    const [value, g] = vg(...args);
+    return opts.hasAux ? [g, value[1]] : g;
+  };
+}

@@ -1,0 +1,36 @@
+// Which executors exist in this process, and which device eager ops and jit use by default.
+import type { Device, Executor } from "./executor.js";
+
+const executors: Executor[] = [];
+let defaultDevice: Device | undefined;
+
+/** Registers an executor; the first registered one's first device is the default until changed. */
+export function registerExecutor(e: Executor): void {
+  if (executors.some((x) => x.name === e.name)) return;
+  executors.push(e);
+  defaultDevice ??= e.devices()[0];
+}
+
+export function registeredExecutors(): readonly Executor[] {
+  return executors;
+}
+
+export function allDevices(): Device[] {
+  return executors.flatMap((e) => [...e.devices()]);
+}
+
+/** Looks a device up by id ("cpu:0", "ref:0") with an error listing what exists. */
+export function findDevice(id: string): Device {
+  const d = allDevices().find((x) => x.id === id || `${x.executor.name}:${x.id}` === id);
+  if (!d) throw new Error(`no device "${id}"; devices here: ${allDevices().map((x) => `${x.executor.name}:${x.id}`).join(", ") || "none (import 'kiln' to register the executors)"}`);
+  return d;
+}
+
+export function getDefaultDevice(): Device {
+  if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");
+  return defaultDevice;
+}
+
+export function setDefaultDevice(d: Device | string): void {
+  defaultDevice = typeof d === "string" ? findDevice(d) : d;
+}

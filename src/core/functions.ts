@@ -1,0 +1,90 @@
+// Composite functions written once in primitives, so every executor runs them and autodiff derives
+// their gradients: softmax family, layer norm, GELU, dropout, cross-entropy with ignored labels.
+import { Array } from "./array.js";
+import { isFloat } from "./dtype.js";
+import { normAxis } from "./shape.js";
+import { iota } from "./ops/creation.js";
+import { add, astype, compare, div, erf, exp, isFinite, log, maximum, mul, neg, rsqrt, stopGradient, sub, where } from "./ops/elementwise.js";
+import { max, mean, sum } from "./ops/reduce.js";
+import { reshape } from "./ops/shape.js";
+import { take } from "./ops/indexing.js";
+import { bernoulli } from "./random.js";
+
+/** log Σ exp(x) along an axis, stable (the shift by the max carries no gradient). */
+export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}): Array {
+  const a = normAxis(axis, x.ndim);
+  const m = stopGradient(max(x, a, { keepDims: true }));
+  const shift = where(isFinite(m), m, 0);
+  const r = add(log(sum(exp(sub(x, shift)), a, { keepDims: true })), shift);
+  return opts.keepDims ? r : reshape(r, x.shape.filter((_, i) => i !== a));
+}
+
+export function softmax(x: Array, axis = -1): Array {
+  const a = normAxis(axis, x.ndim);
+  const e = exp(sub(x, stopGradient(max(x, a, { keepDims: true }))));
+  return div(e, sum(e, a, { keepDims: true }));
+}
+
+export function logSoftmax(x: Array, axis = -1): Array {
+  return sub(x, logsumexp(x, axis, { keepDims: true }));
+}
+
+/** Layer normalization over the last axis: (x - mean) / sqrt(var + eps) · gamma + beta. */
+export function layerNorm(x: Array, gamma: Array | null, beta: Array | null, eps = 1e-5): Array {
+  const mu = mean(x, -1, { keepDims: true });
+  const centered = sub(x, mu);
+  const variance = mean(mul(centered, centered), -1, { keepDims: true });
+  let y = mul(centered, rsqrt(add(variance, eps)));
+  if (gamma) y = mul(y, gamma);
+  if (beta) y = add(y, beta);
+  return y;
+}
+
+/** GELU, exact (erf) form: x · Φ(x). */
+export function gelu(x: Array): Array {
+  return mul(mul(x, 0.5), add(erf(mul(x, Math.SQRT1_2)), 1));
+}
+
+export function sigmoid(x: Array): Array {
+  return div(1, add(exp(neg(x)), 1));
+}
+
+/** Inverted dropout: zeroes each element with probability `rate`, scales the rest by 1/(1-rate). */
+export function dropout(key: Array | null, x: Array, rate: number, opts: { deterministic?: boolean } = {}): Array {
+  if (rate < 0 || rate >= 1) throw new Error(`dropout rate must be in [0, 1), got ${rate}`);
+  if (rate === 0 || opts.deterministic) return x;
+  if (!key) throw new Error("dropout needs a PRNG key when it is active (pass deterministic: true to disable it)");
+  return where(bernoulli(key, 1 - rate, x.shape), mul(x, 1 / (1 - rate)), 0);
+}
+
+/** x[..., idx[...]] picking one element per row along the last axis (idx has x's shape minus that axis). */
+export function takeAlongLastAxis(x: Array, idx: Array): Array {
+  const v = x.shape[x.ndim - 1]!;
+  const rows = x.size / v;
+  const flatIdx = add(mul(iota([rows], 0, "i32"), v), reshape(astype(idx, "i32"), [rows]));
+  return reshape(take(reshape(x, [rows * v]), flatIdx, 0), idx.shape);
+}
+
+export interface CrossEntropyOptions {
+  /** Labels equal to this are ignored (default -100, as PyTorch and Hugging Face). */
+  ignoreIndex?: number;
+  /** "mean" over counted labels (default), "sum", or "none" (per position, 0 where ignored). */
+  reduction?: "mean" | "sum" | "none";
+}
+
+/**
+ * Softmax cross-entropy from logits [..., V] and integer labels [...]. Ignored labels are masked by
+ * multiplication and the mean divides by the mask's sum: no data-dependent shapes (XLA rule 2).
+ */
+export function crossEntropy(logits: Array, labels: Array, opts: CrossEntropyOptions = {}): Array {
+  const { ignoreIndex = -100, reduction = "mean" } = opts;
+  if (!isFloat(logits.dtype)) throw new Error(`crossEntropy needs float logits, got ${logits.dtype}`);
+  const counted = compare(labels, ignoreIndex, "ne");
+  const safe = where(counted, labels, 0);
+  const logp = logSoftmax(logits, -1);
+  const mask = astype(counted, logits.dtype);
+  const nll = mul(neg(takeAlongLastAxis(logp, safe)), mask);
+  if (reduction === "none") return nll;
+  const total = sum(nll);
+  return reduction === "sum" ? total : div(total, maximum(sum(mask), 1));
+}

@@ -1,0 +1,25 @@
+// The engine's public surface.
+export { Array, type ArrayOrScalar } from "./array.js";
+export * from "./dtype.js";
+export * from "./shape.js";
+export type { AVal, Var, Eqn, Program, Prim, PrimParams, CompareDirection, Const } from "./ir.js";
+export { printProgram, fmtAVal } from "./ir.js";
+export type { Device, DeviceBuffer, Executable, Executor, CompileOptions, Platform } from "./executor.js";
+export { registerExecutor, registeredExecutors, allDevices, findDevice, getDefaultDevice, setDefaultDevice } from "./devices.js";
+export { jit, type JitOptions, type Jitted } from "./jit.js";
+export { vjp, grad, valueAndGrad, type GradOptions } from "./autodiff.js";
+export { flatten, treeMap, leaves, leafPaths, type PyTree, type TreeDef } from "./pytree.js";
+export { metrics, metricsReport, resetMetrics, type FunctionMetrics, type MetricsSnapshot } from "./metrics.js";
+export { TracerReadError, DataDependentShapeError, EscapedTracerError } from "./diagnostics.js";
+export { bind } from "./ops/dispatch.js";
+export * from "./ops/creation.js";
+export * from "./ops/elementwise.js";
+export * from "./ops/shape.js";
+export * from "./ops/reduce.js";
+export * from "./ops/linalg.js";
+export * from "./ops/indexing.js";
+export { cond } from "./ops/control.js";
+export * from "./functions.js";
+export * from "./random.js";
+export { SHAPE_RULES } from "./prims/shape-rules.js";
+export { VJP_RULES } from "./prims/vjp-rules.js";

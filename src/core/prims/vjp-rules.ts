@@ -1,0 +1,131 @@
+// Reverse-mode rules: one entry per primitive. Given the cotangent of the output, each returns the
+// cotangents of the inputs (null where an input is not differentiable). Rules are written with the
+// same ops users call, so they trace into programs and run eagerly alike, and can be differentiated again.
+import type { Array } from "../array.js";
+import { isFloat } from "../dtype.js";
+import type { Prim, PrimParams } from "../ir.js";
+import { bind } from "../ops/dispatch.js";
+import { full, zerosLike } from "../ops/creation.js";
+import { add, astype, compare, cos, div, exp, log, mul, neg, sin, sub, where } from "../ops/elementwise.js";
+import { sum } from "../ops/reduce.js";
+import { reshape, sliceAxis, transpose } from "../ops/shape.js";
+
+type Cts = (Array | null)[];
+type VjpRule<P extends Prim> = (ct: Array, ins: readonly Array[], out: Array, params: PrimParams[P]) => Cts;
+
+const none: VjpRule<any> = (_ct, ins) => ins.map(() => null);
+const TWO_OVER_SQRT_PI = 1.1283791670955126;
+
+function inversePerm(perm: readonly number[]): number[] {
+  const inv = new globalThis.Array<number>(perm.length);
+  perm.forEach((p, i) => { inv[p] = i; });
+  return inv;
+}
+
+/** Gradient of a max/min: to the operand that won, split evenly on ties (as JAX does). */
+function minmaxRule(ct: Array, a: Array, b: Array, out: Array): Cts {
+  const ta = astype(compare(a, out, "eq"), ct.dtype), tb = astype(compare(b, out, "eq"), ct.dtype);
+  const share = div(ct, add(ta, tb));
+  return [mul(share, ta), mul(share, tb)];
+}
+
+/** dot_general's cotangent for one operand, contracting ct with the other operand (see derivation). */
+function dotTranspose(
+  ct: Array, other: Array, self: Array,
+  selfContract: readonly number[], otherContract: readonly number[],
+  selfBatch: readonly number[], otherBatch: readonly number[],
+  ctOtherFreeStart: number, ctOtherFreeCount: number,
+  outDtype: PrimParams["dot_general"]["outDtype"],
+): Array {
+  // ct dims: [batch, lhsFree, rhsFree]. Contract ct's "other free" dims with other's free dims.
+  const otherFree = other.shape.map((_, i) => i).filter((i) => !otherContract.includes(i) && !otherBatch.includes(i));
+  const ctIn = ct.dtype === other.dtype ? ct : astype(ct, other.dtype);
+  const r = bind("dot_general", [ctIn, other], {
+    lhsContract: globalThis.Array.from({ length: ctOtherFreeCount }, (_, i) => ctOtherFreeStart + i),
+    rhsContract: otherFree,
+    lhsBatch: selfBatch.map((_, i) => i),
+    rhsBatch: otherBatch,
+    ...(outDtype ? { outDtype } : {}),
+  });
+  // r dims: [batch, ct's self-free dims, other's remaining dims = other's contract dims ascending].
+  const selfFree = self.shape.map((_, i) => i).filter((i) => !selfContract.includes(i) && !selfBatch.includes(i));
+  const sortedOtherContract = [...otherContract].sort((x, y) => x - y);
+  const layout = [...selfBatch, ...selfFree, ...sortedOtherContract.map((c) => selfContract[otherContract.indexOf(c)]!)];
+  const t = transpose(r, self.shape.map((_, d) => layout.indexOf(d)));
+  return t.dtype === self.dtype ? t : astype(t, self.dtype);
+}
+
+export const VJP_RULES: { [P in Prim]: VjpRule<P> } = {
+  neg: (ct) => [neg(ct)],
+  exp: (ct, _i, out) => [mul(ct, out)],
+  log: (ct, [x]) => [div(ct, x!)],
+  tanh: (ct, _i, out) => [mul(ct, sub(1, mul(out, out)))],
+  erf: (ct, [x]) => [mul(ct, mul(exp(neg(mul(x!, x!))), TWO_OVER_SQRT_PI))],
+  rsqrt: (ct, [x], out) => [mul(ct, mul(div(out, x!), -0.5))],
+  sqrt: (ct, _i, out) => [div(mul(ct, 0.5), out)],
+  abs: (ct, [x]) => [where(compare(x!, 0, "gt"), ct, where(compare(x!, 0, "lt"), neg(ct), 0))],
+  sin: (ct, [x]) => [mul(ct, cos(x!))],
+  cos: (ct, [x]) => [neg(mul(ct, sin(x!)))],
+  is_finite: none,
+  not: none,
+
+  add: (ct) => [ct, ct],
+  sub: (ct) => [ct, neg(ct)],
+  mul: (ct, [a, b]) => [mul(ct, b!), mul(ct, a!)],
+  div: (ct, [, b], out) => [div(ct, b!), neg(div(mul(ct, out), b!))],
+  pow: (ct, [a, b], out) => [
+    mul(ct, mul(b!, bind("pow", [a!, sub(b!, 1)], {}))),
+    // d/db a^b = a^b·log a, taken as 0 where a ≤ 0 (where the log is undefined)
+    mul(ct, where(compare(a!, 0, "gt"), mul(out, log(where(compare(a!, 0, "gt"), a!, 1))), 0)),
+  ],
+  max: (ct, [a, b], out) => minmaxRule(ct, a!, b!, out),
+  min: (ct, [a, b], out) => minmaxRule(ct, a!, b!, out),
+  and: none, or: none, xor: none, shift_left: none, shift_right_logical: none, compare: none,
+  select: (ct, [p]) => [null, where(p!, ct, 0), where(p!, 0, ct)],
+  convert: (ct, [x]) => [isFloat(x!.dtype) && isFloat(ct.dtype) ? astype(ct, x!.dtype) : null],
+  stop_gradient: none,
+
+  broadcast_in_dim: (ct, [x], _out, { shape, dims }) => {
+    const summed = shape.map((_, d) => d).filter((d) => {
+      const i = dims.indexOf(d);
+      return i < 0 || (x!.shape[i] === 1 && shape[d] !== 1);
+    });
+    return [reshape(summed.length ? sum(ct, summed) : ct, x!.shape)];
+  },
+  reshape: (ct, [x]) => [reshape(ct, x!.shape)],
+  transpose: (ct, _i, _o, { perm }) => [transpose(ct, inversePerm(perm))],
+  slice: (ct, [x], _o, { start, limit }) => [bind("pad", [ct], { low: start, high: x!.shape.map((d, i) => d - limit[i]!), value: 0 })],
+  concatenate: (ct, ins, _o, { axis }) => {
+    let at = 0;
+    return ins.map((x) => sliceAxis(ct, axis, at, (at += x.shape[axis]!)));
+  },
+  // Padding's transpose crops the padding away: pad by the negated widths.
+  pad: (ct, _i, _o, { low, high }) => [bind("pad", [ct], { low: low.map((v) => -v), high: high.map((v) => -v), value: 0 })],
+
+  dot_general: (ct, [a, b], _out, p) => {
+    const nb = p.lhsBatch.length;
+    const nfl = a!.ndim - nb - p.lhsContract.length, nfr = b!.ndim - nb - p.rhsContract.length;
+    return [
+      dotTranspose(ct, b!, a!, p.lhsContract, p.rhsContract, p.lhsBatch, p.rhsBatch, nb + nfl, nfr, p.outDtype),
+      dotTranspose(ct, a!, b!, p.rhsContract, p.lhsContract, p.rhsBatch, p.lhsBatch, nb, nfl, p.outDtype),
+    ];
+  },
+  reduce_sum: (ct, [x], _o, { axes }) => [bind("broadcast_in_dim", [ct], { shape: x!.shape, dims: x!.shape.map((_, i) => i).filter((i) => !axes.includes(i)) })],
+  reduce_max: (ct, [x], out, { axes }) => {
+    const kept = x!.shape.map((_, i) => i).filter((i) => !axes.includes(i));
+    const back = (y: Array) => bind("broadcast_in_dim", [y], { shape: x!.shape, dims: kept });
+    const hit = astype(compare(x!, back(out), "eq"), ct.dtype);
+    return [mul(hit, back(div(ct, sum(hit, axes))))];
+  },
+
+  iota: () => [],
+  take: (ct, [x, idx], _o, { axis }) => [bind("scatter_add", [zerosLike(x!), idx!, ct], { axis }), null],
+  scatter_add: (ct, [, idx], _o, { axis }) => [ct, null, bind("take", [ct, idx!], { axis })],
+  cumsum: (ct, _i, _o, { axis, reverse }) => [bind("cumsum", [ct], { axis, reverse: !reverse })],
+  all_reduce: (ct) => [bind("all_reduce", [ct], {})],
+};
+
+/** A zero cotangent for an input that received none. */
+export function zeroCotangent(x: Array): Array {
+  return full(x.shape, 0, x.dtype);
+}

@@ -1,0 +1,100 @@
+// Counter-based random numbers: bits(key, i) is a pure function of a key (two u32 words) and the
+// element's counter, written in u32 primitives so every executor produces the same bits. The mixing is
+// a Weyl step followed by MurmurHash3's 32-bit finalizer:
+//   h = ((i + k1) · 0x9E3779B1) ⊕ k0;  h ⊕= h≫16;  h ·= 0x85EBCA6B;  h ⊕= h≫13;  h ·= 0xC2B2AE35;  h ⊕= h≫16
+import { Array } from "./array.js";
+import type { DType } from "./dtype.js";
+import type { Shape } from "./shape.js";
+import { sizeOf } from "./shape.js";
+import { array, iota } from "./ops/creation.js";
+import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
+import { reshape, sliceAxis } from "./ops/shape.js";
+
+/** The hash on the host, for host-side code that must agree with compiled programs bit for bit. */
+export function hashU32(k0: number, k1: number, counter: number): number {
+  let h = Math.imul((counter + k1) >>> 0, 0x9e3779b1) ^ k0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. */
+export function randomKey(seed: number): Array {
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`random seed must be a non-negative integer, got ${seed}`);
+  return array(new Uint32Array([Math.floor(seed / 2 ** 32) >>> 0, seed >>> 0]), { shape: [2] });
+}
+
+function keyWords(key: Array): [Array, Array] {
+  if (key.dtype !== "u32" || key.shape.length !== 1 || key.shape[0] !== 2) throw new Error(`a PRNG key is u32[2] (from randomKey), got ${key.dtype}[${key.shape.join(",")}]`);
+  return [reshape(sliceAxis(key, 0, 0, 1), []), reshape(sliceAxis(key, 0, 1, 2), [])];
+}
+
+/** The hash applied to a u32 counter array. */
+function mix(k0: Array, k1: Array, counter: Array): Array {
+  let h = bitXor(mul(add(counter, k1), 0x9e3779b1), k0);
+  h = bitXor(h, shiftRightLogical(h, 16));
+  h = mul(h, 0x85ebca6b);
+  h = bitXor(h, shiftRightLogical(h, 13));
+  h = mul(h, 0xc2b2ae35);
+  return bitXor(h, shiftRightLogical(h, 16));
+}
+
+/** u32 random bits of the given shape; element i (row-major) is hash(key, offset + i). */
+export function randomBits(key: Array, shape: Shape, offset = 0): Array {
+  const [k0, k1] = keyWords(key);
+  let counter = iota([sizeOf(shape)], 0, "u32");
+  if (offset) counter = add(counter, offset >>> 0);
+  return reshape(mix(k0, k1, counter), [...shape]);
+}
+
+/** n new independent keys (u32[n,2]) derived from key; take one with splitKey(key, n)[i]. */
+export function splitKey(key: Array, n = 2): Array[] {
+  // Derived keys use the odd stream 2^31 + … of the counter space so they never equal data bits of key.
+  const bits = randomBits(key, [n, 2], 0x80000000);
+  return globalThis.Array.from({ length: n }, (_, i) => reshape(sliceAxis(bits, 0, i, i + 1), [2]));
+}
+
+/** A key derived from key and an integer (e.g. a step or example index), itself possibly traced. */
+export function foldIn(key: Array, data: number | Array): Array {
+  const [k0, k1] = keyWords(key);
+  const d = typeof data === "number" ? array(new Uint32Array([data >>> 0]), { shape: [] }) : reshape(astype(data, "u32"), []);
+  // Counters 2d and 2d+1 on a stream (bit 30 set) apart from randomBits' and splitKey's.
+  const counter = bitXor(add(iota([2], 0, "u32"), mul(d, 2)), 0x40000000);
+  return mix(k0, k1, counter);
+}
+
+/** Uniform floats in [min, max): 24 random bits per value (exact in f32). */
+export function uniform(key: Array, shape: Shape, opts: { dtype?: DType; min?: number; max?: number } = {}): Array {
+  const { dtype = "f32", min = 0, max = 1 } = opts;
+  const u = mul(astype(shiftRightLogical(randomBits(key, shape), 8), "f32"), 2 ** -24);
+  const scaled = min === 0 && max === 1 ? u : add(mul(u, max - min), min);
+  return astype(scaled, dtype);
+}
+
+/** Standard normal floats (Box–Muller on two independent uniform streams). */
+export function normal(key: Array, shape: Shape, opts: { dtype?: DType; mean?: number; std?: number } = {}): Array {
+  const { dtype = "f32", mean = 0, std = 1 } = opts;
+  const [ka, kb] = splitKey(key, 2) as [Array, Array];
+  // u1 in (0, 1] so the log is finite.
+  const u1 = mul(add(astype(shiftRightLogical(randomBits(ka, shape), 8), "f32"), 1), 2 ** -24);
+  const u2 = uniform(kb, shape);
+  const z = mul(sqrt(mul(log(u1), -2)), cos(mul(u2, 2 * Math.PI)));
+  const out = std === 1 && mean === 0 ? z : add(mul(z, std), mean);
+  return astype(out, dtype);
+}
+
+/** true with probability p. */
+export function bernoulli(key: Array, p: number, shape: Shape): Array {
+  return compare(uniform(key, shape), p, "lt");
+}
+
+/** Integers uniformly in [low, high) (i32). */
+export function randint(key: Array, shape: Shape, low: number, high: number): Array {
+  if (!(high > low)) throw new Error(`randint needs high > low, got [${low}, ${high})`);
+  const u = uniform(key, shape);
+  return add(astype(mul(u, high - low), "i32"), low);
+}
+
