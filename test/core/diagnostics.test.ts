@@ -3,6 +3,9 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
 
+// The engine is specified by the reference interpreter: run these tests there.
+k.setDefaultDevice("ref:0");
+
 const x = k.array([1, 2, 3]);
 
 test("rule 1: reading a traced value throws with the remedy and the user's line", () => {

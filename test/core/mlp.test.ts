@@ -3,6 +3,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
+
+// The engine is specified by the reference interpreter: run these tests there.
+k.setDefaultDevice("ref:0");
 import { adamInit, mlpData, mlpInit, trainStep } from "../helpers/mlp.js";
 
 test("a jitted MLP training step lowers the loss clearly, compiling once per shape", () => {
