@@ -4,7 +4,8 @@
 import { Array } from "./array.js";
 import { isFloat } from "./dtype.js";
 import { fmtAVal } from "./ir.js";
-import type { Program } from "./ir.js";
+import type { AVal, Program } from "./ir.js";
+import type { DType } from "./dtype.js";
 import { flatten, type TreeDef } from "./pytree.js";
 import { withNewTrace } from "./trace.js";
 import { replay } from "./interpret.js";
@@ -122,4 +123,16 @@ export function grad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
     const [value, g] = vg(...args);
     return opts.hasAux ? [g, value[1]] : g;
   };
+}
+
+/** A leaf of evalShape's result: the shape and dtype an array would have. */
+export class ShapeDtype implements AVal {
+  constructor(readonly shape: readonly number[], readonly dtype: DType) {}
+}
+
+/** The shapes and dtypes fn would return for these arguments, without computing anything (jax.eval_shape). */
+export function evalShape(fn: (...args: any[]) => unknown, ...args: unknown[]): any {
+  const { leaves, treedef } = arrayLeaves(args, "evalShape");
+  const { program, outTree } = traceToProgram(fn.name || "evalShape", fn, leaves, treedef);
+  return outTree.unflatten(program.outputs.map((v) => new ShapeDtype(v.aval.shape, v.aval.dtype)));
 }

@@ -7,7 +7,7 @@ export { printProgram, fmtAVal } from "./ir.js";
 export type { Device, DeviceBuffer, Executable, Executor, CompileOptions, Platform } from "./executor.js";
 export { registerExecutor, registeredExecutors, allDevices, findDevice, getDefaultDevice, setDefaultDevice } from "./devices.js";
 export { jit, type JitOptions, type Jitted } from "./jit.js";
-export { vjp, grad, valueAndGrad, type GradOptions } from "./autodiff.js";
+export { vjp, grad, valueAndGrad, evalShape, ShapeDtype, type GradOptions } from "./autodiff.js";
 export { flatten, treeMap, leaves, leafPaths, type PyTree, type TreeDef } from "./pytree.js";
 export { metrics, metricsReport, resetMetrics, type FunctionMetrics, type MetricsSnapshot } from "./metrics.js";
 export { TracerReadError, DataDependentShapeError, EscapedTracerError } from "./diagnostics.js";

@@ -1,0 +1,57 @@
+// BERT for masked language modelling, with Hugging Face's parameter names
+// (`bert.embeddings.word_embeddings.weight`, …, `cls.predictions.transform.dense.weight`, `cls.predictions.bias`).
+import * as k from "../core/index.js";
+import { KeySequence } from "../nn/init.js";
+import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, ACTIVATIONS, castLike } from "../nn/layers.js";
+import { paddingBias } from "../nn/attention.js";
+import type { MlmConfig } from "./config.js";
+import { encoderApply, encoderInit, dropoutIf } from "./encoder.js";
+import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
+
+export function createBert(config: MlmConfig): MaskedLanguageModel {
+  const c = config;
+  const h = c.hidden_size;
+  return {
+    config: c,
+    tiedWeights: { "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight", "cls.predictions.decoder.bias": "cls.predictions.bias" },
+
+    init(key: k.Array): Params {
+      const keys = new KeySequence(key);
+      const std = c.initializer_range;
+      return {
+        bert: {
+          embeddings: {
+            word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
+            position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
+            token_type_embeddings: embeddingInit(keys, c.type_vocab_size, h, std),
+            LayerNorm: layerNormInit(h),
+          },
+          encoder: encoderInit(keys, c),
+        },
+        cls: { predictions: { transform: { dense: denseInit(keys, h, h, std), LayerNorm: layerNormInit(h) }, bias: k.zeros([c.vocab_size]) } },
+      };
+    },
+
+    hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts: ForwardOptions = {}): k.Array {
+      const dtype = opts.dtype ?? "f32";
+      const key = opts.dropoutKey ?? null;
+      const e = params.bert.embeddings;
+      const t = inputIds.shape[1]!;
+      const posRows = e.position_embeddings.weight.slice([0, 0], [t, h]);
+      const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
+      const x0 = embed(e.word_embeddings, inputIds).add(posRows).add(typeRow);
+      let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
+      x = dropoutIf(x, c.hidden_dropout_prob, key ? k.foldIn(key, 0) : null);
+      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), key);
+    },
+
+    lmHead(params: Params, hidden: k.Array): k.Array {
+      const p = params.cls.predictions;
+      const act = ACTIVATIONS[c.hidden_act]!;
+      const t = layerNorm(p.transform.LayerNorm, act(dense(p.transform.dense, hidden)), c.layer_norm_eps);
+      const emb = castLike(params.bert.embeddings.word_embeddings.weight, t);
+      const logits = k.bind("dot_general", [t, emb], { lhsContract: [t.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+      return logits.add(castLike(p.bias, logits));
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// Hugging Face `config.json` for the BERT family: read, validated with errors that name the file and
+// field, written back exactly as Python `transformers` expects it.
+import { readFile } from "node:fs/promises";
+
+export type ModelType = "roberta" | "bert";
+
+export interface MlmConfig {
+  model_type: ModelType;
+  architectures: string[];
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  intermediate_size: number;
+  hidden_act: string;
+  hidden_dropout_prob: number;
+  attention_probs_dropout_prob: number;
+  max_position_embeddings: number;
+  type_vocab_size: number;
+  layer_norm_eps: number;
+  initializer_range: number;
+  pad_token_id: number;
+  bos_token_id: number;
+  eos_token_id: number;
+  [extra: string]: unknown;
+}
+
+const INT_FIELDS = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings", "type_vocab_size", "pad_token_id"] as const;
+
+/** Checks a config object; `where` names its source in errors (a file path or "preset mlm-small"). */
+export function validateConfig(raw: Record<string, unknown>, where: string): MlmConfig {
+  const fail = (msg: string): never => { throw new Error(`${where}: ${msg}`); };
+  const type = raw.model_type;
+  if (type !== "roberta" && type !== "bert") fail(`model_type must be "roberta" or "bert", got ${JSON.stringify(type)}`);
+  for (const f of INT_FIELDS) {
+    const v = raw[f];
+    if (!Number.isInteger(v) || (v as number) < 0) fail(`"${f}" must be a non-negative integer, got ${JSON.stringify(v)}`);
+  }
+  const c = {
+    architectures: [type === "roberta" ? "RobertaForMaskedLM" : "BertForMaskedLM"],
+    hidden_act: "gelu",
+    hidden_dropout_prob: 0.1,
+    attention_probs_dropout_prob: 0.1,
+    layer_norm_eps: 1e-12,
+    initializer_range: 0.02,
+    bos_token_id: 0,
+    eos_token_id: 2,
+    ...raw,
+  } as MlmConfig;
+  if (c.hidden_size % c.num_attention_heads !== 0) fail(`hidden_size ${c.hidden_size} is not a multiple of num_attention_heads ${c.num_attention_heads}`);
+  if (!["gelu", "relu", "tanh"].includes(c.hidden_act)) fail(`hidden_act "${c.hidden_act}" is not supported (gelu, relu, tanh)`);
+  for (const f of ["hidden_dropout_prob", "attention_probs_dropout_prob"] as const) {
+    if (!(c[f] >= 0 && c[f] < 1)) fail(`"${f}" must be in [0, 1), got ${c[f]}`);
+  }
+  if (c.pad_token_id >= c.vocab_size) fail(`pad_token_id ${c.pad_token_id} is outside the vocabulary (vocab_size ${c.vocab_size})`);
+  return c;
+}
+
+export async function readConfig(path: string): Promise<MlmConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    throw new Error(`cannot read model config ${path}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`${path}: expected a JSON object`);
+  return validateConfig(raw as Record<string, unknown>, path);
+}
+
+/** The positions a model needs for sequences of `maxLength`: RoBERTa counts from pad_token_id + 1. */
+export function positionsNeeded(type: ModelType, maxLength: number, padId: number): number {
+  return type === "roberta" ? maxLength + padId + 1 : maxLength;
+}
+
+export interface TokenizerIds { vocabSize: number; padId: number; clsId: number; sepId: number }
+
+const PRESETS: Record<string, Omit<MlmConfig, "vocab_size" | "pad_token_id" | "bos_token_id" | "eos_token_id" | "max_position_embeddings"> & { max_length: number }> = {
+  "mlm-small": {
+    model_type: "roberta", architectures: ["RobertaForMaskedLM"], hidden_size: 256, num_hidden_layers: 4, num_attention_heads: 4,
+    intermediate_size: 1024, hidden_act: "gelu", hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+    type_vocab_size: 1, layer_norm_eps: 1e-5, initializer_range: 0.02, max_length: 128,
+  },
+  "roberta-base": {
+    model_type: "roberta", architectures: ["RobertaForMaskedLM"], hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12,
+    intermediate_size: 3072, hidden_act: "gelu", hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+    type_vocab_size: 1, layer_norm_eps: 1e-5, initializer_range: 0.02, max_length: 512,
+  },
+};
+
+export const PRESET_NAMES = Object.keys(PRESETS);
+
+/**
+ * A preset's config with the vocabulary and special ids taken from the tokenizer (the reference's
+ * RoBERTa pad id 1 would collide with [SEP]; the tokenizer's own pad id is the right one).
+ */
+export function presetConfig(name: string, tok: TokenizerIds, maxLength?: number): MlmConfig {
+  const p = PRESETS[name];
+  if (!p) throw new Error(`unknown preset "${name}"; presets: ${PRESET_NAMES.join(", ")}`);
+  const { max_length, ...rest } = p;
+  const len = maxLength ?? max_length;
+  return validateConfig({
+    ...rest,
+    vocab_size: tok.vocabSize,
+    pad_token_id: tok.padId,
+    bos_token_id: tok.clsId,
+    eos_token_id: tok.sepId,
+    max_position_embeddings: positionsNeeded(p.model_type as ModelType, len, tok.padId),
+  }, `preset ${name}`);
+}
+
+/** The longest sequence a config's position table allows. */
+export function maxSequenceLength(c: MlmConfig): number {
+  return c.model_type === "roberta" ? c.max_position_embeddings - c.pad_token_id - 1 : c.max_position_embeddings;
+}

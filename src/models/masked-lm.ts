@@ -1,0 +1,70 @@
+// What every masked language model offers the trainer and the pipelines: init, the encoder's hidden
+// states, the vocabulary head, and the MLM objective computed only where labels are set.
+import * as k from "../core/index.js";
+import type { MlmConfig } from "./config.js";
+import { accumulationDtype } from "../nn/layers.js";
+
+export type Params = Record<string, any>;
+
+export interface ForwardOptions {
+  /** PRNG key for dropout; null (default) runs without dropout (evaluation, inference). */
+  dropoutKey?: k.Array | null;
+  /** Activation dtype ("f32" default; "bf16"/"f16" for mixed precision — weights are cast on use). */
+  dtype?: k.DType;
+}
+
+export interface MaskedLanguageModel {
+  readonly config: MlmConfig;
+  init(key: k.Array): Params;
+  /** Final hidden states [batch, seq, hidden]. */
+  hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: ForwardOptions): k.Array;
+  /** Vocabulary logits [..., vocab] for hidden rows [..., hidden] (decoder tied to the word embeddings). */
+  lmHead(params: Params, hidden: k.Array): k.Array;
+  /** Checkpoint names that Hugging Face ties to another parameter (stored once). */
+  readonly tiedWeights: Readonly<Record<string, string>>;
+}
+
+export interface MlmOutputs {
+  loss: k.Array;
+  /** Correct top-1 predictions among the counted (labelled) positions. */
+  correct: k.Array;
+  /** Number of labelled positions. */
+  count: k.Array;
+}
+
+/**
+ * Cross-entropy and masked-token accuracy over positions whose label is not -100. With `capacity`, the
+ * vocabulary head runs only on the first `capacity` labelled positions of the batch (a static-size
+ * gather, XLA rule 2): the loss is the same as over all positions as long as no more than `capacity`
+ * positions are labelled — callers size it many standard deviations above the expected count, and the
+ * masking itself never selects more (see maskCapacity).
+ */
+export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden: k.Array, labels: k.Array, capacity?: number): MlmOutputs {
+  const h = hidden.shape[hidden.ndim - 1]!;
+  let rows = hidden.reshape([-1, h]);
+  let lab = labels.reshape([-1]);
+  if (capacity !== undefined && capacity < lab.size) {
+    const counted = lab.notEqual(-100);
+    const positions = k.nonzero(counted, { size: capacity, fillValue: 0 });
+    const valid = k.iota([capacity], 0, "i32").less(counted.astype("i32").sum());
+    rows = k.take(rows, positions, 0);
+    lab = k.where(valid, k.take(lab, positions, 0), -100);
+  }
+  const head = model.lmHead(params, rows);
+  const logits = head.astype(accumulationDtype(head.dtype));
+  const loss = k.crossEntropy(logits, lab);
+  const counted = lab.notEqual(-100);
+  const hit = logits.argmax(-1).equal(lab).and(counted);
+  return { loss, correct: hit.astype("f32").sum(), count: counted.astype("f32").sum() };
+}
+
+/**
+ * How many positions the vocabulary head needs for a batch of `tokens` tokens at masking probability p:
+ * mean + 8 standard deviations of the binomial count, rounded up to a multiple of 64 (never more than tokens).
+ */
+export function maskCapacity(tokens: number, p: number): number {
+  const mean = tokens * p, sd = Math.sqrt(tokens * p * (1 - p));
+  return Math.min(tokens, Math.ceil((mean + 8 * sd + 1) / 64) * 64);
+}
+
+export type { MlmConfig };

@@ -1,0 +1,66 @@
+// RoBERTa for masked language modelling, with Hugging Face's parameter names
+// (`roberta.embeddings.word_embeddings.weight`, …, `lm_head.dense.weight`, `lm_head.bias`).
+import * as k from "../core/index.js";
+import { KeySequence } from "../nn/init.js";
+import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, castLike } from "../nn/layers.js";
+import { paddingBias } from "../nn/attention.js";
+import type { MlmConfig } from "./config.js";
+import { encoderApply, encoderInit, dropoutIf } from "./encoder.js";
+import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
+
+/**
+ * RoBERTa's position ids: padding keeps pad_token_id, real tokens count up from pad_token_id + 1
+ * (Hugging Face's create_position_ids_from_input_ids).
+ */
+export function robertaPositionIds(inputIds: k.Array, padId: number): k.Array {
+  const notPad = inputIds.notEqual(padId).astype("i32");
+  return notPad.cumsum(1).mul(notPad).add(padId);
+}
+
+export function createRoberta(config: MlmConfig): MaskedLanguageModel {
+  const c = config;
+  const h = c.hidden_size;
+  return {
+    config: c,
+    tiedWeights: { "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight", "lm_head.decoder.bias": "lm_head.bias" },
+
+    init(key: k.Array): Params {
+      const keys = new KeySequence(key);
+      const std = c.initializer_range;
+      return {
+        roberta: {
+          embeddings: {
+            word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
+            position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
+            token_type_embeddings: embeddingInit(keys, c.type_vocab_size, h, std),
+            LayerNorm: layerNormInit(h),
+          },
+          encoder: encoderInit(keys, c),
+        },
+        lm_head: { dense: denseInit(keys, h, h, std), layer_norm: layerNormInit(h), bias: k.zeros([c.vocab_size]) },
+      };
+    },
+
+    hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts: ForwardOptions = {}): k.Array {
+      const dtype = opts.dtype ?? "f32";
+      const key = opts.dropoutKey ?? null;
+      const e = params.roberta.embeddings;
+      const pos = robertaPositionIds(inputIds, c.pad_token_id);
+      // token_type_ids are all 0 for single sequences: row 0 of the type table, broadcast.
+      const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
+      const x0 = embed(e.word_embeddings, inputIds).add(embed(e.position_embeddings, pos)).add(typeRow);
+      let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
+      x = dropoutIf(x, c.hidden_dropout_prob, key ? k.foldIn(key, 0) : null);
+      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), key);
+    },
+
+    lmHead(params: Params, hidden: k.Array): k.Array {
+      const p = params.lm_head;
+      // RoBERTa's head always uses GELU, whatever hidden_act says (as in Hugging Face's RobertaLMHead).
+      const t = layerNorm(p.layer_norm, k.gelu(dense(p.dense, hidden)), c.layer_norm_eps);
+      const emb = castLike(params.roberta.embeddings.word_embeddings.weight, t);
+      const logits = k.bind("dot_general", [t, emb], { lhsContract: [t.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+      return logits.add(castLike(p.bias, logits));
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// Layers as pure functions over parameter trees. Weights use PyTorch's layout ([out, in] for dense
+// layers) so that parameter trees map one to one onto Hugging Face checkpoints.
+import * as k from "../core/index.js";
+import { KeySequence, normalInit, onesInit, zerosInit } from "./init.js";
+
+export interface DenseParams { weight: k.Array; bias: k.Array }
+export interface NormParams { weight: k.Array; bias: k.Array }
+export interface EmbeddingParams { weight: k.Array }
+
+export function denseInit(keys: KeySequence, inDim: number, outDim: number, std = 0.02): DenseParams {
+  return { weight: normalInit(keys.next(), [outDim, inDim], std), bias: zerosInit([outDim]) };
+}
+
+/** y = x · Wᵀ + b over the last axis of x (W is [out, in]). */
+export function dense(p: DenseParams, x: k.Array): k.Array {
+  const y = k.bind("dot_general", [x, castLike(p.weight, x)], { lhsContract: [x.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+  return y.add(castLike(p.bias, y));
+}
+
+export function layerNormInit(dim: number): NormParams {
+  return { weight: onesInit([dim]), bias: zerosInit([dim]) };
+}
+
+/** The dtype to compute reductions in: 16-bit floats widen to f32 (as mixed-precision training does). */
+export function accumulationDtype(d: k.DType): k.DType {
+  return d === "bf16" || d === "f16" ? "f32" : d;
+}
+
+/** Layer norm computed in at least f32 whatever the activation dtype. */
+export function layerNorm(p: NormParams, x: k.Array, eps: number): k.Array {
+  const acc = accumulationDtype(x.dtype);
+  const y = k.layerNorm(x.astype(acc), p.weight.astype(acc), p.bias.astype(acc), eps);
+  return y.astype(x.dtype);
+}
+
+export function embeddingInit(keys: KeySequence, vocab: number, dim: number, std = 0.02): EmbeddingParams {
+  return { weight: normalInit(keys.next(), [vocab, dim], std) };
+}
+
+export function embed(p: EmbeddingParams, ids: k.Array): k.Array {
+  return k.take(p.weight, ids, 0);
+}
+
+/** The activation a weight is computed in: parameters are cast to the activations' dtype. */
+export function castLike(w: k.Array, like: k.Array): k.Array {
+  return w.dtype === like.dtype ? w : w.astype(like.dtype);
+}
+
+export const ACTIVATIONS: Record<string, (x: k.Array) => k.Array> = {
+  gelu: (x) => k.gelu(x),
+  relu: (x) => k.maximum(x, 0),
+  tanh: (x) => x.tanh(),
+};
