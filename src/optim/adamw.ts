@@ -1,0 +1,79 @@
+// AdamW with decoupled weight decay (Loshchilov & Hutter), as one pure update over parameter trees that
+// runs inside the compiled training step. Weight decay skips LayerNorm weights and biases.
+import * as k from "../core/index.js";
+import { constantSchedule, type Schedule } from "./schedules.js";
+
+export interface AdamWOptions {
+  learningRate: number | Schedule;
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  weightDecay?: number;
+  /** Which parameters (by checkpoint name) get weight decay; default: all but LayerNorm weights and biases. */
+  decay?: (name: string) => boolean;
+}
+
+export interface AdamWState {
+  /** Updates applied so far (f32 scalar: exact up to 2^24 steps). */
+  step: k.Array;
+  m: any;
+  v: any;
+}
+
+/** The reference's rule: no decay for LayerNorm parameters and biases (matched by checkpoint name). */
+export function excludeNormAndBias(name: string): boolean {
+  return !/(^|\.)(LayerNorm|layer_norm)\./.test(name) && !/(^|\.)bias$/.test(name);
+}
+
+export class AdamW {
+  readonly lr: Schedule;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+  readonly decay: (name: string) => boolean;
+
+  constructor(opts: AdamWOptions) {
+    this.lr = typeof opts.learningRate === "number" ? constantSchedule(opts.learningRate) : opts.learningRate;
+    this.beta1 = opts.beta1 ?? 0.9;
+    this.beta2 = opts.beta2 ?? 0.999;
+    this.eps = opts.eps ?? 1e-8;
+    this.weightDecay = opts.weightDecay ?? 0;
+    this.decay = opts.decay ?? excludeNormAndBias;
+  }
+
+  init(params: unknown): AdamWState {
+    const zeros = () => k.treeMap((p: k.Array) => k.zeros(p.shape, "f32"), params);
+    return { step: k.scalar(0, "f32"), m: zeros(), v: zeros() };
+  }
+
+  /** One update; grads and params are trees of the same structure. Returns the rate used too. */
+  update(grads: unknown, state: AdamWState, params: unknown): { params: any; state: AdamWState; lr: k.Array } {
+    const { beta1: b1, beta2: b2, eps, weightDecay } = this;
+    const lr = this.lr(state.step);
+    const t = state.step.add(1);
+    // Bias corrections folded into the step size: lr·√(1-β2^t)/(1-β1^t), with ε scaled to match.
+    const c1 = k.sub(1, k.pow(k.full([], b1), t));
+    const c2 = k.sub(1, k.pow(k.full([], b2), t));
+    const names = k.leafPaths(params);
+    const ps = k.leaves<k.Array>(params as k.PyTree), gs = k.leaves<k.Array>(grads as k.PyTree);
+    const ms = k.leaves<k.Array>(state.m), vs = k.leaves<k.Array>(state.v);
+    const newP: k.Array[] = [], newM: k.Array[] = [], newV: k.Array[] = [];
+    ps.forEach((p, i) => {
+      const g = gs[i]!.astype("f32");
+      const m = ms[i]!.mul(b1).add(g.mul(1 - b1));
+      const v = vs[i]!.mul(b2).add(g.mul(g).mul(1 - b2));
+      let upd = m.div(c1).div(v.div(c2).sqrt().add(eps));
+      if (weightDecay > 0 && this.decay(names[i]!)) upd = upd.add(p.astype("f32").mul(weightDecay));
+      newP.push(p.astype("f32").sub(upd.mul(lr)).astype(p.dtype));
+      newM.push(m);
+      newV.push(v);
+    });
+    const { treedef } = k.flatten(params);
+    return {
+      params: treedef.unflatten(newP),
+      state: { step: t, m: k.flatten(state.m).treedef.unflatten(newM), v: k.flatten(state.v).treedef.unflatten(newV) },
+      lr,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+// Learning-rate schedules as functions of the (traced) number of updates already applied, so the
+// schedule runs inside the compiled step and a changing rate never recompiles.
+import * as k from "../core/index.js";
+
+export type Schedule = (step: k.Array) => k.Array;
+
+export function constantSchedule(lr: number): Schedule {
+  return (step) => k.full(step.shape, lr, "f32");
+}
+
+export interface WarmupDecayOptions {
+  peak: number;
+  warmupSteps: number;
+  totalSteps: number;
+}
+
+/**
+ * Linear warmup from 0 to `peak`, then linear decay to 0 at `totalSteps` (the reference pipeline's
+ * schedule; Hugging Face's get_linear_schedule_with_warmup).
+ */
+export function linearWarmupDecay({ peak, warmupSteps, totalSteps }: WarmupDecayOptions): Schedule {
+  return (step) => {
+    const s = step.astype("f32");
+    const warm = warmupSteps > 0 ? s.div(warmupSteps) : k.full(s.shape, 1, "f32");
+    const decay = k.maximum(k.sub(totalSteps, s).div(Math.max(1, totalSteps - warmupSteps)), 0);
+    return k.where(s.less(warmupSteps), warm, decay).mul(peak);
+  };
+}
+
+/** Linear warmup, then cosine decay from `peak` to `minLr` at `totalSteps`. */
+export function cosineDecay({ peak, warmupSteps, totalSteps, minLr = 0 }: WarmupDecayOptions & { minLr?: number }): Schedule {
+  return (step) => {
+    const s = step.astype("f32");
+    const warm = warmupSteps > 0 ? s.div(warmupSteps).mul(peak) : k.full(s.shape, peak, "f32");
+    const progress = k.minimum(k.maximum(s.sub(warmupSteps).div(Math.max(1, totalSteps - warmupSteps)), 0), 1);
+    const cos = k.cos(progress.mul(Math.PI)).add(1).mul(0.5 * (peak - minLr)).add(minLr);
+    return k.where(s.less(warmupSteps), warm, cos);
+  };
+}
+
+/** The reference's default warmup: a twentieth of the total steps. */
+export function defaultWarmup(totalSteps: number): number {
+  return Math.floor(totalSteps / 20);
+}
