@@ -49,12 +49,17 @@ export function sigmoid(x: Array): Array {
   return div(1, add(exp(neg(x)), 1));
 }
 
-/** Inverted dropout: zeroes each element with probability `rate`, scales the rest by 1/(1-rate). */
-export function dropout(key: Array | null, x: Array, rate: number, opts: { deterministic?: boolean } = {}): Array {
+/**
+ * Inverted dropout: zeroes each element with probability `rate`, scales the rest by 1/(1-rate).
+ * `offset` shifts the random stream (randomBits' counter): a batch that is a slice of a larger one
+ * (a replica's share, a micro-batch) passes the element offset of its first element and draws the
+ * same mask as the larger batch would.
+ */
+export function dropout(key: Array | null, x: Array, rate: number, opts: { deterministic?: boolean; offset?: number | Array } = {}): Array {
   if (rate < 0 || rate >= 1) throw new Error(`dropout rate must be in [0, 1), got ${rate}`);
   if (rate === 0 || opts.deterministic) return x;
   if (!key) throw new Error("dropout needs a PRNG key when it is active (pass deterministic: true to disable it)");
-  return where(bernoulli(key, 1 - rate, x.shape), mul(x, 1 / (1 - rate)), 0);
+  return where(bernoulli(key, 1 - rate, x.shape, opts.offset ?? 0), mul(x, 1 / (1 - rate)), 0);
 }
 
 /** x[..., idx[...]] picking one element per row along the last axis (idx has x's shape minus that axis). */

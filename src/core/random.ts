@@ -42,11 +42,16 @@ function mix(k0: Array, k1: Array, counter: Array): Array {
   return bitXor(h, shiftRightLogical(h, 16));
 }
 
-/** u32 random bits of the given shape; element i (row-major) is hash(key, offset + i). */
-export function randomBits(key: Array, shape: Shape, offset = 0): Array {
+/**
+ * u32 random bits of the given shape; element i (row-major) is hash(key, offset + i). The offset may
+ * be traced (e.g. the global index of a batch's first element), so a slice of a larger random array
+ * can be drawn on its own with the same bits (wrapping mod 2^32).
+ */
+export function randomBits(key: Array, shape: Shape, offset: number | Array = 0): Array {
   const [k0, k1] = keyWords(key);
   let counter = iota([sizeOf(shape)], 0, "u32");
-  if (offset) counter = add(counter, offset >>> 0);
+  if (offset instanceof Array) counter = add(counter, astype(offset, "u32").reshape([]));
+  else if (offset) counter = add(counter, offset >>> 0);
   return reshape(mix(k0, k1, counter), [...shape]);
 }
 
@@ -66,10 +71,10 @@ export function foldIn(key: Array, data: number | Array): Array {
   return mix(k0, k1, counter);
 }
 
-/** Uniform floats in [min, max): 24 random bits per value (exact in f32). */
-export function uniform(key: Array, shape: Shape, opts: { dtype?: DType; min?: number; max?: number } = {}): Array {
+/** Uniform floats in [min, max): 24 random bits per value (exact in f32). `offset` as in randomBits. */
+export function uniform(key: Array, shape: Shape, opts: { dtype?: DType; min?: number; max?: number; offset?: number | Array } = {}): Array {
   const { dtype = "f32", min = 0, max = 1 } = opts;
-  const u = mul(astype(shiftRightLogical(randomBits(key, shape), 8), "f32"), 2 ** -24);
+  const u = mul(astype(shiftRightLogical(randomBits(key, shape, opts.offset ?? 0), 8), "f32"), 2 ** -24);
   const scaled = min === 0 && max === 1 ? u : add(mul(u, max - min), min);
   return astype(scaled, dtype);
 }
@@ -86,9 +91,9 @@ export function normal(key: Array, shape: Shape, opts: { dtype?: DType; mean?: n
   return astype(out, dtype);
 }
 
-/** true with probability p. */
-export function bernoulli(key: Array, p: number, shape: Shape): Array {
-  return compare(uniform(key, shape), p, "lt");
+/** true with probability p. `offset` as in randomBits. */
+export function bernoulli(key: Array, p: number, shape: Shape, offset: number | Array = 0): Array {
+  return compare(uniform(key, shape, { offset }), p, "lt");
 }
 
 /** Integers uniformly in [low, high) (i32). */

@@ -5,7 +5,8 @@ import { KeySequence } from "../nn/init.js";
 import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, ACTIVATIONS, castLike } from "../nn/layers.js";
 import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
-import { encoderApply, encoderInit, dropoutIf } from "./encoder.js";
+import { encoderApply, encoderInit } from "./encoder.js";
+import { DropoutSites } from "../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
 
 export function createBert(config: MlmConfig): MaskedLanguageModel {
@@ -34,15 +35,15 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
 
     hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts: ForwardOptions = {}): k.Array {
       const dtype = opts.dtype ?? "f32";
-      const key = opts.dropoutKey ?? null;
+      const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
       const e = params.bert.embeddings;
       const t = inputIds.shape[1]!;
       const posRows = e.position_embeddings.weight.slice([0, 0], [t, h]);
       const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
       const x0 = embed(e.word_embeddings, inputIds).add(posRows).add(typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
-      x = dropoutIf(x, c.hidden_dropout_prob, key ? k.foldIn(key, 0) : null);
-      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), key);
+      x = sites.apply(x, c.hidden_dropout_prob, 0);
+      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {

@@ -4,6 +4,7 @@ import * as k from "../core/index.js";
 import { KeySequence } from "../nn/init.js";
 import { ACTIVATIONS, dense, denseInit, layerNorm, layerNormInit, type DenseParams, type NormParams } from "../nn/layers.js";
 import { selfAttention, type SelfAttentionParams } from "../nn/attention.js";
+import type { DropoutSites } from "../nn/dropout-sites.js";
 import type { MlmConfig } from "./config.js";
 
 export interface EncoderLayerParams {
@@ -28,25 +29,16 @@ export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
   };
 }
 
-/** Dropout sites draw keys by (layer, site), so each mask is independent and reproducible. */
-function siteKey(key: k.Array | null, layer: number, site: number): k.Array | null {
-  return key ? k.foldIn(key, 1000 + layer * 8 + site) : null;
-}
-
-function drop(x: k.Array, rate: number, key: k.Array | null): k.Array {
-  return key && rate > 0 ? k.dropout(key, x, rate) : x;
-}
-
-export function encoderApply(p: EncoderParams, c: MlmConfig, x: k.Array, bias: k.Array, dropoutKey: k.Array | null): k.Array {
+/** Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i. */
+export function encoderApply(p: EncoderParams, c: MlmConfig, x: k.Array, bias: k.Array, sites: DropoutSites): k.Array {
   const act = ACTIVATIONS[c.hidden_act]!;
   p.layer.forEach((l, i) => {
-    const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, siteKey(dropoutKey, i, 0));
-    const attnOut = drop(dense(l.attention.output.dense, ctx), c.hidden_dropout_prob, siteKey(dropoutKey, i, 1));
+    const site = 1 + 3 * i;
+    const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, sites, site);
+    const attnOut = sites.apply(dense(l.attention.output.dense, ctx), c.hidden_dropout_prob, site + 1);
     x = layerNorm(l.attention.output.LayerNorm, attnOut.add(x), c.layer_norm_eps);
     const ff = dense(l.output.dense, act(dense(l.intermediate.dense, x)));
-    x = layerNorm(l.output.LayerNorm, drop(ff, c.hidden_dropout_prob, siteKey(dropoutKey, i, 2)).add(x), c.layer_norm_eps);
+    x = layerNorm(l.output.LayerNorm, sites.apply(ff, c.hidden_dropout_prob, site + 2).add(x), c.layer_norm_eps);
   });
   return x;
 }
-
-export { drop as dropoutIf };

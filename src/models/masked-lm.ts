@@ -9,6 +9,8 @@ export type Params = Record<string, any>;
 export interface ForwardOptions {
   /** PRNG key for dropout; null (default) runs without dropout (evaluation, inference). */
   dropoutKey?: k.Array | null;
+  /** Global index of the batch's first example (a replica's or micro-batch's share), for dropout's random stream. */
+  exampleOffset?: number | k.Array;
   /** Activation dtype ("f32" default; "bf16"/"f16" for mixed precision — weights are cast on use). */
   dtype?: k.DType;
 }

@@ -5,7 +5,8 @@ import { KeySequence } from "../nn/init.js";
 import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, castLike } from "../nn/layers.js";
 import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
-import { encoderApply, encoderInit, dropoutIf } from "./encoder.js";
+import { encoderApply, encoderInit } from "./encoder.js";
+import { DropoutSites } from "../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
 
 /**
@@ -43,15 +44,15 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
 
     hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts: ForwardOptions = {}): k.Array {
       const dtype = opts.dtype ?? "f32";
-      const key = opts.dropoutKey ?? null;
+      const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
       const e = params.roberta.embeddings;
       const pos = robertaPositionIds(inputIds, c.pad_token_id);
       // token_type_ids are all 0 for single sequences: row 0 of the type table, broadcast.
       const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
       const x0 = embed(e.word_embeddings, inputIds).add(embed(e.position_embeddings, pos)).add(typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
-      x = dropoutIf(x, c.hidden_dropout_prob, key ? k.foldIn(key, 0) : null);
-      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), key);
+      x = sites.apply(x, c.hidden_dropout_prob, 0);
+      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {

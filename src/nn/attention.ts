@@ -2,6 +2,7 @@
 // positions get a large negative bias before the softmax, dropout on the probabilities).
 import * as k from "../core/index.js";
 import { accumulationDtype, dense, type DenseParams } from "./layers.js";
+import type { DropoutSites } from "./dropout-sites.js";
 
 export interface SelfAttentionParams { query: DenseParams; key: DenseParams; value: DenseParams }
 
@@ -12,10 +13,8 @@ export function paddingBias(attentionMask: k.Array, dtype: k.DType): k.Array {
   return k.sub(1, attentionMask.astype("f32")).mul(-1e9).astype(dtype).reshape([b, 1, 1, t]);
 }
 
-/**
- * x [batch, seq, hidden] → context [batch, seq, hidden]. `dropoutKey` null means no dropout.
- */
-export function selfAttention(p: SelfAttentionParams, x: k.Array, bias: k.Array, heads: number, dropoutRate: number, dropoutKey: k.Array | null): k.Array {
+/** x [batch, seq, hidden] → context [batch, seq, hidden]; dropout on the probabilities at `dropoutSite`. */
+export function selfAttention(p: SelfAttentionParams, x: k.Array, bias: k.Array, heads: number, dropoutRate: number, sites: DropoutSites, dropoutSite: number): k.Array {
   const [b, t, h] = x.shape as [number, number, number];
   const d = h / heads;
   const split = (y: k.Array) => y.reshape([b, t, heads, d]);
@@ -24,6 +23,6 @@ export function selfAttention(p: SelfAttentionParams, x: k.Array, bias: k.Array,
   const v = split(dense(p.value, x));
   const scores = k.einsum("bqhd,bkhd->bhqk", q, kk).add(bias);
   let probs = k.softmax(scores.astype(accumulationDtype(x.dtype)), -1).astype(x.dtype);
-  if (dropoutKey) probs = k.dropout(dropoutKey, probs, dropoutRate);
+  probs = sites.apply(probs, dropoutRate, dropoutSite);
   return k.einsum("bhqk,bkhd->bqhd", probs, v).reshape([b, t, h]);
 }
