@@ -41,9 +41,29 @@ export function traceToProgram(name: string, fn: (...args: any[]) => unknown, pr
  * outputs and returns the cotangents of the primals (an array of trees, one per argument).
  */
 export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (ct: unknown) => any[]] {
+  const [out, pullback] = vjpWithAux((...a: unknown[]) => [fn(...a), []], primals);
+  return [out as R, pullback];
+}
+
+/**
+ * vjp of a function returning [outputs, aux]: aux values are computed in the same program and returned
+ * as they are, without taking part in differentiation.
+ */
+export function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonly unknown[]): [any, (ct: unknown) => any[], any] {
   const { leaves, treedef } = arrayLeaves(primals, "vjp");
-  const { program, captured, outTree } = traceToProgram(fn.name || "vjp", fn, leaves, treedef);
-  const { env, outputs } = replay(program, [...leaves, ...captured]);
+  let numOut = 0, outTreeDef: TreeDef | undefined, auxTreeDef: TreeDef | undefined;
+  const split = (...a: unknown[]) => {
+    const [o, aux] = fn(...a);
+    const f = arrayLeaves(o, fn.name || "vjp"), g = arrayLeaves(aux, `${fn.name || "vjp"} aux`);
+    numOut = f.leaves.length;
+    outTreeDef = f.treedef;
+    auxTreeDef = g.treedef;
+    return [...f.leaves, ...g.leaves];
+  };
+  const { program, captured } = traceToProgram(fn.name || "vjp", split, leaves, treedef);
+  const { env, outputs: all } = replay(program, [...leaves, ...captured]);
+  const outputs = all.slice(0, numOut);
+  const outVars = program.outputs.slice(0, numOut);
 
   const pullback = (cts: unknown): any[] => {
     const { leaves: ctLeaves } = arrayLeaves(cts, "vjp cotangent");
@@ -53,7 +73,7 @@ export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (c
       const prev = ctEnv.get(id);
       ctEnv.set(id, prev ? add(prev, c) : c);
     };
-    program.outputs.forEach((v, i) => {
+    outVars.forEach((v, i) => {
       const c = ctLeaves[i]!;
       if (c.dtype !== v.aval.dtype || c.shape.join() !== v.aval.shape.join()) {
         throw new Error(`vjp: cotangent ${i} is ${fmtAVal(c.aval)} but the output is ${fmtAVal(v.aval)}`);
@@ -74,7 +94,7 @@ export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (c
     const grads = leaves.map((p, i) => ctEnv.get(program.inputs[i]!.id) ?? zeroCotangent(p));
     return treedef.unflatten(grads) as any[];
   };
-  return [outTree.unflatten(outputs) as R, pullback];
+  return [outTreeDef!.unflatten(outputs), pullback, auxTreeDef!.unflatten(all.slice(numOut))];
 }
 
 export interface GradOptions {
@@ -93,20 +113,15 @@ export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions = {}
   const nums = typeof argnums === "number" ? [argnums] : [...argnums];
   return (...args: any[]): [any, any] => {
     for (const n of nums) if (n >= args.length) throw new Error(`valueAndGrad: argnums ${n} but only ${args.length} arguments were given`);
-    const diffArgs = nums.map((n) => args[n]);
-    let aux: unknown;
-    const inner = (...d: unknown[]) => {
+    const inner = (...d: unknown[]): [unknown, unknown] => {
       const full = args.slice();
       nums.forEach((n, i) => { full[n] = d[i]; });
       const r = fn(...full);
-      if (opts.hasAux) {
-        if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("valueAndGrad with hasAux: the function must return [value, aux]");
-        aux = r[1];
-        return r[0];
-      }
-      return r;
+      if (!opts.hasAux) return [r, []];
+      if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("valueAndGrad with hasAux: the function must return [value, aux]");
+      return [r[0], r[1]];
     };
-    const [value, pullback] = vjp(inner, ...diffArgs);
+    const [value, pullback, aux] = vjpWithAux(inner, nums.map((n) => args[n]));
     if (!(value instanceof Array) || value.size !== 1 || !isFloat(value.dtype)) {
       throw new Error(`grad needs a function returning a float scalar, got ${value instanceof Array ? fmtAVal(value.aval) : typeof value}`);
     }

@@ -32,7 +32,15 @@ function keyWords(key: Array): [Array, Array] {
   return [reshape(sliceAxis(key, 0, 0, 1), []), reshape(sliceAxis(key, 0, 1, 2), [])];
 }
 
-/** The hash applied to a u32 counter array. */
+/**
+ * The hash on arrays (broadcasting): hashU32 elementwise, for code that must reproduce host-side
+ * draws inside a compiled program.
+ */
+export function hashBits(k0: Array | number, k1: Array | number, counter: Array | number): Array {
+  const u = (x: Array | number) => (x instanceof Array ? astype(x, "u32") : array(new Uint32Array([x >>> 0]), { shape: [] }));
+  return mix(u(k0), u(k1), u(counter));
+}
+
 function mix(k0: Array, k1: Array, counter: Array): Array {
   let h = bitXor(mul(add(counter, k1), 0x9e3779b1), k0);
   h = bitXor(h, shiftRightLogical(h, 16));

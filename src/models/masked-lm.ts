@@ -37,9 +37,9 @@ export interface MlmOutputs {
 /**
  * Cross-entropy and masked-token accuracy over positions whose label is not -100. With `capacity`, the
  * vocabulary head runs only on the first `capacity` labelled positions of the batch (a static-size
- * gather, XLA rule 2): the loss is the same as over all positions as long as no more than `capacity`
- * positions are labelled — callers size it many standard deviations above the expected count, and the
- * masking itself never selects more (see maskCapacity).
+ * gather, XLA rule 2), which is most of a small model's compute saved: the loss is exactly the one over
+ * all positions whenever at most `capacity` positions are labelled. maskCapacity sizes it 8 standard
+ * deviations above the expected count; beyond it (p < 1e-15) the extra positions would not count.
  */
 export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden: k.Array, labels: k.Array, capacity?: number): MlmOutputs {
   const h = hidden.shape[hidden.ndim - 1]!;

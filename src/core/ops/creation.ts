@@ -52,24 +52,31 @@ export function array(values: unknown, opts: ArrayOptions = {}): Array {
   return fromHost(fromNumbers(dtype, flat.map(Number)), shape, dtype, opts.device);
 }
 
-const scalarCache = new Map<string, Array>();
+const literalCache = new Map<string, Array>();
 
-/** A 0-d array; `weak` scalars take the other operand's dtype in mixed arithmetic. */
-export function scalar(value: number | boolean, dtype: DType = typeof value === "boolean" ? "bool" : "f32", weak = false): Array {
+/**
+ * The shared 0-d array for a literal (cached: in a traced program each literal is one constant). Never
+ * handed to users, who could donate or dispose it.
+ */
+function literal(value: number | boolean, dtype: DType, weak: boolean): Array {
   const dev = getDefaultDevice();
   const key = `${dev.executor.name}:${dev.id}|${dtype}|${Number(value)}|${weak}`;
-  let s = scalarCache.get(key);
+  let s = literalCache.get(key);
   if (!s) {
     const host = fromNumbers(dtype, [Number(value)]);
     s = Array.fromBuffer(dev.executor.fromHost(host, { shape: [], dtype }, dev), weak);
-    scalarCache.set(key, s);
+    literalCache.set(key, s);
   }
   return s;
 }
 
+/** A 0-d array of the given dtype (default f32, or bool for booleans). */
+export function scalar(value: number | boolean, dtype: DType = typeof value === "boolean" ? "bool" : "f32"): Array {
+  return full([], value, dtype);
+}
+
 export function full(shape: Shape, value: number | boolean, dtype: DType = "f32"): Array {
-  const s = scalar(value, dtype);
-  return shape.length === 0 ? s : bind("broadcast_in_dim", [s], { shape: [...shape], dims: [] });
+  return bind("broadcast_in_dim", [literal(value, dtype, false)], { shape: [...shape], dims: [] });
 }
 
 export const zeros = (shape: Shape, dtype: DType = "f32") => full(shape, 0, dtype);
@@ -90,5 +97,10 @@ export function arange(n: number, dtype: DType = "i32"): Array {
 /** A JS scalar as an array, or the array itself. */
 export function asArray(x: ArrayOrScalar, dtype?: DType): Array {
   if (x instanceof Array) return x;
-  return scalar(x, dtype ?? (typeof x === "boolean" ? "bool" : "f32"), true);
+  return weakScalar(x, dtype ?? (typeof x === "boolean" ? "bool" : "f32"));
+}
+
+/** A JS number as a weakly typed literal of `dtype` (it adopts the other operand's dtype in arithmetic). */
+export function weakScalar(x: number | boolean, dtype: DType): Array {
+  return literal(x, dtype, true);
 }

@@ -6,7 +6,7 @@ import { isFloat, promoteTypes } from "../dtype.js";
 import type { CompareDirection, Prim } from "../ir.js";
 import { broadcastShapes } from "../shape.js";
 import { bind } from "./dispatch.js";
-import { asArray, scalar } from "./creation.js";
+import { asArray, weakScalar } from "./creation.js";
 import { broadcastTo } from "./shape.js";
 
 /** Brings two operands to one dtype: weak scalars adopt the array's dtype, arrays promote. */
@@ -21,7 +21,7 @@ function unify(a: ArrayOrScalar, b: ArrayOrScalar): [Array, Array] {
   if (weakA && !weakB) dtype = scalarDtype(a, (b as Array).dtype);
   else if (weakB && !weakA) dtype = scalarDtype(b, (a as Array).dtype);
   else dtype = promoteTypes(asArray(a).dtype, asArray(b).dtype);
-  const conv = (v: ArrayOrScalar): Array => (v instanceof Array ? astype(v, dtype) : scalar(v, dtype, true));
+  const conv = (v: ArrayOrScalar): Array => (v instanceof Array ? astype(v, dtype) : weakScalar(v, dtype));
   return [conv(a), conv(b)];
 }
 

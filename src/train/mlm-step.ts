@@ -1,0 +1,121 @@
+// The compiled MLM training and evaluation steps: masking, forward, loss, backward, gradient
+// all-reduce, clipping and the optimizer update in one program. The host only feeds token batches and
+// reads back a few scalars.
+//
+// Loss normalization is global: each micro-batch (and replica) contributes Σ nll / N where N counts the
+// labelled tokens of the whole global batch, so one device with batch 32 and 8 replicas × 4 (or 4
+// micro-batches × 8) compute the same loss and the same gradients.
+import * as k from "../core/index.js";
+import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import { mlmObjective, maskCapacity } from "../models/masked-lm.js";
+import type { AdamW, AdamWState } from "../optim/adamw.js";
+import { clipByGlobalNorm } from "../optim/clip.js";
+import { maskTokensTraced, type TracedMaskOptions } from "../data/mlm/mask-traced.js";
+
+export interface MlmStepOptions {
+  model: MaskedLanguageModel;
+  optimizer: AdamW;
+  masking: TracedMaskOptions;
+  /** Activation dtype: "f32", or "bf16"/"f16" for mixed precision (master weights stay f32). */
+  computeDtype?: k.DType;
+  /** Gradient accumulation: the step's batch is split into this many micro-batches. */
+  microBatches?: number;
+  /** Clip gradients to this global norm (after accumulation and all-reduce). */
+  clipNorm?: number;
+  /** Run the vocabulary head only on the labelled positions (default true; see mlmObjective). */
+  labelledPositionsOnly?: boolean;
+  /** Seed of the dropout stream (the masking has its own, in `masking.seed`). */
+  dropoutSeed: number;
+}
+
+export interface StepMetrics {
+  /** Mean loss over the labelled tokens of the global batch. */
+  loss: k.Array;
+  correct: k.Array;
+  count: k.Array;
+  lr: k.Array;
+  gradNorm: k.Array;
+}
+
+export interface TrainState {
+  params: Params;
+  opt: AdamWState;
+}
+
+/** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
+export interface StepInputs {
+  inputIds: k.Array;
+  attentionMask: k.Array;
+  exampleOffset: k.Array;
+  epoch: k.Array;
+}
+
+function microSlices(x: k.Array, n: number): k.Array[] {
+  const b = x.shape[0]!;
+  if (b % n !== 0) throw new Error(`a batch of ${b} rows does not split into ${n} micro-batches; make the per-replica batch a multiple of the accumulation steps`);
+  return k.split(x, Array.from({ length: n }, () => b / n), 0);
+}
+
+/**
+ * The per-replica training step. Under data parallelism the same program runs on every replica and
+ * all_reduce sums counts, losses and gradients across them (identity on one replica).
+ */
+export function makeTrainStep(o: MlmStepOptions) {
+  const { model, optimizer } = o;
+  const micro = o.microBatches ?? 1;
+  const dtype = o.computeDtype ?? "f32";
+  return function mlmTrainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
+    const idsParts = microSlices(batch.inputIds, micro), maskParts = microSlices(batch.attentionMask, micro);
+    const rowsPer = idsParts[0]!.shape[0]!, length = idsParts[0]!.shape[1]!;
+    const masked = idsParts.map((ids, i) => maskTokensTraced(ids, maskParts[i]!, batch.epoch, batch.exampleOffset.add(i * rowsPer), o.masking));
+    // The global number of labelled tokens: known before the forward pass, so it can normalize every part.
+    const localCount = masked.map((m) => m.labels.notEqual(-100).astype("f32").sum()).reduce((a, b) => a.add(b));
+    const total = k.maximum(k.bind("all_reduce", [localCount], {}), 1);
+    const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
+    const capacity = o.labelledPositionsOnly === false ? undefined : maskCapacity(rowsPer * length, o.masking.mlmProbability ?? 0.15);
+
+    let grads: any = null;
+    let lossSum = k.scalar(0), correct = k.scalar(0);
+    masked.forEach((m, i) => {
+      const partLoss = (p: Params) => {
+        const h = model.hidden(p, m.inputIds, maskParts[i]!, { dropoutKey, exampleOffset: batch.exampleOffset.add(i * rowsPer), dtype });
+        const out = mlmObjective(model, p, h, m.labels, capacity);
+        // mlmObjective's mean × its own count = the part's summed loss; divided by the global count.
+        return [out.loss.mul(out.count).div(total), out] as const;
+      };
+      const [[l, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [[k.Array, { correct: k.Array }], Params];
+      lossSum = lossSum.add(l);
+      correct = correct.add(out.correct);
+      grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
+    });
+    grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
+    let gradNorm: k.Array;
+    if (o.clipNorm) ({ grads, norm: gradNorm } = clipByGlobalNorm(grads, o.clipNorm));
+    else gradNorm = k.leaves<k.Array>(grads).map((g) => g.square().sum()).reduce((a, b) => a.add(b)).sqrt();
+    const upd = optimizer.update(grads, state.opt, state.params);
+    return {
+      state: { params: upd.params, opt: upd.state },
+      metrics: {
+        loss: k.bind("all_reduce", [lossSum], {}),
+        correct: k.bind("all_reduce", [correct], {}),
+        count: total,
+        lr: upd.lr,
+        gradNorm,
+      },
+    };
+  };
+}
+
+/** The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. */
+export function makeEvalStep(o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly">) {
+  const dtype = o.computeDtype ?? "f32";
+  return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array } {
+    const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
+    const [rows, length] = batch.inputIds.shape as [number, number];
+    const capacity = o.labelledPositionsOnly === false ? undefined : maskCapacity(rows * length, o.masking.mlmProbability ?? 0.15);
+    const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype });
+    const out = mlmObjective(o.model, params, h, m.labels, capacity);
+    const all = (x: k.Array) => k.bind("all_reduce", [x], {});
+    return { lossSum: all(out.loss.mul(out.count)), correct: all(out.correct), count: all(out.count) };
+  };
+}
