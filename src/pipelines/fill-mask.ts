@@ -1,0 +1,87 @@
+// fill-mask: the model's top-k guesses for each [MASK] in a text, in the shape Hugging Face's pipeline
+// returns: [{ score, token, token_str, sequence }].
+import * as k from "../core/index.js";
+import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import { maxSequenceLength } from "../models/config.js";
+
+/** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
+export interface FillMaskTokenizer {
+  readonly maskId: number;
+  readonly padId: number;
+  encode(text: string, opts?: { addSpecialTokens?: boolean }): number[];
+  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string;
+}
+
+export interface FillMaskResult {
+  score: number;
+  token: number;
+  token_str: string;
+  sequence: string;
+}
+
+export interface FillMaskOptions {
+  topK?: number;
+}
+
+/** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */
+const LENGTH_BUCKET = 32;
+
+export class FillMaskPipeline {
+  private readonly forward;
+
+  constructor(readonly model: MaskedLanguageModel, readonly params: Params, readonly tokenizer: FillMaskTokenizer) {
+    // Logits at the masked rows only: the head runs on a handful of rows, not the whole sequence.
+    this.forward = k.jit((p: Params, ids: k.Array, mask: k.Array, rows: k.Array) => {
+      const h = model.hidden(p, ids, mask);
+      const picked = k.take(h.reshape([-1, h.shape[2]!]), rows, 0);
+      return k.softmax(model.lmHead(p, picked).astype("f32"), -1);
+    }, { name: "fill_mask" });
+  }
+
+  /** One result list per [MASK] (a single list when the text has one [MASK]). */
+  async call(text: string, opts: FillMaskOptions = {}): Promise<FillMaskResult[] | FillMaskResult[][]> {
+    const topK = opts.topK ?? 5;
+    const tok = this.tokenizer;
+    const ids = tok.encode(text);
+    const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
+    if (maskPositions.length === 0) throw new Error(`fill-mask: the text has no mask token (id ${tok.maskId}); write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`);
+    const limit = maxSequenceLength(this.model.config);
+    if (ids.length > limit) throw new Error(`fill-mask: the text is ${ids.length} tokens long; this model takes at most ${limit}`);
+    const len = Math.min(limit, Math.ceil(ids.length / LENGTH_BUCKET) * LENGTH_BUCKET);
+    const padded = new Int32Array(len).fill(tok.padId), attn = new Int32Array(len);
+    padded.set(ids);
+    attn.fill(1, 0, ids.length);
+    const probs = this.forward(
+      this.params,
+      k.array(padded, { shape: [1, len] }),
+      k.array(attn, { shape: [1, len] }),
+      k.array(Int32Array.from(maskPositions), { shape: [maskPositions.length] }),
+    );
+    const p = (await probs.data()) as Float32Array;
+    const vocab = probs.shape[1]!;
+    const results = maskPositions.map((pos, m) => {
+      const row = p.subarray(m * vocab, (m + 1) * vocab);
+      return topIndices(row, topK).map((id) => {
+        const filled = ids.slice();
+        filled[pos] = id;
+        return { score: row[id]!, token: id, token_str: tok.decode([id]), sequence: tok.decode(filled, { skipSpecialTokens: true }) };
+      });
+    });
+    return results.length === 1 ? results[0]! : results;
+  }
+}
+
+/** Indices of the k largest values, largest first (ties: lower index first). */
+export function topIndices(values: ArrayLike<number>, kTop: number): number[] {
+  const idx: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (idx.length < kTop) {
+      idx.push(i);
+      idx.sort((a, b) => values[b]! - values[a]! || a - b);
+    } else if (values[i]! > values[idx[kTop - 1]!]!) {
+      idx[kTop - 1] = i;
+      idx.sort((a, b) => values[b]! - values[a]! || a - b);
+    }
+  }
+  return idx;
+}
