@@ -1,38 +1,32 @@
 // A trie over integer labels (UTF-16 code units when encoding, dense symbol ids when training) whose
-// terminal nodes carry a piece id. Edges live in one open-addressing hash table of typed arrays rather
-// than in per-node objects: a vocabulary of 10^5..10^6 pieces stays a few flat arrays, and a lookup is a
-// multiply, a mask and one or two probes.
+// terminal nodes carry a piece id. Edges live in one open-addressing hash table rather than in per-node
+// objects: a vocabulary of 10^5..10^6 pieces stays a few flat arrays. Each slot keeps parent, label and
+// child side by side, so a lookup usually touches a single cache line.
 
 const EMPTY = -1;
+const STRIDE = 4; // parent, label, child, (padding to 16 bytes)
 
 export class PieceTrie {
   /** Piece id ending at each node, or -1. Node 0 is the root. */
-  private terminal: Int32Array;
-  private nodeCount = 1;
-  private slotParent: Int32Array;
-  private slotLabel: Int32Array;
-  private slotChild: Int32Array;
+  private terminal = new Int32Array(1024).fill(EMPTY);
+  private nodes = 1;
+  private slots: Int32Array;
   private mask: number;
-  private used = 0;
 
-  constructor(expectedNodes = 1024) {
-    let capacity = 1024;
-    while (capacity < expectedNodes * 2) capacity *= 2;
-    this.mask = capacity - 1;
-    this.slotParent = new Int32Array(capacity).fill(EMPTY);
-    this.slotLabel = new Int32Array(capacity);
-    this.slotChild = new Int32Array(capacity);
-    this.terminal = new Int32Array(Math.max(16, expectedNodes)).fill(EMPTY);
+  constructor() {
+    this.mask = 1023;
+    this.slots = new Int32Array((this.mask + 1) * STRIDE).fill(EMPTY);
   }
 
   /** The child of `node` under `label`, or -1. */
   child(node: number, label: number): number {
-    const mask = this.mask;
+    const slots = this.slots, mask = this.mask;
     let slot = (Math.imul(node, 0x9e3779b1) ^ Math.imul(label, 0x85ebca6b)) & mask;
     for (;;) {
-      const parent = this.slotParent[slot];
+      const at = slot * STRIDE;
+      const parent = slots[at];
       if (parent === EMPTY) return EMPTY;
-      if (parent === node && this.slotLabel[slot] === label) return this.slotChild[slot];
+      if (parent === node && slots[at + 1] === label) return slots[at + 2];
       slot = (slot + 1) & mask;
     }
   }
@@ -55,36 +49,34 @@ export class PieceTrie {
   }
 
   private addChild(node: number, label: number): number {
-    if ((this.used + 1) * 2 > this.mask + 1) this.growSlots();
-    const id = this.nodeCount++;
+    // Keep the table at most half full: probes stay short.
+    if (this.nodes * 2 > this.mask + 1) this.growSlots();
+    const id = this.nodes++;
     if (id >= this.terminal.length) {
       const bigger = new Int32Array(this.terminal.length * 2).fill(EMPTY);
       bigger.set(this.terminal);
       this.terminal = bigger;
     }
     this.place(node, label, id);
-    this.used++;
     return id;
   }
 
   private place(node: number, label: number, child: number): void {
-    const mask = this.mask;
+    const slots = this.slots, mask = this.mask;
     let slot = (Math.imul(node, 0x9e3779b1) ^ Math.imul(label, 0x85ebca6b)) & mask;
-    while (this.slotParent[slot] !== EMPTY) slot = (slot + 1) & mask;
-    this.slotParent[slot] = node;
-    this.slotLabel[slot] = label;
-    this.slotChild[slot] = child;
+    while (slots[slot * STRIDE] !== EMPTY) slot = (slot + 1) & mask;
+    const at = slot * STRIDE;
+    slots[at] = node;
+    slots[at + 1] = label;
+    slots[at + 2] = child;
   }
 
   private growSlots(): void {
-    const parents = this.slotParent, labels = this.slotLabel, children = this.slotChild;
-    const capacity = (this.mask + 1) * 2;
-    this.mask = capacity - 1;
-    this.slotParent = new Int32Array(capacity).fill(EMPTY);
-    this.slotLabel = new Int32Array(capacity);
-    this.slotChild = new Int32Array(capacity);
-    for (let s = 0; s < parents.length; s++) {
-      if (parents[s] !== EMPTY) this.place(parents[s], labels[s], children[s]);
+    const old = this.slots;
+    this.mask = (this.mask + 1) * 2 - 1;
+    this.slots = new Int32Array((this.mask + 1) * STRIDE).fill(EMPTY);
+    for (let at = 0; at < old.length; at += STRIDE) {
+      if (old[at] !== EMPTY) this.place(old[at], old[at + 1], old[at + 2]);
     }
   }
 }

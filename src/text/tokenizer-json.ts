@@ -77,7 +77,7 @@ export function tokenizerJson(spec: UnigramTokenizerSpec): string {
     decoder: METASPACE_STEP,
     model: { type: "Unigram", unk_id: unk.id, vocab: placeholder, byte_fallback: false },
   };
-  const vocabLines = spec.vocab.map(([piece, score]) => `      ${JSON.stringify([piece, score])}`).join(",\n");
+  const vocabLines = spec.vocab.map(([piece, score]) => `      [${JSON.stringify(piece)}, ${JSON.stringify(score)}]`).join(",\n");
   return JSON.stringify(doc, null, 2).replace(JSON.stringify(placeholder), () => `[\n${vocabLines}\n    ]`) + "\n";
 }
 

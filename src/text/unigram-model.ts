@@ -26,9 +26,7 @@ export class UnigramModel {
     this.pieces = vocab.map(([piece]) => piece);
     this.scores = Float64Array.from(vocab, ([, score]) => score);
     this.unkId = unkId;
-    let units = 0;
-    for (const piece of this.pieces) units += piece.length;
-    this.trie = new PieceTrie(units + 1);
+    this.trie = new PieceTrie();
     this.idOf = new Map();
     let minScore = Infinity;
     for (let id = 0; id < vocab.length; id++) {

