@@ -12,21 +12,24 @@ export interface ReadTextOptions {
   textField?: string;
 }
 
+function unreadable(path: string, e: unknown): Error {
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "it is a directory, not a file" : err.message;
+  return new Error(`cannot read input ${path}: ${why}`);
+}
+
 async function isGzip(path: string): Promise<boolean> {
-  let file;
   try {
-    file = await open(path, "r");
+    const file = await open(path, "r");
+    try {
+      const magic = Buffer.alloc(2);
+      const { bytesRead } = await file.read(magic, 0, 2, 0);
+      return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+    } finally {
+      await file.close();
+    }
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "it is a directory, not a file" : err.message;
-    throw new Error(`cannot read input ${path}: ${why}`);
-  }
-  try {
-    const magic = Buffer.alloc(2);
-    const { bytesRead } = await file.read(magic, 0, 2, 0);
-    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
-  } finally {
-    await file.close();
+    throw unreadable(path, e);
   }
 }
 
@@ -53,7 +56,7 @@ async function* fileLines(path: string): AsyncGenerator<string> {
     if (gzip && (err.code?.startsWith("Z_") || /unexpected end of file/i.test(err.message))) {
       throw new Error(`cannot read input ${path}: it looks gzip-compressed but does not decompress (${err.message}); check that the file is complete`);
     }
-    throw new Error(`cannot read input ${path}: ${err.message}`);
+    throw unreadable(path, err);
   }
   const last = pending + decoder.end();
   if (last.length > 0) yield last.endsWith("\r") ? last.slice(0, -1) : last;

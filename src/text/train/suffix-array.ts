@@ -9,7 +9,8 @@ export function suffixArray(text: Int32Array, alphabetSize: number): Int32Array 
   const n = text.length;
   if (n === 0 || text[n - 1] !== 0) throw new Error("suffixArray: the text must end with the symbol 0");
   const sa = new Int32Array(n);
-  sais(text, sa, n, alphabetSize);
+  // The end symbol alone has no LMS position to start the induction from.
+  if (n > 1) sais(text, sa, n, alphabetSize);
   return sa;
 }
 
