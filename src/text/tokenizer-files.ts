@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddedToken } from "./added-tokens.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { UnigramTokenizer } from "./tokenizer.js";
+import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
 import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
 
 export interface SaveTokenizerOptions {
@@ -53,7 +53,8 @@ function specialTokensMap(tok: UnigramTokenizer): Record<string, unknown> {
 }
 
 /** Writes DIR/tokenizer.json, tokenizer_config.json and special_tokens_map.json, each atomically. */
-export async function saveTokenizer(tok: UnigramTokenizer, dir: string, opts: SaveTokenizerOptions = {}): Promise<void> {
+export async function saveTokenizer(tok: Tokenizer, dir: string, opts: SaveTokenizerOptions = {}): Promise<void> {
+  if (!(tok instanceof UnigramTokenizer)) throw new Error("saveTokenizer: only tokenizers from trainUnigram or loadTokenizer can be saved");
   const modelMaxLength = opts.modelMaxLength ?? 512;
   if (!Number.isInteger(modelMaxLength) || modelMaxLength < 1) throw new Error(`modelMaxLength must be a positive integer, got ${modelMaxLength}`);
   await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson(tok.spec));

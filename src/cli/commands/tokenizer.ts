@@ -136,6 +136,9 @@ async function train(argv: string[]): Promise<void> {
     progress.finish();
   }
   await saveTokenizer(tokenizer, out, { modelMaxLength });
+  if (tokenizer.vocabSize < vocabSize) {
+    console.error(`note: the corpus yields only ${tokenizer.vocabSize} distinct pieces, fewer than --vocab-size ${vocabSize}`);
+  }
   console.error(`wrote ${out}/tokenizer.json, tokenizer_config.json, special_tokens_map.json (vocab ${tokenizer.vocabSize})`);
 }
 

@@ -12,10 +12,10 @@ export class Lattices {
   /** Symbols of string s: symbols[start[s], start[s + 1]). */
   readonly start: Int32Array;
   readonly weight: Float64Array;
-  edgeBegin: Int32Array;
-  edgeFrom: Int32Array;
-  edgeTo: Int32Array;
-  edgePiece: Int32Array;
+  readonly edgeBegin: Int32Array;
+  readonly edgeFrom: Int32Array;
+  readonly edgeTo: Int32Array;
+  readonly edgePiece: Int32Array;
   /** Length of the longest string. */
   readonly maxLength: number;
 
@@ -52,7 +52,7 @@ export class Lattices {
       const skip = skipWhole(s);
       for (let i = base; i < end; i++) {
         if (e + (end - i) + 1 > capacity) {
-          capacity = Math.max(capacity * 2, e + (end - i) + 1);
+          capacity = Math.max(Math.ceil(capacity * 1.5), e + (end - i) + 1);
           from = grow(from, capacity); to = grow(to, capacity); piece = grow(piece, capacity);
         }
         if (symbols[i] === UNKNOWN_SYMBOL) {
@@ -71,10 +71,11 @@ export class Lattices {
       }
     }
     edgeBegin[strings] = e;
-    return new Lattices(start, weight, edgeBegin, from.slice(0, e), to.slice(0, e), piece.slice(0, e));
+    // Views, not copies: a copy would briefly hold the edges twice, the peak of training's memory.
+    return new Lattices(start, weight, edgeBegin, from.subarray(0, e), to.subarray(0, e), piece.subarray(0, e));
   }
 
-  /** Drops the edges of dead multi-character pieces. */
+  /** Drops the edges of dead multi-character pieces, in place. */
   compact(pieces: PieceTable): void {
     const alive = pieces.alive;
     const from = this.edgeFrom, to = this.edgeTo, piece = this.edgePiece, begin = this.edgeBegin;
@@ -89,10 +90,8 @@ export class Lattices {
         }
       }
     }
+    // The arrays keep their length; edgeBegin bounds the live part.
     begin[this.strings] = kept;
-    this.edgeFrom = from.slice(0, kept);
-    this.edgeTo = to.slice(0, kept);
-    this.edgePiece = piece.slice(0, kept);
   }
 }
 
