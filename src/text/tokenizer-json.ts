@@ -143,7 +143,7 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   if (!Array.isArray(doc.added_tokens)) return fail(`"added_tokens" must be an array`);
   const addedTokens: AddedToken[] = doc.added_tokens.map((t: unknown, i: number) => {
     const where = `"added_tokens[${i}]"`;
-    if (!isRecord(t) || typeof t.content !== "string" || typeof t.id !== "number") return fail(`${where} needs "id" and "content"`);
+    if (!isRecord(t) || typeof t.content !== "string" || t.content === "" || typeof t.id !== "number") return fail(`${where} needs an "id" and a non-empty "content"`);
     if (t.single_word === true) fail(`${where} ("${t.content}") has single_word true, which Kiln does not support`);
     if (t.normalized === true) fail(`${where} ("${t.content}") has normalized true; Kiln matches added tokens on the raw text`);
     if (vocab[t.id]?.[0] !== t.content) fail(`${where}: "${t.content}" must be model.vocab[${t.id}], found ${JSON.stringify(vocab[t.id]?.[0])}`);

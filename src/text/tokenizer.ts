@@ -122,7 +122,10 @@ export class UnigramTokenizer implements Tokenizer {
     const first = ids.length;
     this.model.encodeWord(METASPACE + body, ids);
     if (body.length < WORD_CACHE_MAX_LENGTH && this.wordCache.size < WORD_CACHE_ENTRIES) {
-      this.wordCache.set(body, ids.length - first === 1 ? ids[first] : ids.slice(first));
+      // `body` is a slice of its line, and V8 keeps a slice's whole parent string alive: cache a copy so
+      // the cache holds words, not every line that brought a new one.
+      const key = (body + " ").slice(0, -1);
+      this.wordCache.set(key, ids.length - first === 1 ? ids[first] : ids.slice(first));
     }
   }
 

@@ -79,7 +79,7 @@ test("character coverage below 1 leaves rare characters to <unk>", async () => {
 });
 
 test("bad input fails with a message that names the problem", async () => {
-  await assert.rejects(trainUnigram(["", "   ".slice(3)], { vocabSize: 100 }), /the corpus is empty: 2 documents read/);
+  await assert.rejects(trainUnigram(["", "[MASK]"], { vocabSize: 100 }), /the corpus is empty: 2 documents read/);
   await assert.rejects(trainUnigram(corpus.lines.slice(0, 2), { vocabSize: 20 }), /vocab size 20 is too small: 5 special tokens \+ \d+ required characters need at least \d+/);
   await assert.rejects(trainUnigram(["text"], { vocabSize: 100, specialTokens: ["[CLS]", "[SEP]"] }), /the unk token "<unk>" is not among the special tokens/);
   await assert.rejects(trainUnigram(["text"], { vocabSize: 100, specialTokens: ["a", "a"] }), /special token "a" is listed twice/);
