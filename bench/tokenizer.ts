@@ -8,11 +8,11 @@
 //   hf_mismatched_lines  lines on which Hugging Face `tokenizers`, loading the saved tokenizer.json,
 //                      gives other ids than Kiln (must be 0)
 // Peer: /usr/bin/python3 /work/shared/peers/spm_unigram.py FILE 8000 (run it in the same session).
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeSotuCorpus } from "../src/data/sotu.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../src/text/index.js";
 
 interface HfEncoding { getIds(): number[] }
@@ -23,7 +23,11 @@ export async function run(args: string[]): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "kiln-bench-tokenizer-"));
   try {
     const file = args[0] ?? join(work, "sotu.txt");
-    if (args[0] === undefined) writeSotuCorpus(file);
+    // Written by a child process, so that this process's peak memory is the tokenizer's alone.
+    if (args[0] === undefined) {
+      const sotu = new URL("../src/data/sotu.js", import.meta.url).href;
+      execFileSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(sotu)})).writeSotuCorpus(${JSON.stringify(file)})`]);
+    }
     const vocabSize = Number(args[1] ?? 8000);
 
     const t0 = performance.now();
