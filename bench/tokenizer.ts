@@ -1,13 +1,13 @@
 // `npm run bench -- tokenizer [FILE] [VOCAB_SIZE]`: trains a Unigram tokenizer on FILE (default: the whole
 // SOTU corpus, one speech per line) and prints one JSON line:
-//   train_s            wall time of reading + training (as the SentencePiece peer measures it)
-//   chars_per_token    characters of FILE / tokens of its non-empty lines without [CLS]/[SEP] (the peer's
-//                      definition, so the figures compare)
+//   train_s            wall time of reading + training (as SentencePiece's trainer is timed for comparison)
+//   chars_per_token    characters of FILE / tokens of its non-empty lines without [CLS]/[SEP] (the
+//                      definition used for SentencePiece's figure, so the two compare)
 //   peak_mb            peak resident memory of this process by the end of training
 //   encode_mb_per_s    UTF-8 megabytes of FILE per second encoded by a freshly loaded tokenizer, one thread
 //   hf_mismatched_lines  lines on which Hugging Face `tokenizers`, loading the saved tokenizer.json,
 //                      gives other ids than Kiln (must be 0)
-// Peer: /usr/bin/python3 /work/shared/peers/spm_unigram.py FILE 8000 (run it in the same session).
+// Compare with SentencePiece's Unigram trainer (vocab 8000, 2 threads) run on the same FILE at the same time.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
