@@ -1,7 +1,7 @@
 // The E and M steps against brute force: expected counts are marginals over all segmentations.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { digamma, edgeLogProbs, expectedCounts, maximize } from "../../src/text/train/em.js";
+import { addExpectedCountsInLogSpace, digamma, edgeLogProbs, expectedCounts, maximize, UNK_PENALTY } from "../../src/text/train/em.js";
 import { Lattices } from "../../src/text/train/lattice.js";
 import { PieceTable } from "../../src/text/train/piece-table.js";
 
@@ -42,39 +42,57 @@ test("expected counts equal the marginals over all segmentations", () => {
   const pieces = table();
   const words = [[1, 2, 1, 2], [2, 1, 2, 1, 1], [1]];
   const weights = [3, 2, 5];
-  const { logProb, unkLogProb } = edgeLogProbs(pieces);
-  const { expected } = expectedCounts(lattices(pieces, words, weights), logProb, unkLogProb);
+  const { expected } = expectedCounts(lattices(pieces, words, weights), edgeLogProbs(pieces));
   const want = new Array(spellings.length).fill(0);
   words.forEach((w, i) => bruteForce(pieces, w, weights[i]).forEach((x, p) => (want[p] += x)));
   for (let p = 1; p < spellings.length; p++) assert.ok(Math.abs(expected[p] - want[p]) < 1e-12, `piece ${p}: ${expected[p]} vs ${want[p]}`);
 });
 
-test("the log-space pass (for long words) gives the same counts as the linear one", () => {
+test("long words, rescaled block by block, give the same counts as the log-space pass", () => {
   const pieces = table();
-  const long = Array.from({ length: 300 }, (_, i) => (i % 3 === 2 ? 2 : 1));
+  const long = Array.from({ length: 300 }, (_, i) => (i % 3 === 2 || i % 7 === 0 ? 2 : 1));
   const lat = lattices(pieces, [long], [2]);
-  const { logProb, unkLogProb } = edgeLogProbs(pieces);
-  // Here plain products do not underflow yet, so both passes can run; the last argument picks the pass.
-  const linear = expectedCounts(lat, logProb, -1e-9);
-  const logSpace = expectedCounts(lat, logProb, unkLogProb * 1e6);
+  const logProb = edgeLogProbs(pieces);
+  const scaled = expectedCounts(lat, logProb);
+  const inLogSpace = new Float64Array(spellings.length);
+  const logZ = addExpectedCountsInLogSpace(lat, 0, logProb, inLogSpace);
   for (let p = 1; p < spellings.length; p++) {
-    assert.ok(Math.abs(logSpace.expected[p] - linear.expected[p]) < 1e-9 * Math.max(1, linear.expected[p]), `piece ${p}`);
+    assert.ok(Math.abs(scaled.expected[p] - inLogSpace[p]) < 1e-9 * Math.max(1, inLogSpace[p]), `piece ${p}: ${scaled.expected[p]} vs ${inLogSpace[p]}`);
   }
-  assert.ok(Math.abs(logSpace.objective - linear.objective) < 1e-9);
+  assert.ok(Math.abs(scaled.objective - -logZ) < 1e-9 * Math.abs(logZ));
   // Each position is covered once per segmentation: counts × lengths add up to weight × length.
-  const covered = [...logSpace.expected].reduce((sum, x, p) => sum + x * spellings[p].length, 0);
+  const covered = [...scaled.expected].reduce((sum, x, p) => sum + x * spellings[p].length, 0);
   assert.ok(Math.abs(covered - 2 * 300) < 1e-6, `covered ${covered}`);
+});
+
+test("a word whose probability is far below float64's range still gets exact counts", () => {
+  const pieces = table();
+  pieces.score.set([0, -50, -60, -1000, -1000, -1000]);
+  const word = Array.from({ length: 400 }, (_, i) => (i % 4 === 3 ? 2 : 1));
+  const { expected, objective } = expectedCounts(lattices(pieces, [word], [1]), edgeLogProbs(pieces));
+  assert.ok(Math.abs(expected[1] - 300) < 1e-6 && Math.abs(expected[2] - 100) < 1e-6, `${expected[1]} ${expected[2]}`);
+  assert.ok(Math.abs(objective - (300 * 50 + 100 * 60)) < 1e-6);
+});
+
+test("a piece too improbable for plain products sends the word to the log-space pass", () => {
+  const pieces = table();
+  pieces.score.set([0, -1, -800, -1.5, -2, -3]);
+  const words = [[1, 2, 1], [2, 1, 2, 1]];
+  const { expected } = expectedCounts(lattices(pieces, words, [1, 1]), edgeLogProbs(pieces));
+  const want = new Array(spellings.length).fill(0);
+  words.forEach((w) => bruteForce(pieces, w, 1).forEach((x, p) => (want[p] += x)));
+  for (let p = 1; p < spellings.length; p++) assert.ok(Math.abs(expected[p] - want[p]) < 1e-12, `piece ${p}: ${expected[p]} vs ${want[p]}`);
 });
 
 test("a dead character is scored as <unk> and still lets the word through", () => {
   const pieces = table();
   pieces.alive[2] = 0; // b
   pieces.alive[3] = 0; // ab
-  const { logProb, unkLogProb } = edgeLogProbs(pieces);
-  assert.equal(logProb[2], unkLogProb);
+  const logProb = edgeLogProbs(pieces);
+  assert.equal(logProb[2], -2.5 - UNK_PENALTY);
+  assert.equal(logProb[0], -2.5 - UNK_PENALTY);
   assert.equal(logProb[3], -Infinity);
-  assert.equal(unkLogProb, -2.5 - 10);
-  const { expected } = expectedCounts(lattices(pieces, [[1, 2]], [1]), logProb, unkLogProb);
+  const { expected } = expectedCounts(lattices(pieces, [[1, 2]], [1]), logProb);
   assert.ok(Math.abs(expected[1] + expected[2] - 2) < 1e-12);
 });
 

@@ -18,6 +18,8 @@ export class Lattices {
   readonly edgePiece: Int32Array;
   /** Length of the longest string. */
   readonly maxLength: number;
+  /** Length of the longest edge (an upper bound once edges are dropped). */
+  readonly maxEdgeLength: number;
 
   private constructor(start: Int32Array, weight: Float64Array, edgeBegin: Int32Array, from: Int32Array, to: Int32Array, piece: Int32Array) {
     this.strings = weight.length;
@@ -30,6 +32,9 @@ export class Lattices {
     let maxLength = 0;
     for (let s = 0; s < this.strings; s++) maxLength = Math.max(maxLength, start[s + 1] - start[s]);
     this.maxLength = maxLength;
+    let maxEdgeLength = 1;
+    for (let e = 0; e < edgeBegin[this.strings]; e++) maxEdgeLength = Math.max(maxEdgeLength, to[e] - from[e]);
+    this.maxEdgeLength = maxEdgeLength;
   }
 
   /**

@@ -42,9 +42,10 @@ export interface PruneOptions {
 
 /** One pruning round over `words`; returns the number of live pieces left. */
 export function prune(pieces: PieceTable, words: Lattices, trie: PieceTrie, opts: PruneOptions): number {
-  const { logProb } = edgeLogProbs(pieces);
+  const logProb = edgeLogProbs(pieces);
   const alive = pieces.alive;
-  const size = Math.max(words.maxLength, 16) + 1;
+  // Pieces are substrings of words, so no string here is longer than the longest word.
+  const size = words.maxLength + 1;
   const best = new Float64Array(size), bestEdge = new Int32Array(size), path = new Int32Array(size);
 
   // How often each piece is on the best path of the corpus.

@@ -134,8 +134,8 @@ export async function trainUnigram(lines: AsyncIterable<string> | Iterable<strin
   for (let round = 1; ; round++) {
     let objective = 0;
     for (let i = 0; i < s.subIterations; i++) {
-      const { logProb, unkLogProb } = edgeLogProbs(pieces);
-      const e = expectedCounts(lattices, logProb, unkLogProb);
+      const logProb = edgeLogProbs(pieces);
+      const e = expectedCounts(lattices, logProb);
       maximize(pieces, e.expected);
       objective = e.objective;
     }
