@@ -1,0 +1,107 @@
+// A tokenizer directory as Python `transformers` expects it beside a model: tokenizer.json (Hugging
+// Face's format, the whole pipeline), tokenizer_config.json (the class to instantiate, the special tokens
+// by role, the maximum length) and special_tokens_map.json. `AutoTokenizer.from_pretrained(dir)` then
+// builds a PreTrainedTokenizerFast that encodes exactly as Kiln does.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AddedToken } from "./added-tokens.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
+import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
+
+export interface SaveTokenizerOptions {
+  /** The longest input the model takes, recorded for `transformers` (RoBERTa: 512). */
+  modelMaxLength?: number;
+}
+
+const DEFAULT_ROLE_HINTS: RoleHints = { pad: "<pad>", mask: "[MASK]" };
+
+function addedTokenEntry(t: AddedToken): Record<string, unknown> {
+  return { content: t.content, lstrip: t.lstrip, normalized: false, rstrip: t.rstrip, single_word: false, special: t.special };
+}
+
+/** A special token as `transformers` writes one: the bare string, or an object when it strips spaces. */
+function roleEntry(t: AddedToken): unknown {
+  if (!t.lstrip && !t.rstrip) return t.content;
+  const { special: _special, ...rest } = addedTokenEntry(t);
+  return rest;
+}
+
+function tokenizerConfig(tok: UnigramTokenizer, modelMaxLength: number): Record<string, unknown> {
+  const { roles, addedTokens } = tok.spec;
+  return {
+    added_tokens_decoder: Object.fromEntries(addedTokens.map((t) => [String(t.id), addedTokenEntry(t)])),
+    clean_up_tokenization_spaces: false,
+    cls_token: roles.cls,
+    mask_token: roles.mask,
+    // RoBERTa has one token type: without this, a pair would come back with token_type_ids of 1.
+    model_input_names: ["input_ids", "attention_mask"],
+    model_max_length: modelMaxLength,
+    pad_token: roles.pad,
+    sep_token: roles.sep,
+    tokenizer_class: "PreTrainedTokenizerFast",
+    unk_token: roles.unk,
+  };
+}
+
+function specialTokensMap(tok: UnigramTokenizer): Record<string, unknown> {
+  const byContent = new Map(tok.spec.addedTokens.map((t) => [t.content, t]));
+  const { roles } = tok.spec;
+  return Object.fromEntries(
+    (["cls", "mask", "pad", "sep", "unk"] as const).map((role) => [`${role}_token`, roleEntry(byContent.get(roles[role])!)]),
+  );
+}
+
+/** Writes DIR/tokenizer.json, tokenizer_config.json and special_tokens_map.json, each atomically. */
+export async function saveTokenizer(tok: Tokenizer, dir: string, opts: SaveTokenizerOptions = {}): Promise<void> {
+  if (!(tok instanceof UnigramTokenizer)) throw new Error("saveTokenizer: only tokenizers from trainUnigram or loadTokenizer can be saved");
+  const modelMaxLength = opts.modelMaxLength ?? 512;
+  if (!Number.isInteger(modelMaxLength) || modelMaxLength < 1) throw new Error(`modelMaxLength must be a positive integer, got ${modelMaxLength}`);
+  await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson(tok.spec));
+  await writeFileAtomic(join(dir, "tokenizer_config.json"), JSON.stringify(tokenizerConfig(tok, modelMaxLength), null, 2) + "\n");
+  await writeFileAtomic(join(dir, "special_tokens_map.json"), JSON.stringify(specialTokensMap(tok), null, 2) + "\n");
+}
+
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+function tokenContent(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null && typeof (value as { content?: unknown }).content === "string") {
+    return (value as { content: string }).content;
+  }
+  return undefined;
+}
+
+/** The pad and mask tokens named by tokenizer_config.json, when the directory has one. */
+async function roleHints(dir: string): Promise<RoleHints> {
+  const path = join(dir, "tokenizer_config.json");
+  const text = await readIfPresent(path);
+  if (text === undefined) return DEFAULT_ROLE_HINTS;
+  let config: Record<string, unknown>;
+  try {
+    config = JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`${path}: not valid JSON (${(e as Error).message}); fix it or remove it to use the default pad and mask tokens`);
+  }
+  return {
+    pad: tokenContent(config.pad_token) ?? DEFAULT_ROLE_HINTS.pad,
+    mask: tokenContent(config.mask_token) ?? DEFAULT_ROLE_HINTS.mask,
+  };
+}
+
+/** Loads DIR/tokenizer.json (and the roles in DIR/tokenizer_config.json, if present). */
+export async function loadTokenizer(dir: string): Promise<UnigramTokenizer> {
+  const path = join(dir, "tokenizer.json");
+  const text = await readIfPresent(path);
+  if (text === undefined) {
+    throw new Error(`${path} does not exist: pass the directory that \`kiln tokenizer train --out DIR\` wrote`);
+  }
+  return new UnigramTokenizer(parseTokenizerJson(text, path, await roleHints(dir)));
+}

@@ -1,0 +1,155 @@
+// Kiln's tokenizer: added (special) tokens cut out of the raw text, then NFKC and quote normalization,
+// the Metaspace pre-tokenizer, the Unigram model per word, and the `[CLS] $A [SEP]` template. Every step
+// mirrors the tokenizer.json Kiln writes, so Hugging Face `tokenizers` loading that file gives the same
+// ids; tests and the benchmark hold the two sides to that.
+import { AddedTokenSplitter, type AddedToken } from "./added-tokens.js";
+import { forEachWordBody, METASPACE } from "./metaspace.js";
+import { normalizeText } from "./normalizer.js";
+import { UnigramModel } from "./unigram-model.js";
+
+export interface EncodeOptions {
+  /** Wrap the ids in the template's special tokens ([CLS] … [SEP]). Default true. */
+  addSpecialTokens?: boolean;
+}
+
+export interface DecodeOptions {
+  /** Leave special tokens out of the text. Default false, as in `tokenizers`. */
+  skipSpecialTokens?: boolean;
+}
+
+export interface Tokenizer {
+  readonly vocabSize: number;
+  readonly unkId: number;
+  readonly clsId: number;
+  readonly sepId: number;
+  readonly padId: number;
+  readonly maskId: number;
+  /** Ids of all special tokens. */
+  readonly specialIds: ReadonlySet<number>;
+  encode(text: string, opts?: EncodeOptions): number[];
+  encodeBatch(texts: string[], opts?: EncodeOptions): number[][];
+  decode(ids: readonly number[], opts?: DecodeOptions): string;
+  idToToken(id: number): string | undefined;
+  tokenToId(token: string): number | undefined;
+}
+
+/** Which special token plays which part; each names the content of one of the added tokens. */
+export interface SpecialTokenRoles {
+  cls: string;
+  sep: string;
+  unk: string;
+  pad: string;
+  mask: string;
+}
+
+/** Everything that defines a Kiln Unigram tokenizer; tokenizer.json is this, spelled Hugging Face's way. */
+export interface UnigramTokenizerSpec {
+  /** The model vocabulary: [piece, score], the id being the index. Special tokens sit at their ids. */
+  vocab: ReadonlyArray<readonly [string, number]>;
+  addedTokens: readonly AddedToken[];
+  roles: SpecialTokenRoles;
+}
+
+// Words seen again are looked up rather than segmented again; the cap bounds memory on huge corpora.
+const WORD_CACHE_ENTRIES = 200_000;
+const WORD_CACHE_MAX_LENGTH = 256;
+
+export class UnigramTokenizer implements Tokenizer {
+  readonly spec: UnigramTokenizerSpec;
+  readonly vocabSize: number;
+  readonly unkId: number;
+  readonly clsId: number;
+  readonly sepId: number;
+  readonly padId: number;
+  readonly maskId: number;
+  readonly specialIds: ReadonlySet<number>;
+  private readonly model: UnigramModel;
+  private readonly splitter: AddedTokenSplitter;
+  private readonly addedById: Map<number, AddedToken>;
+  private readonly addedByContent: Map<string, AddedToken>;
+  /** Word body (the text after its '▁') → its ids: one id as a number, several as an array. */
+  private readonly wordCache = new Map<string, number | number[]>();
+
+  constructor(spec: UnigramTokenizerSpec) {
+    this.spec = spec;
+    this.addedById = new Map(spec.addedTokens.map((t) => [t.id, t]));
+    this.addedByContent = new Map(spec.addedTokens.map((t) => [t.content, t]));
+    const roleId = (role: keyof SpecialTokenRoles): number => {
+      const token = this.addedByContent.get(spec.roles[role]);
+      if (!token) throw new Error(`the ${role} token "${spec.roles[role]}" is not one of the tokenizer's special tokens`);
+      return token.id;
+    };
+    this.unkId = roleId("unk");
+    this.clsId = roleId("cls");
+    this.sepId = roleId("sep");
+    this.padId = roleId("pad");
+    this.maskId = roleId("mask");
+    this.model = new UnigramModel(spec.vocab, this.unkId);
+    this.vocabSize = this.model.size;
+    this.specialIds = new Set(spec.addedTokens.filter((t) => t.special).map((t) => t.id));
+    this.splitter = new AddedTokenSplitter(spec.addedTokens);
+  }
+
+  encode(text: string, opts: EncodeOptions = {}): number[] {
+    const addSpecialTokens = opts.addSpecialTokens ?? true;
+    const ids: number[] = [];
+    if (addSpecialTokens) ids.push(this.clsId);
+    this.splitter.split(text, (plain) => this.encodePlain(plain, ids), (id) => ids.push(id));
+    if (addSpecialTokens) ids.push(this.sepId);
+    return ids;
+  }
+
+  encodeBatch(texts: string[], opts: EncodeOptions = {}): number[][] {
+    return texts.map((text) => this.encode(text, opts));
+  }
+
+  /** Splits text that holds no added token into pieces, as the Unigram model sees it. */
+  private encodePlain(plain: string, ids: number[]): void {
+    const text = normalizeText(plain);
+    forEachWordBody(text, (start, end) => this.encodeWord(text.slice(start, end), ids));
+  }
+
+  private encodeWord(body: string, ids: number[]): void {
+    const cached = this.wordCache.get(body);
+    if (typeof cached === "number") {
+      ids.push(cached);
+      return;
+    }
+    if (cached !== undefined) {
+      for (let i = 0; i < cached.length; i++) ids.push(cached[i]);
+      return;
+    }
+    const first = ids.length;
+    this.model.encodeWord(METASPACE + body, ids);
+    if (body.length < WORD_CACHE_MAX_LENGTH && this.wordCache.size < WORD_CACHE_ENTRIES) {
+      // `body` is a slice of its line, and V8 keeps a slice's whole parent string alive: cache a copy so
+      // the cache holds words, not every line that brought a new one.
+      const key = (body + " ").slice(0, -1);
+      this.wordCache.set(key, ids.length - first === 1 ? ids[first] : ids.slice(first));
+    }
+  }
+
+  /** Ids back to text the way `tokenizers` decodes: ids outside the vocabulary are dropped. */
+  decode(ids: readonly number[], opts: DecodeOptions = {}): string {
+    const skipSpecial = opts.skipSpecialTokens ?? false;
+    let text = "";
+    let first = true;
+    for (const id of ids) {
+      const token = this.idToToken(id);
+      if (token === undefined) continue;
+      if (skipSpecial && this.addedByContent.get(token)?.special) continue;
+      // Metaspace decoding: '▁' reads as a space, except in the first token, where it was prepended.
+      text += first ? token.replaceAll(METASPACE, "") : token.replaceAll(METASPACE, " ");
+      first = false;
+    }
+    return text;
+  }
+
+  idToToken(id: number): string | undefined {
+    return this.addedById.get(id)?.content ?? this.model.pieces[id];
+  }
+
+  tokenToId(token: string): number | undefined {
+    return this.addedByContent.get(token)?.id ?? this.model.idOfPiece(token);
+  }
+}

@@ -1,0 +1,48 @@
+// A slice of the SOTU corpus written to a fresh temporary directory, for tests that train tokenizers.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeSotuCorpus } from "../../src/data/sotu.js";
+
+export interface CorpusSlice {
+  dir: string;
+  path: string;
+  lines: string[];
+}
+
+/** The first `speeches` speeches, one per line, in DIR/sotu.txt. */
+export function sotuSlice(speeches: number): CorpusSlice {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-text-test-"));
+  const path = join(dir, "sotu.txt");
+  writeSotuCorpus(path, { first: speeches });
+  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.length > 0);
+  return { dir, path, lines };
+}
+
+/** Text that exercises every step of the pipeline: quotes, NFKC, spacing, special tokens, unicode. */
+export const EDGE_CASES: readonly string[] = [
+  "",
+  " ",
+  "   ",
+  "a  b",
+  " leading space",
+  "trailing space ",
+  "``quoted'' and \"plain\" and '''triple'''",
+  "ﬁnance ﬀ ﬃ",
+  "ＦＵＬＬ　ｗｉｄｔｈ １２３ ＡＢＣ",
+  "Goal of my life is to [MASK].",
+  "x[MASK]y",
+  "  [MASK]  [MASK][MASK]",
+  "[CLS] [SEP] <unk> <pad> in text",
+  "［ＭＡＳＫ］ full-width brackets",
+  "tab\there and\nnewline",
+  "emoji 😀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+  "\u00a0no-break\u00a0space\u2003em space",
+  "▁meta▁space▁",
+  "1,234,567.89 dollars in 1990's",
+  "\ud800 lone surrogate \udc00",
+  "ǅ Ⅻ ㎏ ½ ℌ ①",
+  "\ufeffbyte order mark",
+  "Ünïcödé àçcénts café",
+  "日本語のテキスト",
+];

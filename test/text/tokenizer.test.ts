@@ -1,0 +1,71 @@
+// The encoding pipeline on a small hand-made vocabulary: template, added tokens, normalization,
+// Metaspace words, <unk> fusion, decoding.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { UnigramTokenizer, type UnigramTokenizerSpec } from "../../src/text/index.js";
+import { DEFAULT_ROLES } from "../../src/text/index.js";
+
+const specials = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
+const spec: UnigramTokenizerSpec = {
+  vocab: [
+    ...specials.map((t) => [t, 0] as const),
+    ["▁", -2], ["a", -3], ["b", -3], ["▁a", -2.5], ["ab", -2], ["▁ab", -1.5], ['"', -4], [".", -4], ["fi", -3.5], ["▁fi", -3],
+  ],
+  addedTokens: specials.map((content, id) => ({ id, content, lstrip: content === "[MASK]", rstrip: false, special: true })),
+  roles: DEFAULT_ROLES,
+};
+const tok = new UnigramTokenizer(spec);
+const id = (piece: string) => tok.tokenToId(piece)!;
+const pieces = (text: string) => tok.encode(text, { addSpecialTokens: false }).map((i) => tok.idToToken(i));
+
+test("special token ids and the [CLS] $A [SEP] template", () => {
+  assert.deepEqual([tok.clsId, tok.sepId, tok.unkId, tok.padId, tok.maskId], [0, 1, 2, 3, 4]);
+  assert.equal(tok.vocabSize, 15);
+  assert.deepEqual(tok.encode("ab"), [0, id("▁ab"), 1]);
+  assert.deepEqual(tok.encode(""), [0, 1]);
+  assert.deepEqual(tok.encode("", { addSpecialTokens: false }), []);
+});
+
+test("Metaspace words: every space starts a word, a leading one is not doubled", () => {
+  assert.deepEqual(pieces("ab ab"), ["▁ab", "▁ab"]);
+  assert.deepEqual(pieces(" ab"), ["▁ab"]);
+  assert.deepEqual(pieces("a  b"), ["▁a", "▁", "▁", "b"]);
+  assert.deepEqual(pieces("ab "), ["▁ab", "▁"]);
+});
+
+test("the best segmentation wins, and unknown characters fuse into one <unk>", () => {
+  assert.deepEqual(pieces("aab"), ["▁a", "ab"]);
+  assert.deepEqual(pieces("azzb"), ["▁a", "<unk>", "b"]);
+  assert.deepEqual(pieces("😀"), ["▁", "<unk>"]);
+});
+
+test("NFKC and the quote replacements run before segmentation", () => {
+  assert.deepEqual(pieces("``ab''"), ["▁", '"', "ab", '"']);
+  assert.deepEqual(pieces("ﬁ"), ["▁fi"]);
+  assert.deepEqual(pieces("ａｂ"), ["▁ab"]);
+});
+
+test("special tokens in text are single ids; [MASK] swallows the spaces before it", () => {
+  assert.deepEqual(tok.encode("ab  [MASK]."), [0, id("▁ab"), 4, id("▁"), id("."), 1]);
+  assert.deepEqual(tok.encode("ab [SEP]ab"), [0, id("▁ab"), id("▁"), 1, id("▁ab"), 1]);
+  assert.deepEqual(tok.encode("[MASK][MASK]", { addSpecialTokens: false }), [4, 4]);
+});
+
+test("decode reads '▁' as a space except at the start, and can skip special tokens", () => {
+  const ids = tok.encode("ab ab.");
+  assert.equal(tok.decode(ids), "[CLS] ab ab.[SEP]");
+  assert.equal(tok.decode(ids, { skipSpecialTokens: true }), "ab ab.");
+  assert.equal(tok.decode([999, -1, id("▁ab")]), "ab");
+});
+
+test("encodeBatch is encode per text, and cached words give the same ids as fresh ones", () => {
+  const texts = ["ab ab ab", "aab ab", "ab  ab"];
+  const warm = tok.encodeBatch(texts);
+  const cold = new UnigramTokenizer(spec);
+  assert.deepEqual(warm, texts.map((t) => cold.encode(t)));
+  assert.deepEqual(tok.encodeBatch(texts), warm);
+});
+
+test("a role naming a token that is not special is refused", () => {
+  assert.throws(() => new UnigramTokenizer({ ...spec, roles: { ...DEFAULT_ROLES, pad: "<nope>" } }), /the pad token "<nope>" is not one of the tokenizer's special tokens/);
+});
