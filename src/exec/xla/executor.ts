@@ -11,6 +11,7 @@ import { XlaExecutable } from "./executable.js";
 import { PjrtApi } from "./pjrt/api.js";
 import { PjrtBuffers, PjrtClient } from "./pjrt/client.js";
 import { EventWaiter } from "./pjrt/events.js";
+import { DECLARED_API_MINOR } from "./pjrt/structs.js";
 import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
 import { XlaDevice, type XlaRuntime } from "./runtime.js";
@@ -63,7 +64,7 @@ export class XlaExecutor implements Executor {
     const { api, client } = this.runtime;
     const v = api.version, a = this.attributes;
     return [
-      `XLA through the PJRT plugin ${api.path} (${this.plugin.kind})`,
+      `XLA through the PJRT plugin ${api.path} (${this.plugin.kind}; Kiln's PJRT declarations: API 0.${DECLARED_API_MINOR})`,
       `  PJRT C API ${v.major}.${v.minor}, XLA ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
       `  platform ${client.platformName()} ${client.platformVersion()}`,
       ...this.devs.map((d) => `  ${d.id}: ${d.pjrt.kind} (PJRT device id ${d.pjrt.id})`),

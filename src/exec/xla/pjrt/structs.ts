@@ -3,6 +3,9 @@
 // for how offsets and struct_size follow). Plugins accept structs at least as large as their own.
 import { defineStruct, type FieldType, type StructLayout } from "./layout.js";
 
+/** The PJRT C API version (0.x) these declarations follow. */
+export const DECLARED_API_MINOR = 105;
+
 /** Every argument struct starts with its size and an extension chain. */
 function args(name: string, ...fields: (readonly [string, FieldType])[]): StructLayout {
   return defineStruct(name, [["struct_size", "size_t"], ["extension_start", "pointer"], ...fields]);
