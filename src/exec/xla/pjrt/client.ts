@@ -1,0 +1,204 @@
+// A PJRT client and the objects it owns (devices, loaded executables, buffers) as typed calls.
+// Handles are the plugin's pointers; whoever receives one destroys it (buffers, executables, events).
+import type { DType, HostArray } from "../../../core/dtype.js";
+import type { Shape } from "../../../core/shape.js";
+import type { PjrtApi } from "./api.js";
+import { namedValues, type ClientOptionValue } from "./named-values.js";
+import { addressOf, NativeBlock, NativeStruct, readString, readWords } from "./native.js";
+import { HostBufferSemantics, S } from "./structs.js";
+
+/** PJRT_Buffer_Type of each dtype. */
+export const BUFFER_TYPE: Record<DType, number> = { bool: 1, i32: 4, i64: 5, u32: 8, f16: 10, f32: 11, f64: 12, bf16: 13 };
+
+export interface PjrtDeviceInfo {
+  readonly handle: bigint;
+  /** The global device id (PJRT_DeviceDescription_Id): what device assignments name. */
+  readonly id: number;
+  /** The vendor's name for the device, e.g. "NVIDIA H100 80GB HBM3". */
+  readonly kind: string;
+}
+
+export class PjrtClient {
+  private constructor(private readonly api: PjrtApi, readonly handle: bigint) {}
+
+  static create(api: PjrtApi, options: Readonly<Record<string, ClientOptionValue>>): PjrtClient {
+    const { array, keep, count } = namedValues(options);
+    try {
+      const args = api.call("PJRT_Client_Create", S.Client_Create, (a) => a.set("create_options", array.address).set("num_options", count));
+      const handle = args.pointer("client");
+      args.free();
+      return new PjrtClient(api, handle);
+    } finally {
+      array.free();
+      keep.forEach((b) => b.free());
+    }
+  }
+
+  destroy(): void {
+    this.api.run("PJRT_Client_Destroy", S.Client_Destroy, (a) => a.set("client", this.handle));
+  }
+
+  private string(fn: "PJRT_Client_PlatformName" | "PJRT_Client_PlatformVersion"): string {
+    const layout = fn === "PJRT_Client_PlatformName" ? S.Client_PlatformName : S.Client_PlatformVersion;
+    const field = fn === "PJRT_Client_PlatformName" ? "platform_name" : "platform_version";
+    const args = this.api.call(fn, layout, (a) => a.set("client", this.handle));
+    const s = readString(args.pointer(field), args.size(`${field}_size`));
+    args.free();
+    return s;
+  }
+
+  /** "cuda", "rocm", "tpu", "cpu", … */
+  platformName(): string {
+    return this.string("PJRT_Client_PlatformName");
+  }
+
+  /** e.g. the CUDA or libtpu version. */
+  platformVersion(): string {
+    return this.string("PJRT_Client_PlatformVersion");
+  }
+
+  devices(): PjrtDeviceInfo[] {
+    const args = this.api.call("PJRT_Client_AddressableDevices", S.Client_AddressableDevices, (a) => a.set("client", this.handle));
+    const handles = readWords(args.pointer("addressable_devices"), args.size("num_addressable_devices"));
+    args.free();
+    return handles.map((handle) => {
+      const d = this.api.call("PJRT_Device_GetDescription", S.Device_GetDescription, (a) => a.set("device", handle));
+      const description = d.pointer("device_description");
+      d.free();
+      const idArgs = this.api.call("PJRT_DeviceDescription_Id", S.DeviceDescription_Id, (a) => a.set("device_description", description));
+      const id = idArgs.int("id");
+      idArgs.free();
+      const kindArgs = this.api.call("PJRT_DeviceDescription_Kind", S.DeviceDescription_Kind, (a) => a.set("device_description", description));
+      const kind = readString(kindArgs.pointer("device_kind"), kindArgs.size("device_kind_size"));
+      kindArgs.free();
+      return { handle, id, kind };
+    });
+  }
+
+  /** Compiles MLIR text with serialized CompileOptionsProto bytes. */
+  compile(mlir: string, compileOptions: Uint8Array): PjrtLoadedExecutable {
+    const code = NativeBlock.utf8(mlir), format = NativeBlock.utf8("mlir"), options = NativeBlock.bytes(compileOptions);
+    const program = new NativeStruct(S.Program)
+      .set("code", code.address).set("code_size", Buffer.byteLength(mlir))
+      .set("format", format.address).set("format_size", 4);
+    try {
+      const args = this.api.call("PJRT_Client_Compile", S.Client_Compile, (a) => a
+        .set("client", this.handle).set("program", program.address)
+        .set("compile_options", options.address).set("compile_options_size", compileOptions.length));
+      const handle = args.pointer("executable");
+      args.free();
+      return new PjrtLoadedExecutable(this.api, handle);
+    } finally {
+      program.free();
+      code.free();
+      format.free();
+      options.free();
+    }
+  }
+
+  /**
+   * Starts a host-to-device copy. `data` must stay alive and unchanged until `doneWithHost` is ready;
+   * `buffer` is usable at once (executions wait for its data).
+   */
+  bufferFromHost(data: HostArray, dtype: DType, shape: Shape, device: bigint): { buffer: bigint; doneWithHost: bigint } {
+    const dims = NativeBlock.words(shape.map((d) => BigInt(d)));
+    try {
+      const args = this.api.call("PJRT_Client_BufferFromHostBuffer", S.Client_BufferFromHostBuffer, (a) => a
+        .set("client", this.handle).set("data", addressOf(data)).set("type", BUFFER_TYPE[dtype])
+        .set("dims", dims.address).set("num_dims", shape.length)
+        .set("host_buffer_semantics", HostBufferSemantics.ImmutableUntilTransferCompletes)
+        .set("device", device));
+      const result = { buffer: args.pointer("buffer"), doneWithHost: args.pointer("done_with_host_buffer") };
+      args.free();
+      return result;
+    } finally {
+      dims.free();
+    }
+  }
+}
+
+export class PjrtLoadedExecutable {
+  constructor(private readonly api: PjrtApi, readonly handle: bigint) {}
+
+  numOutputs(): number {
+    const get = this.api.call("PJRT_LoadedExecutable_GetExecutable", S.LoadedExecutable_GetExecutable, (a) => a.set("loaded_executable", this.handle));
+    const executable = get.pointer("executable");
+    get.free();
+    try {
+      const args = this.api.call("PJRT_Executable_NumOutputs", S.Executable_NumOutputs, (a) => a.set("executable", executable));
+      const n = args.size("num_outputs");
+      args.free();
+      return n;
+    } finally {
+      this.api.run("PJRT_Executable_Destroy", S.Executable_Destroy, (a) => a.set("executable", executable));
+    }
+  }
+
+  /** The devices the executable runs on, in the order of Execute's argument and output lists. */
+  addressableDevices(): bigint[] {
+    const args = this.api.call("PJRT_LoadedExecutable_AddressableDevices", S.LoadedExecutable_AddressableDevices, (a) => a.set("executable", this.handle));
+    const devices = readWords(args.pointer("addressable_devices"), args.size("num_addressable_devices"));
+    args.free();
+    return devices;
+  }
+
+  /**
+   * Launches one execution: `argLists[d]` are the buffers for the d-th device (in addressableDevices
+   * order, or the single `executeDevice`). Returns the output buffers per device and, per device, an
+   * event for its completion (0n where the plugin gives none).
+   */
+  execute(argLists: readonly (readonly bigint[])[], numOutputs: number, executeDevice: bigint | null): { outputs: bigint[][]; done: bigint[] } {
+    const n = argLists.length;
+    const lists = argLists.map((l) => NativeBlock.words(l));
+    const argumentLists = NativeBlock.words(lists.map((l) => l.address));
+    const outs = argLists.map(() => new NativeBlock(8 * numOutputs));
+    const outputLists = NativeBlock.words(outs.map((o) => o.address));
+    const events = new NativeBlock(8 * n);
+    const options = new NativeStruct(S.ExecuteOptions);
+    try {
+      this.api.run("PJRT_LoadedExecutable_Execute", S.LoadedExecutable_Execute, (a) => {
+        a.set("executable", this.handle).set("options", options.address)
+          .set("argument_lists", argumentLists.address).set("num_devices", n).set("num_args", argLists[0]?.length ?? 0)
+          .set("output_lists", outputLists.address).set("device_complete_events", events.address);
+        if (executeDevice) a.set("execute_device", executeDevice);
+      });
+      return {
+        outputs: outs.map((o) => Array.from({ length: numOutputs }, (_, j) => o.word(j))),
+        done: Array.from({ length: n }, (_, d) => events.word(d)),
+      };
+    } finally {
+      [...lists, argumentLists, ...outs, outputLists, events].forEach((b) => b.free());
+      options.free();
+    }
+  }
+
+  destroy(): void {
+    this.api.run("PJRT_LoadedExecutable_Destroy", S.LoadedExecutable_Destroy, (a) => a.set("executable", this.handle));
+  }
+}
+
+/** Buffer calls that need no client. */
+export class PjrtBuffers {
+  constructor(private readonly api: PjrtApi) {}
+
+  /** An event that is ready when the buffer's value exists (or failed to be computed). */
+  readyEvent(buffer: bigint): bigint {
+    const args = this.api.call("PJRT_Buffer_ReadyEvent", S.Buffer_ReadyEvent, (a) => a.set("buffer", buffer));
+    const event = args.pointer("event");
+    args.free();
+    return event;
+  }
+
+  /** Starts copying the buffer into `dst` (which must stay alive until the returned event is ready). */
+  toHost(buffer: bigint, dst: ArrayBuffer): bigint {
+    const args = this.api.call("PJRT_Buffer_ToHostBuffer", S.Buffer_ToHostBuffer, (a) => a
+      .set("src", buffer).set("dst", addressOf(dst)).set("dst_size", dst.byteLength));
+    const event = args.pointer("event");
+    args.free();
+    return event;
+  }
+
+  destroy(buffer: bigint): void {
+    this.api.run("PJRT_Buffer_Destroy", S.Buffer_Destroy, (a) => a.set("buffer", buffer));
+  }
+}

@@ -1,0 +1,33 @@
+// xla.CompileOptionsProto, the serialized options PJRT_Client_Compile takes (field numbers from
+// xla/pjrt/proto/compile_options.proto and xla/xla_data.proto).
+import { ProtoWriter } from "./writer.js";
+
+const COMPILE_OPTIONS = { executableBuildOptions: 3, compilePortableExecutable: 4 } as const;
+const BUILD_OPTIONS = { deviceOrdinal: 1, numReplicas: 4, numPartitions: 5, deviceAssignment: 9 } as const;
+const DEVICE_ASSIGNMENT = { replicaCount: 1, computationCount: 2, computationDevices: 3 } as const;
+const COMPUTATION_DEVICE = { replicaDeviceIds: 1 } as const;
+
+export type CompileTarget =
+  /** One replica, compiled portably: it runs on whichever device each execution names. */
+  | { readonly kind: "single" }
+  /** One replica per device, replica r on the device with global id deviceIds[r]. */
+  | { readonly kind: "replicated"; readonly deviceIds: readonly number[] };
+
+export function compileOptionsProto(target: CompileTarget): Uint8Array {
+  const replicas = target.kind === "single" ? 1 : target.deviceIds.length;
+  if (replicas < 1) throw new Error("compile options: at least one device is needed");
+  const build = new ProtoWriter()
+    .int(BUILD_OPTIONS.deviceOrdinal, -1) // -1: not bound to one device ordinal
+    .int(BUILD_OPTIONS.numReplicas, replicas)
+    .int(BUILD_OPTIONS.numPartitions, 1);
+  if (target.kind === "replicated") {
+    const computation = new ProtoWriter().packedInts(COMPUTATION_DEVICE.replicaDeviceIds, target.deviceIds);
+    build.message(BUILD_OPTIONS.deviceAssignment, new ProtoWriter()
+      .int(DEVICE_ASSIGNMENT.replicaCount, replicas)
+      .int(DEVICE_ASSIGNMENT.computationCount, 1)
+      .message(DEVICE_ASSIGNMENT.computationDevices, computation));
+  }
+  const options = new ProtoWriter().message(COMPILE_OPTIONS.executableBuildOptions, build);
+  if (target.kind === "single") options.bool(COMPILE_OPTIONS.compilePortableExecutable, true);
+  return options.finish();
+}
