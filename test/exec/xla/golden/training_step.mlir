@@ -135,110 +135,112 @@ module @mlp_train_step attributes {mhlo.num_replicas = 1 : i32, mhlo.num_partiti
     %124 = "stablehlo.dot_general"(%119, %arg13) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<16x16xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
     %125 = "stablehlo.transpose"(%124) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
     %126 = "stablehlo.add"(%arg8, %7) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %127 = "stablehlo.power"(%10, %126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %128 = "stablehlo.subtract"(%7, %127) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %129 = "stablehlo.power"(%11, %126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %130 = "stablehlo.subtract"(%7, %129) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %131 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %132 = "stablehlo.multiply"(%arg4, %131) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %133 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %134 = "stablehlo.multiply"(%120, %133) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %135 = "stablehlo.add"(%132, %134) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %136 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %137 = "stablehlo.multiply"(%arg5, %136) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %138 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %139 = "stablehlo.multiply"(%102, %138) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %140 = "stablehlo.add"(%137, %139) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %141 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %142 = "stablehlo.multiply"(%arg6, %141) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %143 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %144 = "stablehlo.multiply"(%125, %143) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %145 = "stablehlo.add"(%142, %144) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %146 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %147 = "stablehlo.multiply"(%arg7, %146) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %148 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %149 = "stablehlo.multiply"(%108, %148) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %150 = "stablehlo.add"(%147, %149) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %151 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %152 = "stablehlo.multiply"(%arg9, %151) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %153 = "stablehlo.multiply"(%120, %120) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %154 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %155 = "stablehlo.multiply"(%153, %154) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %156 = "stablehlo.add"(%152, %155) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %157 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %158 = "stablehlo.multiply"(%arg10, %157) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %159 = "stablehlo.multiply"(%102, %102) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %160 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %161 = "stablehlo.multiply"(%159, %160) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %162 = "stablehlo.add"(%158, %161) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %163 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %164 = "stablehlo.multiply"(%arg11, %163) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %165 = "stablehlo.multiply"(%125, %125) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %166 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %167 = "stablehlo.multiply"(%165, %166) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %168 = "stablehlo.add"(%164, %167) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %169 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %170 = "stablehlo.multiply"(%arg12, %169) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %171 = "stablehlo.multiply"(%108, %108) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %172 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %173 = "stablehlo.multiply"(%171, %172) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %174 = "stablehlo.add"(%170, %173) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %175 = "stablehlo.broadcast_in_dim"(%128) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %176 = "stablehlo.divide"(%135, %175) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %177 = "stablehlo.broadcast_in_dim"(%130) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %178 = "stablehlo.divide"(%156, %177) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %179 = "stablehlo.sqrt"(%178) : (tensor<16xf32>) -> tensor<16xf32>
-    %180 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %181 = "stablehlo.add"(%179, %180) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %182 = "stablehlo.divide"(%176, %181) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %183 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %184 = "stablehlo.multiply"(%arg0, %183) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %185 = "stablehlo.add"(%182, %184) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %186 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %187 = "stablehlo.multiply"(%186, %185) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %188 = "stablehlo.subtract"(%arg0, %187) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %189 = "stablehlo.broadcast_in_dim"(%128) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %190 = "stablehlo.divide"(%140, %189) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %191 = "stablehlo.broadcast_in_dim"(%130) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %192 = "stablehlo.divide"(%162, %191) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %193 = "stablehlo.sqrt"(%192) : (tensor<4xf32>) -> tensor<4xf32>
-    %194 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %195 = "stablehlo.add"(%193, %194) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %196 = "stablehlo.divide"(%190, %195) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %197 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %198 = "stablehlo.multiply"(%arg1, %197) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %199 = "stablehlo.add"(%196, %198) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %200 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %201 = "stablehlo.multiply"(%200, %199) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %202 = "stablehlo.subtract"(%arg1, %201) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %203 = "stablehlo.broadcast_in_dim"(%128) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %204 = "stablehlo.divide"(%145, %203) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %205 = "stablehlo.broadcast_in_dim"(%130) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %206 = "stablehlo.divide"(%168, %205) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %207 = "stablehlo.sqrt"(%206) : (tensor<8x16xf32>) -> tensor<8x16xf32>
-    %208 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %209 = "stablehlo.add"(%207, %208) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %210 = "stablehlo.divide"(%204, %209) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %211 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %212 = "stablehlo.multiply"(%arg2, %211) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %213 = "stablehlo.add"(%210, %212) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %214 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %215 = "stablehlo.multiply"(%214, %213) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %216 = "stablehlo.subtract"(%arg2, %215) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %217 = "stablehlo.broadcast_in_dim"(%128) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %218 = "stablehlo.divide"(%150, %217) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %219 = "stablehlo.broadcast_in_dim"(%130) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %220 = "stablehlo.divide"(%174, %219) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %221 = "stablehlo.sqrt"(%220) : (tensor<16x4xf32>) -> tensor<16x4xf32>
-    %222 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %223 = "stablehlo.add"(%221, %222) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %224 = "stablehlo.divide"(%218, %223) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %225 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %226 = "stablehlo.multiply"(%arg3, %225) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %227 = "stablehlo.add"(%224, %226) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %228 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %229 = "stablehlo.multiply"(%228, %227) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %230 = "stablehlo.subtract"(%arg3, %229) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    func.return %76, %188, %202, %216, %230, %135, %140, %145, %150, %126, %156, %162, %168, %174 : tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>
+    %127 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
+    %128 = "stablehlo.power"(%127, %126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %129 = "stablehlo.subtract"(%7, %128) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %130 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
+    %131 = "stablehlo.power"(%130, %126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %132 = "stablehlo.subtract"(%7, %131) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %133 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %134 = "stablehlo.multiply"(%arg4, %133) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %135 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %136 = "stablehlo.multiply"(%120, %135) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %137 = "stablehlo.add"(%134, %136) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %138 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %139 = "stablehlo.multiply"(%arg5, %138) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %140 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %141 = "stablehlo.multiply"(%102, %140) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %142 = "stablehlo.add"(%139, %141) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %143 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %144 = "stablehlo.multiply"(%arg6, %143) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %145 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %146 = "stablehlo.multiply"(%125, %145) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %147 = "stablehlo.add"(%144, %146) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %148 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %149 = "stablehlo.multiply"(%arg7, %148) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %150 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %151 = "stablehlo.multiply"(%108, %150) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %152 = "stablehlo.add"(%149, %151) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %153 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %154 = "stablehlo.multiply"(%arg9, %153) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %155 = "stablehlo.multiply"(%120, %120) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %156 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %157 = "stablehlo.multiply"(%155, %156) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %158 = "stablehlo.add"(%154, %157) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %159 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %160 = "stablehlo.multiply"(%arg10, %159) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %161 = "stablehlo.multiply"(%102, %102) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %162 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %163 = "stablehlo.multiply"(%161, %162) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %164 = "stablehlo.add"(%160, %163) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %165 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %166 = "stablehlo.multiply"(%arg11, %165) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %167 = "stablehlo.multiply"(%125, %125) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %168 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %169 = "stablehlo.multiply"(%167, %168) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %170 = "stablehlo.add"(%166, %169) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %171 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %172 = "stablehlo.multiply"(%arg12, %171) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %173 = "stablehlo.multiply"(%108, %108) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %174 = "stablehlo.broadcast_in_dim"(%15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %175 = "stablehlo.multiply"(%173, %174) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %176 = "stablehlo.add"(%172, %175) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %177 = "stablehlo.broadcast_in_dim"(%129) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %178 = "stablehlo.divide"(%137, %177) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %179 = "stablehlo.broadcast_in_dim"(%132) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %180 = "stablehlo.divide"(%158, %179) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %181 = "stablehlo.sqrt"(%180) : (tensor<16xf32>) -> tensor<16xf32>
+    %182 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %183 = "stablehlo.add"(%181, %182) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %184 = "stablehlo.divide"(%178, %183) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %185 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %186 = "stablehlo.multiply"(%arg0, %185) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %187 = "stablehlo.add"(%184, %186) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %188 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %189 = "stablehlo.multiply"(%188, %187) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %190 = "stablehlo.subtract"(%arg0, %189) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %191 = "stablehlo.broadcast_in_dim"(%129) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %192 = "stablehlo.divide"(%142, %191) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %193 = "stablehlo.broadcast_in_dim"(%132) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %194 = "stablehlo.divide"(%164, %193) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %195 = "stablehlo.sqrt"(%194) : (tensor<4xf32>) -> tensor<4xf32>
+    %196 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %197 = "stablehlo.add"(%195, %196) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %198 = "stablehlo.divide"(%192, %197) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %199 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %200 = "stablehlo.multiply"(%arg1, %199) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %201 = "stablehlo.add"(%198, %200) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %202 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %203 = "stablehlo.multiply"(%202, %201) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %204 = "stablehlo.subtract"(%arg1, %203) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %205 = "stablehlo.broadcast_in_dim"(%129) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %206 = "stablehlo.divide"(%147, %205) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %207 = "stablehlo.broadcast_in_dim"(%132) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %208 = "stablehlo.divide"(%170, %207) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %209 = "stablehlo.sqrt"(%208) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    %210 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %211 = "stablehlo.add"(%209, %210) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %212 = "stablehlo.divide"(%206, %211) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %213 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %214 = "stablehlo.multiply"(%arg2, %213) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %215 = "stablehlo.add"(%212, %214) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %216 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %217 = "stablehlo.multiply"(%216, %215) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %218 = "stablehlo.subtract"(%arg2, %217) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %219 = "stablehlo.broadcast_in_dim"(%129) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %220 = "stablehlo.divide"(%152, %219) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %221 = "stablehlo.broadcast_in_dim"(%132) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %222 = "stablehlo.divide"(%176, %221) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %223 = "stablehlo.sqrt"(%222) : (tensor<16x4xf32>) -> tensor<16x4xf32>
+    %224 = "stablehlo.broadcast_in_dim"(%16) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %225 = "stablehlo.add"(%223, %224) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %226 = "stablehlo.divide"(%220, %225) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %227 = "stablehlo.broadcast_in_dim"(%17) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %228 = "stablehlo.multiply"(%arg3, %227) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %229 = "stablehlo.add"(%226, %228) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %230 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %231 = "stablehlo.multiply"(%230, %229) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %232 = "stablehlo.subtract"(%arg3, %231) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    func.return %76, %190, %204, %218, %232, %137, %142, %147, %152, %126, %158, %164, %170, %176 : tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>
   }
 }
