@@ -50,32 +50,37 @@ function putInt32AsInt64(buf: Uint8Array, p: number, v: number): number {
 export class FixedInt64Encoder {
   private readonly order: number[];
   private readonly names: Uint8Array[];
+  /** Scratch: payload size of each feature in key order. */
+  private readonly payloads: number[];
 
   constructor(readonly specs: readonly FixedFeatureSpec[]) {
     this.names = specs.map((s) => utf8.encode(s.name));
     // Keys in UTF-8 byte order, as deterministic protobuf serialization writes map entries.
     this.order = specs.map((_, i) => i).sort((a, b) => Buffer.compare(this.names[a]!, this.names[b]!));
+    this.payloads = specs.map(() => 0);
   }
 
-  /**
-   * Serialized size of the example whose feature k is `values[k].subarray(offset, offset + length_k)`.
-   * Call before `encodeInto` to size the buffer.
-   */
-  size(values: readonly Int32Array[], offset: number): number {
+  /** An upper bound on the serialized size of one example, for sizing output buffers. */
+  maxSize(): number {
     let features = 0;
-    for (const k of this.order) {
-      const entry = this.entrySize(k, this.payloadSize(values[k]!, offset, this.specs[k]!.length));
+    for (let k = 0; k < this.specs.length; k++) {
+      const entry = this.entrySize(k, 10 * this.specs[k]!.length); // a varint takes at most 10 bytes
       features += 1 + uvarintSize(entry) + entry;
     }
     return 1 + uvarintSize(features) + features;
   }
 
-  /** Writes the example into `out` at `p`; returns the offset just past it. */
+  /**
+   * Writes the example whose feature k is `values[k].subarray(offset, offset + length_k)` into `out`
+   * at `p` (which needs `maxSize()` bytes free); returns the offset just past it.
+   */
   encodeInto(values: readonly Int32Array[], offset: number, out: Uint8Array, p: number): number {
-    const payloads = this.order.map((k) => this.payloadSize(values[k]!, offset, this.specs[k]!.length));
+    const payloads = this.payloads;
     let features = 0;
     for (let i = 0; i < this.order.length; i++) {
-      const entry = this.entrySize(this.order[i]!, payloads[i]!);
+      const k = this.order[i]!;
+      payloads[i] = this.payloadSize(values[k]!, offset, this.specs[k]!.length);
+      const entry = this.entrySize(k, payloads[i]!);
       features += 1 + uvarintSize(entry) + entry;
     }
     out[p++] = 0x0a; // Example.features
@@ -108,9 +113,8 @@ export class FixedInt64Encoder {
 
   /** One example as a fresh buffer. */
   encode(values: readonly Int32Array[], offset = 0): Uint8Array {
-    const out = new Uint8Array(this.size(values, offset));
-    this.encodeInto(values, offset, out, 0);
-    return out;
+    const out = new Uint8Array(this.maxSize());
+    return out.slice(0, this.encodeInto(values, offset, out, 0));
   }
 
   private payloadSize(v: Int32Array, offset: number, length: number): number {

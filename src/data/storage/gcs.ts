@@ -4,7 +4,7 @@
 // Atomic writes: an object becomes visible only when its upload completes (GCS commits an object
 // as a whole at the end of the upload request), so a writer that is aborted or killed mid-upload
 // leaves nothing under the final name. No temporary objects are needed.
-import { Storage as GcsClient, type Bucket } from "@google-cloud/storage";
+import type { Bucket, Storage as GcsClient } from "@google-cloud/storage";
 import type { AtomicWriter, ReadRange, Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 
@@ -21,23 +21,20 @@ export function parseGcsPath(path: string): GcsPath {
 }
 
 export class GcsStorage implements Storage {
-  private clientInstance: GcsClient | undefined;
+  private client: Promise<GcsClient> | undefined;
 
-  // The client is created on first use so that local-only runs never touch GCS credentials.
-  private get client(): GcsClient {
-    this.clientInstance ??= new GcsClient();
-    return this.clientInstance;
-  }
-
-  private bucket(name: string): Bucket {
-    return this.client.bucket(name);
+  // The library is loaded and the client created on first use: loading it takes a good fraction of a
+  // second, which local-only runs (and every worker thread) should not pay.
+  private async bucket(name: string): Promise<Bucket> {
+    this.client ??= import("@google-cloud/storage").then(({ Storage }) => new Storage());
+    return (await this.client).bucket(name);
   }
 
   async glob(pattern: string): Promise<string[]> {
     const { bucket, object } = parseGcsPath(pattern);
     if (!hasWildcard(object)) return (await this.isFile(pattern)) ? [pattern] : [];
     const re = globToRegExp(object);
-    const [files] = await this.bucket(bucket).getFiles({ prefix: literalPrefix(object), autoPaginate: true });
+    const [files] = await (await this.bucket(bucket)).getFiles({ prefix: literalPrefix(object), autoPaginate: true });
     return files
       .map((f) => f.name)
       .filter((name) => re.test(name))
@@ -48,39 +45,37 @@ export class GcsStorage implements Storage {
   async isFile(path: string): Promise<boolean> {
     const { bucket, object } = parseGcsPath(path);
     if (object === "" || object.endsWith("/")) return false;
-    const [exists] = await this.bucket(bucket).file(object).exists();
+    const [exists] = await (await this.bucket(bucket)).file(object).exists();
     return exists;
   }
 
   async size(path: string): Promise<number> {
     const { bucket, object } = parseGcsPath(path);
-    const [meta] = await this.bucket(bucket).file(object).getMetadata();
+    const [meta] = await (await this.bucket(bucket)).file(object).getMetadata();
     return Number(meta.size);
   }
 
-  read(path: string, range: ReadRange = {}): AsyncIterable<Uint8Array> {
+  async *read(path: string, range: ReadRange = {}): AsyncIterable<Uint8Array> {
     const { bucket, object } = parseGcsPath(path);
     const { start = 0, end } = range;
-    if (end !== undefined && end <= start) return (async function* () {})();
+    if (end !== undefined && end <= start) return;
     const ranged = start > 0 || end !== undefined;
-    return this.bucket(bucket)
-      .file(object)
-      .createReadStream({
-        // The library's end is inclusive. Whole-object checksums cannot validate a partial read.
-        ...(ranged ? { start, end: end === undefined ? undefined : end - 1, validation: false } : {}),
-        decompress: false,
-      });
+    yield* (await this.bucket(bucket)).file(object).createReadStream({
+      // The library's end is inclusive. Whole-object checksums cannot validate a partial read.
+      ...(ranged ? { start, end: end === undefined ? undefined : end - 1, validation: false } : {}),
+      decompress: false,
+    });
   }
 
   async readAll(path: string): Promise<Uint8Array> {
     const { bucket, object } = parseGcsPath(path);
-    const [data] = await this.bucket(bucket).file(object).download();
+    const [data] = await (await this.bucket(bucket)).file(object).download();
     return data;
   }
 
   async createWriter(path: string): Promise<AtomicWriter> {
     const { bucket, object } = parseGcsPath(path);
-    const stream = this.bucket(bucket).file(object).createWriteStream({
+    const stream = (await this.bucket(bucket)).file(object).createWriteStream({
       resumable: false,
       contentType: "application/octet-stream",
       validation: "crc32c",
@@ -121,7 +116,7 @@ export class GcsStorage implements Storage {
 
   async remove(path: string): Promise<void> {
     const { bucket, object } = parseGcsPath(path);
-    await this.bucket(bucket).file(object).delete({ ignoreNotFound: true });
+    await (await this.bucket(bucket)).file(object).delete({ ignoreNotFound: true });
   }
 
   async staleTemporaries(): Promise<string[]> {

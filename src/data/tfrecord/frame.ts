@@ -21,14 +21,22 @@ export function framedLength(dataLength: number): number {
  * free) and returns the offset just past it. Writing in place lets a batch of records share one buffer.
  */
 export function writeFrame(data: Uint8Array, out: Uint8Array, offset: number): number {
-  const n = data.length;
-  // The length is a u64; data lengths are below 2^53 so the high word is n / 2^32.
-  writeU32(out, offset, n >>> 0);
-  writeU32(out, offset + 4, Math.floor(n / 2 ** 32));
-  writeU32(out, offset + 8, maskedCrc32c(out, offset, offset + 8));
   out.set(data, offset + HEADER_BYTES);
-  const end = offset + HEADER_BYTES + n;
-  writeU32(out, end, maskedCrc32c(data));
+  return frameInPlace(out, offset, data.length);
+}
+
+/**
+ * Frames data that is already in place at `out[offset + HEADER_BYTES, + dataLength)`: writes the
+ * header before it and the checksum after it, and returns the offset just past the frame. Lets a
+ * serializer encode straight into the output buffer.
+ */
+export function frameInPlace(out: Uint8Array, offset: number, dataLength: number): number {
+  // The u64 length as two little-endian words (lengths stay far below 2^53).
+  writeU32(out, offset, dataLength >>> 0);
+  writeU32(out, offset + 4, Math.floor(dataLength / 2 ** 32));
+  writeU32(out, offset + 8, maskedCrc32c(out, offset, offset + 8));
+  const end = offset + HEADER_BYTES + dataLength;
+  writeU32(out, end, maskedCrc32c(out, offset + HEADER_BYTES, end));
   return end + FOOTER_BYTES;
 }
 
