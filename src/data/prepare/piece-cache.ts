@@ -46,6 +46,8 @@ const MAX_ENTRIES = 1_000_000;
 
 export class PieceCache {
   private readonly table = new PieceTable();
+  /** The batch in progress: batches run one at a time (see encodeBatch). */
+  private previous: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly tokenizer: Tokenizer,
@@ -80,8 +82,6 @@ export class PieceCache {
     return result;
   }
 
-  private previous: Promise<unknown> = Promise.resolve();
-
   private async encodeOne(texts: readonly string[]): Promise<EncodedTexts> {
     const table = this.table;
     if (table.size > MAX_ENTRIES) table.clear();
@@ -99,7 +99,7 @@ export class PieceCache {
       const before = entries.length;
       // A leading space only marks the first piece ("▁" is prepended only when absent).
       let start = text.charCodeAt(0) === 32 ? 1 : 0;
-      for (;;) {
+      while (text.length > 0) {
         const space = text.indexOf(" ", start);
         const end = space < 0 ? text.length : space;
         entries.pushOne(table.lookupOrAdd(text, start, end));
@@ -108,7 +108,14 @@ export class PieceCache {
       }
       pieceCounts[t] = entries.length - before;
     }
-    if (table.size > known) await this.learn(known, table.size);
+    if (table.size > known) {
+      try {
+        await this.learn(known, table.size);
+      } catch (e) {
+        table.truncate(known); // no half-learned entries may stay behind
+        throw e;
+      }
+    }
     const wholeIds = whole.length > 0 ? (await this.tokenizer.encodeBatch(whole)).map((e) => e.getIds()) : [];
 
     // Pass 2: the ids of every text.

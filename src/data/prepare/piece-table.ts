@@ -52,8 +52,20 @@ export class PieceTable {
     return id;
   }
 
+  /** Forgets the entries added after the first `size` (e.g. when learning them failed). */
+  truncate(size: number): void {
+    this.keys.length = size;
+    this.values.length = size;
+    this.hashes.length = size;
+    this.rebuild(this.slots.length);
+  }
+
   private grow(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
+    this.rebuild(this.slots.length * 2);
+  }
+
+  private rebuild(slots: number): void {
+    this.slots = new Int32Array(slots);
     this.mask = this.slots.length - 1;
     for (let id = 0; id < this.hashes.length; id++) {
       let slot = this.hashes[id]! & this.mask;

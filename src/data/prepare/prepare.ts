@@ -238,6 +238,20 @@ async function tokenizerDigest(dir: string): Promise<string> {
 
 const MANIFEST = "prepare.json";
 
+/** How the settings recorded in prepare.json are called on the command line. */
+const SETTING_NAMES: Record<string, string> = {
+  maxLength: "--max-length",
+  shardSize: "--shard-size",
+  groupSize: "--group-size",
+  split: "--split",
+  validationFraction: "--validation-fraction",
+  testFraction: "--test-fraction",
+  seed: "--seed",
+  compression: "--compression",
+  tokenizerSha256: "the tokenizer",
+  inputs: "the inputs",
+};
+
 /**
  * Checks that `dir` is empty of shards or holds shards made with the same settings, removes
  * temporaries left by an interrupted run, and records the settings.
@@ -248,7 +262,9 @@ async function claimSplitDir(dir: string, settings: object): Promise<void> {
   if (await storage.isFile(path)) {
     const previous = JSON.parse(new TextDecoder().decode(await storage.readAll(path))) as { settings: Record<string, unknown> };
     const now = settings as Record<string, unknown>;
-    const differing = Object.keys(now).filter((k) => JSON.stringify(previous.settings?.[k]) !== JSON.stringify(now[k]));
+    const differing = Object.keys(now)
+      .filter((k) => JSON.stringify(previous.settings?.[k]) !== JSON.stringify(now[k]))
+      .map((k) => SETTING_NAMES[k] ?? k);
     if (differing.length > 0) {
       throw new Error(
         `${dir} already holds shards prepared with different settings (${differing.join(", ")} changed). ` +
