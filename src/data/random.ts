@@ -17,6 +17,13 @@ export function hash32(key0: number, key1: number, counter: number): number {
   return h >>> 0;
 }
 
+// Domains keep the uses of one seed apart. A draw hash32(seed, DOMAIN, i) equals hash32(seed, 0,
+// i + DOMAIN), so a domain collides with MLM masking's epoch keys (hash32(seed, 0, epoch)) only for
+// epochs beyond 2^30.
+export const FILE_ORDER_DOMAIN = 0x40000000;
+export const SHUFFLE_DOMAIN = 0x80000000;
+export const SPLIT_DOMAIN = 0xc0000000;
+
 /** A uniform float in [0, 1) from hash bits: the top 24 bits scaled by 2^-24 (exact in float32). */
 export function uniform24(bits: number): number {
   return (bits >>> 8) * 2 ** -24;
@@ -28,11 +35,6 @@ export function uniform24(bits: number): number {
  */
 export function threshold24(p: number): number {
   return Math.min(2 ** 24, Math.max(0, Math.ceil(p * 2 ** 24)));
-}
-
-/** A key for a named sub-stream of `key`, so different uses of one seed draw independent bits. */
-export function deriveKey(key: number, stream: number): number {
-  return hash32(key >>> 0, 0, stream >>> 0);
 }
 
 /** A uniform integer in [0, n) for n ≤ 2^32 from 32 hash bits (multiply-shift; bias below n/2^32). */

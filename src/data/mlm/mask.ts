@@ -99,3 +99,11 @@ function checkOptions(batch: TokenBatch, o: MaskOptions, mlm: number, maskF: num
   if (!Number.isInteger(o.maskTokenId)) throw new RangeError(`maskTokens: maskTokenId must be an integer, got ${o.maskTokenId}`);
   if (!Number.isInteger(o.seed)) throw new RangeError(`maskTokens: seed must be an integer, got ${o.seed}`);
 }
+
+/**
+ * A dataset map function that masks each batch, keyed by its epoch and position in the epoch:
+ * `dataset.map(maskingMap({ maskTokenId, vocabSize, specialIds, seed }))`.
+ */
+export function maskingMap(options: Omit<MaskOptions, "epoch" | "exampleOffset">): (batch: TokenBatch, info: { epoch: number; exampleOffset: number }) => MaskedBatch {
+  return (batch, info) => maskTokens(batch, { ...options, epoch: info.epoch, exampleOffset: info.exampleOffset });
+}
