@@ -133,3 +133,22 @@ test("the fixed-length parser reports wrong lengths, missing features, and value
   assert.throws(() => parser.parse(encodeExample({ input_ids: { kind: "float", values: [1, 2, 3] } }), [out], 0), /is a float_list, expected an int64_list/);
   assert.throws(() => parser.parse(Uint8Array.of(0x0a, 0x05, 0x0a), [out], 0), ProtoError);
 });
+
+test("the fixed-length parser round-trips int32 values of every varint size, at every position", () => {
+  const specs = [
+    { name: "input_ids", length: 64 },
+    { name: "attention_mask", length: 3 },
+  ];
+  const parser = new FixedInt64Parser(specs);
+  const enc = new FixedInt64Encoder(specs);
+  const edges = [0, 1, 127, 128, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, -1, -(2 ** 31)];
+  for (let trial = 0; trial < 200; trial++) {
+    const ids = randomRows(trial + 10, 1, 64, -(2 ** 31), 2 ** 31 - 1).map((v, i) => ((i + trial) % 3 === 0 ? edges[(i * 7 + trial) % edges.length]! : v));
+    const mask = Int32Array.of(1, 0, edges[trial % edges.length]!);
+    const outIds = new Int32Array(64);
+    const outMask = new Int32Array(3);
+    parser.parse(enc.encode([ids, mask]), [outIds, outMask], 0);
+    assert.deepEqual(outIds, ids);
+    assert.deepEqual(outMask, mask);
+  }
+});

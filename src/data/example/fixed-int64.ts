@@ -223,7 +223,7 @@ export class FixedInt64Parser {
           const t = this.varint32(buf, listEnd);
           if (t === 0x0a) {
             const packedEnd = this.lengthEnd(buf, listEnd);
-            while (this.pos < packedEnd) n = this.value(buf, packedEnd, out, at, n, length);
+            n = this.packed(buf, packedEnd, out, at, n, length);
           } else if (t === 0x08) n = this.value(buf, listEnd, out, at, n, length);
           else this.skip(buf, listEnd, t);
         }
@@ -233,6 +233,48 @@ export class FixedInt64Parser {
       } else this.skip(buf, end, tag);
     }
     return sawList ? n : 0;
+  }
+
+  /**
+   * Reads a packed run of int64 varints ending at `end` (the hot loop of reading a dataset): values
+   * below 2^28, every token id, are decoded inline; anything longer goes through int64AsInt32.
+   */
+  private packed(buf: Uint8Array, end: number, out: Int32Array, at: number, n: number, length: number): number {
+    let p = this.pos;
+    while (p < end) {
+      let b = buf[p]!;
+      let v = b;
+      if (b < 0x80) p += 1;
+      else if (p + 4 <= end) {
+        v = b & 0x7f;
+        b = buf[p + 1]!;
+        v |= (b & 0x7f) << 7;
+        if (b < 0x80) p += 2;
+        else {
+          b = buf[p + 2]!;
+          v |= (b & 0x7f) << 14;
+          if (b < 0x80) p += 3;
+          else {
+            b = buf[p + 3]!;
+            v |= (b & 0x7f) << 21;
+            if (b < 0x80) p += 4;
+            else {
+              this.pos = p;
+              v = this.int64AsInt32(buf, end);
+              p = this.pos;
+            }
+          }
+        }
+      } else {
+        this.pos = p;
+        v = this.int64AsInt32(buf, end);
+        p = this.pos;
+      }
+      if (n < length) out[at + n] = v;
+      n++;
+    }
+    this.pos = p;
+    return n;
   }
 
   private value(buf: Uint8Array, end: number, out: Int32Array, at: number, n: number, length: number): number {
@@ -263,6 +305,24 @@ export class FixedInt64Parser {
 
   /** A varint below 2^31 (tags and lengths). */
   private varint32(buf: Uint8Array, end: number): number {
+    const p = this.pos;
+    // Tags and most lengths take one or two bytes.
+    if (p + 2 <= end) {
+      const b0 = buf[p]!;
+      if (b0 < 0x80) {
+        this.pos = p + 1;
+        return b0;
+      }
+      const b1 = buf[p + 1]!;
+      if (b1 < 0x80) {
+        this.pos = p + 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
+    }
+    return this.varint32Slow(buf, end);
+  }
+
+  private varint32Slow(buf: Uint8Array, end: number): number {
     const at = this.pos;
     let p = at;
     let v = 0;
