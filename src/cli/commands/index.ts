@@ -2,5 +2,6 @@
 import type { Command } from "./types.js";
 import { demoCommand } from "./demo.js";
 import { tokenizerCommand } from "./tokenizer.js";
+import { dataCommand } from "./data.js";
 
-export const COMMANDS: Command[] = [demoCommand, tokenizerCommand];
+export const COMMANDS: Command[] = [demoCommand, tokenizerCommand, dataCommand];

@@ -1,0 +1,293 @@
+// `data prepare`: text files → tokenized, grouped, fixed-length chunks → sharded TFRecord files.
+//
+// The main thread reads lines (as bytes), assigns them to splits, and hands batches of lines to
+// encoder workers (one per core). Results are consumed in submission order, so the output is identical whatever the
+// number of workers. Each split concatenates the ids of every `groupSize` rows, cuts them into
+// `maxLength` chunks (dropping the remainder) and writes shards of `shardSize` records.
+//
+// Restartable: shards are written atomically and a re-run skips shards already present. A
+// `prepare.json` in each split directory records the settings, so a re-run with different settings is
+// refused instead of mixing incompatible shards.
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import { availableParallelism } from "node:os";
+import { EncoderPool } from "./pool.js";
+import { forEachLine } from "./line-reader.js";
+import { TaskBuilder } from "./task-builder.js";
+import { splitNames, splitOf, type SplitFractions } from "./splits.js";
+import { GroupChunker } from "./chunker.js";
+import { ShardWriter } from "./shard-writer.js";
+import { ProgressBar, type ProgressSink } from "./progress.js";
+import { joinPath, storageFor } from "../storage/index.js";
+import type { Compression } from "../tfrecord/files.js";
+
+export interface PrepareOptions {
+  /** Directory holding tokenizer.json. */
+  tokenizer: string;
+  /** Text files, one document per line (local or gs://). */
+  inputs: string[];
+  /** Output directory (local or gs://); shards go to `{out}/{split}/`. */
+  out: string;
+  maxLength?: number;
+  shardSize?: number;
+  /** Rows concatenated together before chunking. */
+  groupSize?: number;
+  /** Split that receives the rows not carved out by the fractions. */
+  split?: string;
+  validationFraction?: number;
+  testFraction?: number;
+  /** Seed of the row → split assignment. */
+  seed?: number;
+  compression?: Compression;
+  /** Encoder worker threads (default: one per core). */
+  workers?: number;
+  /** Use the encoder's piece cache when the tokenizer allows it (identical output; default true). */
+  pieceCache?: boolean;
+  /** Progress display: default a bar on stderr; null for none. */
+  progress?: ProgressSink | null;
+}
+
+export interface SplitSummary {
+  split: string;
+  dir: string;
+  rows: number;
+  tokens: number;
+  /** Tokens dropped as group remainders. */
+  droppedTokens: number;
+  records: number;
+  shardsWritten: number;
+  shardsReused: number;
+}
+
+export interface PrepareResult {
+  splits: SplitSummary[];
+  inputBytes: number;
+  seconds: number;
+}
+
+/** Bytes of text per encoder task: large enough to amortize messaging, small enough to balance. */
+const TASK_BYTES = 256 * 1024;
+
+interface SplitState {
+  name: string;
+  dir: string;
+  chunker: GroupChunker;
+  writer: ShardWriter;
+  task: TaskBuilder;
+  rowsInGroup: number;
+  rows: number;
+  tokens: number;
+}
+
+interface Task {
+  state: SplitState;
+  endsGroup: boolean;
+  result: ReturnType<EncoderPool["encode"]>;
+}
+
+export async function prepareDataset(options: PrepareOptions): Promise<PrepareResult> {
+  const o = resolveOptions(options);
+  const started = performance.now();
+  // Workers load the tokenizer while the inputs and output directories are checked.
+  const pool = new EncoderPool({ tokenizerDir: o.tokenizer, pieceCache: o.pieceCache }, o.workers);
+  try {
+    return await prepareWith(pool, o, started);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Promise<PrepareResult> {
+  const inputBytes = await totalInputBytes(o.inputs);
+  const tokenizerSha256 = await tokenizerDigest(o.tokenizer);
+  const fractions: SplitFractions = { main: o.split, validation: o.validationFraction, test: o.testFraction, seed: o.seed };
+  const settings = {
+    maxLength: o.maxLength,
+    shardSize: o.shardSize,
+    groupSize: o.groupSize,
+    split: o.split,
+    validationFraction: o.validationFraction,
+    testFraction: o.testFraction,
+    seed: o.seed,
+    compression: o.compression,
+    tokenizerSha256,
+    inputs: await Promise.all(o.inputs.map(async (path) => ({ path, bytes: await storageFor(path).size(path) }))),
+  };
+
+  const states = new Map<string, SplitState>();
+  for (const name of splitNames(fractions)) {
+    const dir = joinPath(o.out, name);
+    await claimSplitDir(dir, settings);
+    const existing = new Set((await storageFor(dir).glob(joinPath(dir, "*.tfrecord*"))).map((p) => basename(p)));
+    const writer = new ShardWriter({ dir, shardSize: o.shardSize, maxLength: o.maxLength, compression: o.compression, existing });
+    const chunker = new GroupChunker(o.maxLength, (ids, count) => writer.add(ids, count));
+    states.set(name, { name, dir, chunker, writer, task: new TaskBuilder(), rowsInGroup: 0, rows: 0, tokens: 0 });
+  }
+
+  const progress = o.progress === undefined ? new ProgressBar(inputBytes) : o.progress;
+  const maxInFlight = pool.size * 2;
+  const queue: Task[] = [];
+  let bytesRead = 0;
+  const records = () => [...states.values()].reduce((n, s) => n + s.writer.records, 0);
+
+  const drainOne = async () => {
+    const task = queue.shift()!;
+    const { ids, rows } = await task.result;
+    task.state.rows += rows;
+    task.state.tokens += ids.length;
+    await task.state.chunker.add(ids);
+    if (task.endsGroup) task.state.chunker.endGroup();
+    progress?.update(bytesRead, records());
+  };
+  const submit = async (state: SplitState, file: string, endsGroup: boolean) => {
+    if (state.task.lines > 0) {
+      const result = pool.encode(state.task.take(file));
+      result.catch(() => {}); // reported when the task is drained, in order
+      queue.push({ state, endsGroup, result });
+    } else if (endsGroup) queue.push({ state, endsGroup, result: Promise.resolve({ ids: new Int32Array(0), rows: 0 }) });
+    if (endsGroup) state.rowsInGroup = 0;
+    while (queue.length > maxInFlight) await drainOne();
+  };
+
+  // A row is a line of input; blank lines count as rows (as in the reference) but yield no tokens.
+  let rowIndex = 0;
+  for (const file of o.inputs) {
+    await forEachLine(
+      file,
+      (n) => (bytesRead += n),
+      (bytes, start, end, line) => {
+        const state = states.get(splitOf(rowIndex++, fractions))!;
+        state.task.append(bytes, start, end, line);
+        state.rowsInGroup++;
+        if (state.rowsInGroup === o.groupSize) return submit(state, file, true);
+        if (state.task.bytes >= TASK_BYTES) return submit(state, file, false);
+      },
+    );
+    // Tasks do not span files, so that errors can name the file of a line.
+    for (const state of states.values()) await submit(state, file, false);
+  }
+  // The last, smaller group of each split is chunked like the others.
+  for (const state of states.values()) if (state.rowsInGroup > 0) await submit(state, "", true);
+  while (queue.length > 0) await drainOne();
+  for (const state of states.values()) await state.writer.finish();
+  progress?.done(bytesRead, records());
+
+  const splits = [...states.values()].map((s) => ({
+    split: s.name,
+    dir: s.dir,
+    rows: s.rows,
+    tokens: s.tokens,
+    droppedTokens: s.chunker.dropped,
+    records: s.writer.records,
+    shardsWritten: s.writer.written,
+    shardsReused: s.writer.reused,
+  }));
+  for (const s of splits) await writeManifest(s.dir, settings, s);
+  return { splits, inputBytes, seconds: (performance.now() - started) / 1000 };
+}
+
+type Resolved = Required<Omit<PrepareOptions, "progress">> & { progress: ProgressSink | null | undefined };
+
+function resolveOptions(options: PrepareOptions): Resolved {
+  const o: Resolved = {
+    tokenizer: options.tokenizer,
+    inputs: options.inputs,
+    out: options.out.replace(/\/+$/, "") || "/",
+    maxLength: options.maxLength ?? 128,
+    shardSize: options.shardSize ?? 1000,
+    groupSize: options.groupSize ?? 1000,
+    split: options.split ?? "train",
+    validationFraction: options.validationFraction ?? 0,
+    testFraction: options.testFraction ?? 0,
+    seed: options.seed ?? 0,
+    compression: options.compression ?? "none",
+    workers: options.workers ?? availableParallelism(),
+    pieceCache: options.pieceCache ?? true,
+    progress: options.progress,
+  };
+  if (o.inputs.length === 0) throw new Error("no input files: pass at least one text file with --input");
+  for (const [name, v] of [["max-length", o.maxLength], ["shard-size", o.shardSize], ["group-size", o.groupSize]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
+  }
+  for (const [name, v] of [["validation-fraction", o.validationFraction], ["test-fraction", o.testFraction]] as const) {
+    if (!(v >= 0 && v < 1)) throw new Error(`--${name} must be in [0, 1), got ${v}`);
+  }
+  if (o.validationFraction + o.testFraction >= 1) throw new Error(`--validation-fraction + --test-fraction must be below 1 so that --split ${o.split} gets rows`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..") throw new Error(`--split must be a plain directory name like "train", got "${o.split}"`);
+  if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test")) {
+    throw new Error(`--split ${o.split} collides with the split carved out by the fractions; name the main split differently`);
+  }
+  if (!Number.isInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
+  return o;
+}
+
+async function totalInputBytes(inputs: readonly string[]): Promise<number> {
+  let total = 0;
+  for (const path of inputs) {
+    if (!(await storageFor(path).isFile(path))) throw new Error(`input ${path} does not exist or is not a file`);
+    total += await storageFor(path).size(path);
+  }
+  return total;
+}
+
+async function tokenizerDigest(dir: string): Promise<string> {
+  const path = joinPath(dir, "tokenizer.json");
+  if (!(await storageFor(path).isFile(path))) throw new Error(`no tokenizer at ${path}: pass --tokenizer the directory holding tokenizer.json`);
+  return createHash("sha256").update(await storageFor(path).readAll(path)).digest("hex");
+}
+
+const MANIFEST = "prepare.json";
+
+/** How the settings recorded in prepare.json are called on the command line. */
+const SETTING_NAMES: Record<string, string> = {
+  maxLength: "--max-length",
+  shardSize: "--shard-size",
+  groupSize: "--group-size",
+  split: "--split",
+  validationFraction: "--validation-fraction",
+  testFraction: "--test-fraction",
+  seed: "--seed",
+  compression: "--compression",
+  tokenizerSha256: "the tokenizer",
+  inputs: "the inputs",
+};
+
+/**
+ * Checks that `dir` is empty of shards or holds shards made with the same settings, removes
+ * temporaries left by an interrupted run, and records the settings.
+ */
+async function claimSplitDir(dir: string, settings: object): Promise<void> {
+  const storage = storageFor(dir);
+  const path = joinPath(dir, MANIFEST);
+  if (await storage.isFile(path)) {
+    const previous = JSON.parse(new TextDecoder().decode(await storage.readAll(path))) as { settings: Record<string, unknown> };
+    const now = settings as Record<string, unknown>;
+    const differing = Object.keys(now)
+      .filter((k) => JSON.stringify(previous.settings?.[k]) !== JSON.stringify(now[k]))
+      .map((k) => SETTING_NAMES[k] ?? k);
+    if (differing.length > 0) {
+      throw new Error(
+        `${dir} already holds shards prepared with different settings (${differing.join(", ")} changed). ` +
+          `Write to a new --out directory, or delete ${dir} to start over.`,
+      );
+    }
+    return void (await removeTemporaries(dir));
+  }
+  const shards = await storage.glob(joinPath(dir, "*.tfrecord*"));
+  if (shards.length > 0) throw new Error(`${dir} already holds ${shards.length} TFRecord files not made by data prepare; write to a new --out directory`);
+  await removeTemporaries(dir);
+  await writeJson(path, { settings, complete: false });
+}
+
+async function removeTemporaries(dir: string): Promise<void> {
+  for (const temp of await storageFor(dir).staleTemporaries(dir)) await storageFor(temp).remove(temp);
+}
+
+async function writeManifest(dir: string, settings: object, summary: SplitSummary): Promise<void> {
+  const { split, rows, tokens, droppedTokens, records } = summary;
+  await writeJson(joinPath(dir, MANIFEST), { settings, complete: true, split, rows, tokens, droppedTokens, records });
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await storageFor(path).writeAtomic(path, new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n"));
+}

@@ -1,0 +1,160 @@
+// Streaming TFRecord reader: turns a stream of byte chunks into records, verifying both checksums of
+// every record. Records are returned as views into the read chunks (no copy unless a record straddles
+// two chunks).
+import { crc32c, maskCrc } from "./crc32c.js";
+import { FOOTER_BYTES, HEADER_BYTES, readU32 } from "./frame.js";
+import { TFRecordError } from "./errors.js";
+
+export interface RecordReaderOptions {
+  /** File name for error messages. */
+  file: string;
+  /** The stream is decompressed GZIP: offsets in errors refer to the decompressed bytes. */
+  compressed?: boolean;
+  /** Absolute offset of the stream's first byte (when reading from the middle of a file). */
+  startOffset?: number;
+  /**
+   * Skip bad records instead of failing, like TensorFlow's `ignore_errors`. A record whose data
+   * checksum fails is skipped alone; a bad length (or a truncated tail) ends the file, since the
+   * framing after it cannot be trusted. Each skip is reported to `onSkip`.
+   */
+  ignoreErrors?: boolean;
+  onSkip?: (error: TFRecordError) => void;
+}
+
+/** Records larger than this are refused: a length this big means a damaged or foreign file. */
+const MAX_RECORD_BYTES = 2 ** 31 - 1;
+
+export class RecordReader {
+  private readonly source: AsyncIterator<Uint8Array>;
+  private buf: Uint8Array = new Uint8Array(0);
+  private pos = 0;
+  /** Absolute stream offset of buf[0]. */
+  private base: number;
+  private eof = false;
+  private stopped = false;
+  /** Bytes from `pos` the pending record needs, so `fill` can gather them with a single copy. */
+  private need = HEADER_BYTES;
+  /** Offset of the record most recently returned. */
+  lastOffset = -1;
+  /** Records skipped so far because of errors (with ignoreErrors). */
+  skipped = 0;
+
+  constructor(source: AsyncIterable<Uint8Array>, private readonly options: RecordReaderOptions) {
+    this.source = source[Symbol.asyncIterator]();
+    this.base = options.startOffset ?? 0;
+  }
+
+  /** The next record, or null at the end of the stream. */
+  async read(): Promise<Uint8Array | null> {
+    for (;;) {
+      const record = this.tryRead();
+      if (record !== null) return record;
+      if (this.finished()) return null;
+      await this.fill();
+    }
+  }
+
+  /**
+   * The next record if its bytes are already buffered, else null (then call `fill`, or stop if
+   * `finished()`). Lets a caller pull many records without a promise per record.
+   */
+  tryRead(): Uint8Array | null {
+    while (!this.stopped) {
+      const avail = this.buf.length - this.pos;
+      if (avail < HEADER_BYTES) {
+        if (this.eof && avail > 0) this.fail(this.pos, `truncated record header: ${avail} of ${HEADER_BYTES} bytes present`, true);
+        this.need = HEADER_BYTES;
+        return null;
+      }
+      const p = this.pos;
+      const buf = this.buf;
+      const lengthCrc = maskCrc(crc32c(buf, 0, p, p + 8));
+      if (lengthCrc !== readU32(buf, p + 8)) {
+        this.fail(p, `length checksum mismatch (stored 0x${hex(readU32(buf, p + 8))}, computed 0x${hex(lengthCrc)})`, true);
+        continue;
+      }
+      const lo = readU32(buf, p);
+      const hi = readU32(buf, p + 4);
+      if (hi !== 0 || lo > MAX_RECORD_BYTES) {
+        this.fail(p, `record length ${hi * 2 ** 32 + lo} exceeds the ${MAX_RECORD_BYTES}-byte limit`, true);
+        continue;
+      }
+      const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
+      if (end > buf.length) {
+        if (this.eof) this.fail(p, `truncated record: header says ${lo} data bytes but only ${Math.max(0, avail - HEADER_BYTES)} remain`, true);
+        this.need = end - p;
+        return null;
+      }
+      const dataStart = p + HEADER_BYTES;
+      const dataCrc = maskCrc(crc32c(buf, 0, dataStart, dataStart + lo));
+      this.pos = end;
+      if (dataCrc !== readU32(buf, dataStart + lo)) {
+        this.fail(p, `data checksum mismatch (stored 0x${hex(readU32(buf, dataStart + lo))}, computed 0x${hex(dataCrc)})`, false);
+        continue;
+      }
+      this.lastOffset = this.base + p;
+      return buf.subarray(dataStart, dataStart + lo);
+    }
+    return null;
+  }
+
+  /** True when no more records will come. */
+  finished(): boolean {
+    return this.stopped || (this.eof && this.pos >= this.buf.length);
+  }
+
+  /** Reads from the stream until the pending record's bytes are buffered (or the stream ends). */
+  async fill(): Promise<void> {
+    const rest = this.buf.length - this.pos;
+    const chunks: Uint8Array[] = [];
+    let have = rest;
+    while (!this.eof && (chunks.length === 0 || have < this.need)) {
+      const { value, done } = await this.source.next();
+      if (done) this.eof = true;
+      else {
+        chunks.push(value);
+        have += value.length;
+      }
+    }
+    if (chunks.length === 0) return;
+    this.base += this.pos;
+    if (rest === 0 && chunks.length === 1) this.buf = chunks[0]!;
+    else {
+      // One copy joins the unread tail and the new chunks: a record may straddle chunks.
+      const joined = new Uint8Array(have);
+      joined.set(this.buf.subarray(this.pos), 0);
+      let at = rest;
+      for (const c of chunks) {
+        joined.set(c, at);
+        at += c.length;
+      }
+      this.buf = joined;
+    }
+    this.pos = 0;
+  }
+
+  /** Stops reading early and releases the underlying stream. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.source.return?.();
+  }
+
+  private fail(pos: number, problem: string, framingLost: boolean): void {
+    const error = new TFRecordError(this.options.file, this.base + pos, problem, this.options.compressed);
+    if (!this.options.ignoreErrors) {
+      this.stopped = true;
+      void this.source.return?.();
+      throw error;
+    }
+    this.skipped++;
+    this.options.onSkip?.(error);
+    if (framingLost) {
+      this.stopped = true;
+      void this.source.return?.();
+    }
+  }
+}
+
+function hex(v: number): string {
+  return v.toString(16).padStart(8, "0");
+}
