@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `kiln`: the command-line entry. Thin by design: it finds the subcommand and hands it the flags.
+import "../index.js"; // registers the executors (the default device first)
 import { COMMANDS } from "./commands/index.js";
 import { UsageError } from "./args.js";
 import { kilnVersion } from "./version.js";

@@ -3,5 +3,7 @@ import type { Command } from "./types.js";
 import { demoCommand } from "./demo.js";
 import { tokenizerCommand } from "./tokenizer.js";
 import { dataCommand } from "./data.js";
+import { trainCommand } from "./train.js";
+import { fillMaskCommand } from "./fill-mask.js";
 
-export const COMMANDS: Command[] = [demoCommand, tokenizerCommand, dataCommand];
+export const COMMANDS: Command[] = [demoCommand, tokenizerCommand, dataCommand, trainCommand, fillMaskCommand];

@@ -86,6 +86,17 @@ export class ProtoWriter {
     this.pos += 4;
   }
 
+  float64(v: number): void {
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+
+  string(field: number, s: string): void {
+    this.tag(field, WIRE_LEN);
+    this.bytes(new TextEncoder().encode(s));
+  }
+
   /**
    * Writes a length-delimited field whose body is produced by `body`: the body is written first and
    * then moved right by the size of its length prefix.

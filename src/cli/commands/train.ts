@@ -1,0 +1,127 @@
+// `kiln train`: masked-LM training from TFRecord shards, with the reference pipeline's flags.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import * as k from "../../core/index.js";
+import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
+import { loadTokenizer } from "../../text/index.js";
+import { openDataset } from "../../data/pipeline/dataset.js";
+import { createMaskedLM, maxSequenceLength, presetConfig, readConfig, PRESET_NAMES, type MlmConfig } from "../../models/index.js";
+import { Trainer } from "../../train/trainer.js";
+import { ModelCheckpoint } from "../../train/callbacks.js";
+import { probeRecordLength } from "../../train/data-probe.js";
+import type { Command } from "./types.js";
+
+const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE) [flags]
+
+Trains a masked language model (RoBERTa/BERT) from scratch on TFRecord shards written by
+\`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept) runs inside the
+compiled training step and is redrawn every epoch.
+
+Model and data:
+  --preset NAME               ${PRESET_NAMES.join(" | ")} (vocabulary and special ids from the tokenizer)
+  --model-config FILE         a Hugging Face config.json instead of a preset
+  --tokenizer DIR             tokenizer directory (tokenizer.json) (required)
+  --train-data PATH           directory, glob or file of *.tfrecord shards, local or gs:// (required)
+  --eval-data PATH            evaluation shards (optional)
+  --max-length N              tokens per record; must match the shards (default: read from the shards)
+Training:
+  --per-replica-batch-size N  examples per step (default 8)
+  --epochs N                  passes over the training data (default 1)
+  --max-steps N               stop after N optimizer steps (overrides --epochs)
+  --learning-rate X           peak learning rate (default 1e-4)
+  --weight-decay X            AdamW decoupled weight decay, not on LayerNorm or biases (default 1e-3)
+  --warmup N                  warmup steps (default: a twentieth of the total), then linear decay to 0
+  --mlm-probability X         share of tokens selected for prediction (default 0.15)
+  --shuffle-buffer-size N     records in the shuffle buffer (default 262144)
+  --gradient-accumulation N   micro-batches per optimizer step (default 1)
+  --clip-norm X               clip gradients to this global norm (default: no clipping)
+  --seed N                    seed of init, shuffling, masking and dropout (default 42)
+Output:
+  --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required)
+  --eval-every N              evaluate every N steps (default: each epoch and at the end)
+  --log-every N               log metrics every N steps (default 10)
+  --checkpoint-every N        checkpoint every N steps (default: at the end)
+  --keep-checkpoints N        checkpoints to keep (default 3)
+  --resume                    continue from the newest checkpoint in --output-dir
+  --quiet                     no progress bar`;
+
+const FLAGS = {
+  preset: { type: "string" }, "model-config": { type: "string" }, tokenizer: { type: "string" },
+  "train-data": { type: "string", multiple: true }, "eval-data": { type: "string", multiple: true }, "max-length": { type: "string" },
+  "per-replica-batch-size": { type: "string" }, epochs: { type: "string" }, "max-steps": { type: "string" },
+  "learning-rate": { type: "string" }, "weight-decay": { type: "string" }, warmup: { type: "string" },
+  "mlm-probability": { type: "string" }, "shuffle-buffer-size": { type: "string" }, "gradient-accumulation": { type: "string" },
+  "clip-norm": { type: "string" }, seed: { type: "string" }, "output-dir": { type: "string" }, "eval-every": { type: "string" },
+  "log-every": { type: "string" }, "checkpoint-every": { type: "string" }, "keep-checkpoints": { type: "string" },
+  resume: { type: "boolean" }, quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
+} as const;
+
+function required(value: string | string[] | undefined, flag: string): void {
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) throw new UsageError(`kiln train: --${flag} is required\n\n${HELP}`);
+}
+
+export async function runTrain(argv: string[]): Promise<void> {
+  const { values: v } = parseFlags("train", argv, FLAGS);
+  if (v.help) return console.log(HELP);
+  required(v.tokenizer, "tokenizer");
+  required(v["train-data"], "train-data");
+  required(v["output-dir"], "output-dir");
+  if (!v.preset === !v["model-config"]) throw new UsageError("kiln train: give exactly one of --preset and --model-config");
+  const seed = intFlag("seed", v.seed, 42, 0);
+  const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
+  const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
+  if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
+  const mlmProbability = numberFlag("mlm-probability", v["mlm-probability"], 0.15);
+  if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
+
+  // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
+  if (!existsSync(join(v.tokenizer!, "tokenizer.json"))) throw new UsageError(`--tokenizer ${v.tokenizer}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
+  const tokenizer = await loadTokenizer(v.tokenizer!);
+  const probe = await probeRecordLength(v["train-data"]!);
+  const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
+  if (maxLength !== probe.length) throw new UsageError(`--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens (prepare the data with --max-length ${maxLength}, or drop the flag)`);
+  let config: MlmConfig;
+  if (v.preset) {
+    if (!PRESET_NAMES.includes(v.preset)) throw new UsageError(`--preset "${v.preset}" is unknown; presets: ${PRESET_NAMES.join(", ")}`);
+    config = presetConfig(v.preset, tokenizer, maxLength);
+  } else {
+    config = await readConfig(v["model-config"]!);
+    if (config.vocab_size !== tokenizer.vocabSize) throw new UsageError(`${v["model-config"]}: vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize}`);
+    if (config.pad_token_id !== tokenizer.padId) throw new UsageError(`${v["model-config"]}: pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`);
+  }
+  if (maxSequenceLength(config) < maxLength) throw new UsageError(`the model takes sequences of at most ${maxSequenceLength(config)} tokens (max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`);
+
+  const common = { maxLength, batchSize: batch };
+  const train = await openDataset({ files: v["train-data"]!, ...common, shuffle: true, seed, epochs: Infinity, shuffleBuffer: intFlag("shuffle-buffer-size", v["shuffle-buffer-size"], 2 ** 18, 1) });
+  const evalData = v["eval-data"] ? await openDataset({ files: v["eval-data"], ...common, shuffle: false, epochs: 1 }) : undefined;
+  const epochs = intFlag("epochs", v.epochs, 1, 1);
+  const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
+  const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
+
+  const trainer = new Trainer({
+    outputDir: v["output-dir"]!, maxSteps, epochs, seed, gradientAccumulation: accum,
+    evalEvery: intFlag("eval-every", v["eval-every"], 0, 0), logEvery: intFlag("log-every", v["log-every"], 10, 1),
+    keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1), resume: Boolean(v.resume), progress: !v.quiet,
+    callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
+    ...(v["clip-norm"] !== undefined ? { clipNorm: numberFlag("clip-norm", v["clip-norm"], 1) } : {}),
+  });
+  const model = createMaskedLM(config);
+  const params = k.leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0))).reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
+  console.error(`kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ${maxSteps} steps of ${batch} on ${k.getDefaultDevice().id}`);
+  const result = await trainer.fit({
+    model, tokenizerDir: v.tokenizer!, train, ...(evalData ? { eval: evalData } : {}),
+    optimizer: {
+      learningRate: numberFlag("learning-rate", v["learning-rate"], 1e-4), weightDecay: numberFlag("weight-decay", v["weight-decay"], 1e-3),
+      ...(v.warmup !== undefined ? { warmupSteps: intFlag("warmup", v.warmup, 0, 0) } : {}),
+    },
+    masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
+  });
+  const last = result.evalHistory.at(-1);
+  console.log(JSON.stringify({
+    output_dir: v["output-dir"], steps: result.globalStep, train_loss: result.history.at(-1)?.loss,
+    ...(last ? { eval_loss: last.eval_loss, eval_accuracy: last.eval_accuracy } : {}),
+    tokens_per_s: Math.round(result.tokensPerSecond), compile_s: Number(result.compileSeconds.toFixed(2)),
+  }));
+}
+
+export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };

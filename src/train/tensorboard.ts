@@ -1,0 +1,54 @@
+// TensorBoard event files: a TFRecord file (the data layer's framing) of `Event` protos, the first
+// announcing the file version and each later one carrying scalar summaries. Appended as training goes,
+// so TensorBoard shows a run while it is running.
+//   Event   { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5; }
+//   Summary { repeated Value value = 1; }   Value { string tag = 1; float simple_value = 2; }
+import { appendFileSync, mkdirSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { ProtoWriter, WIRE_FIXED64, WIRE_VARINT, WIRE_FIXED32 } from "../data/example/wire.js";
+import { frameRecord } from "../data/tfrecord/frame.js";
+import type { Metrics } from "./callbacks.js";
+import type { MetricsLogger } from "./loggers.js";
+
+function event(step: number, body: (w: ProtoWriter) => void): Uint8Array {
+  const w = new ProtoWriter();
+  w.tag(1, WIRE_FIXED64);
+  w.float64(Date.now() / 1000);
+  w.tag(2, WIRE_VARINT);
+  w.uvarint(step);
+  body(w);
+  return w.finish();
+}
+
+export function versionEvent(): Uint8Array {
+  return event(0, (w) => w.string(3, "brain.Event:2"));
+}
+
+export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
+  return event(step, (w) =>
+    w.nested(5, () => {
+      for (const [tag, value] of Object.entries(metrics)) {
+        w.nested(1, () => {
+          w.string(1, tag);
+          w.tag(2, WIRE_FIXED32);
+          w.float32(value);
+        });
+      }
+    }),
+  );
+}
+
+export class TensorBoardLogger implements MetricsLogger {
+  readonly path: string;
+  constructor(logDir: string, private readonly prefix = "") {
+    mkdirSync(logDir, { recursive: true });
+    this.path = join(logDir, `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${hostname()}`);
+    appendFileSync(this.path, frameRecord(versionEvent()));
+  }
+  log(step: number, metrics: Metrics): void {
+    const tagged = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [this.prefix + k, v]));
+    appendFileSync(this.path, frameRecord(scalarsEvent(step, tagged)));
+  }
+  close(): void {}
+}

@@ -1,0 +1,282 @@
+// The Trainer: fit() runs the compiled MLM step over a streaming dataset with evaluation, logging,
+// checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step programs).
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as k from "../core/index.js";
+import type { TokenBatch } from "../data/batch.js";
+import type { BatchInfo, DatasetState, TFRecordDataset } from "../data/pipeline/dataset.js";
+import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import { saveModel } from "../models/pretrained.js";
+import { AdamW } from "../optim/adamw.js";
+import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
+import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
+import type { Callback, Metrics, TrainerView } from "./callbacks.js";
+import { copyTokenizerFiles, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerStateJson } from "./checkpoint.js";
+import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
+import { TensorBoardLogger } from "./tensorboard.js";
+import { makeEvalStep, makeTrainStep, type StepInputs, type TrainState } from "./mlm-step.js";
+import { ProgressBar } from "./progress.js";
+import { lossCurveHtml } from "./plot.js";
+
+export interface TrainerOptions {
+  outputDir: string;
+  /** Stop after this many optimizer steps (default: epochs × steps per epoch). */
+  maxSteps?: number;
+  epochs?: number;
+  /** Evaluate every N steps (0: only at the end of each epoch and of training). */
+  evalEvery?: number;
+  /** Log metrics every N steps. */
+  logEvery?: number;
+  seed?: number;
+  /** Micro-batches per optimizer step (gradient accumulation). */
+  gradientAccumulation?: number;
+  clipNorm?: number;
+  /** Checkpoint every N steps (0: only at the end). */
+  checkpointEvery?: number;
+  /** Checkpoints kept (the newest; the best by eval loss is kept too). */
+  keepCheckpoints?: number;
+  /** Continue from the newest checkpoint in outputDir. */
+  resume?: boolean;
+  callbacks?: Callback[];
+  /** Activation dtype for mixed precision ("f32" default). */
+  computeDtype?: k.DType;
+  device?: k.Device;
+  /** Print progress (default true). */
+  progress?: boolean;
+}
+
+export interface OptimizerSettings {
+  learningRate: number;
+  weightDecay?: number;
+  /** Warmup steps (default: a twentieth of the total, as the reference). */
+  warmupSteps?: number;
+  schedule?: "linear" | "cosine";
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+}
+
+export interface FitArgs {
+  model: MaskedLanguageModel;
+  /** Start from these parameters (default: a fresh init from the seed). */
+  params?: Params;
+  optimizer: OptimizerSettings;
+  train: TFRecordDataset<TokenBatch>;
+  eval?: TFRecordDataset<TokenBatch>;
+  masking: Omit<TracedMaskOptions, "seed">;
+  /** Copied into every checkpoint and the final model directory. */
+  tokenizerDir?: string;
+}
+
+export interface FitResult {
+  params: Params;
+  globalStep: number;
+  history: Metrics[];
+  evalHistory: Metrics[];
+  compileSeconds: number;
+  tokensPerSecond: number;
+}
+
+type Positioned = { batch: TokenBatch; info: BatchInfo };
+
+export class Trainer implements TrainerView {
+  globalStep = 0;
+  epoch = 0;
+  totalSteps = 0;
+  shouldStop = false;
+  private readonly o: Required<Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "device">> & TrainerOptions;
+  private loggers: MetricsLogger[] = [];
+  private bar: ProgressBar | undefined;
+  private current: { model: MaskedLanguageModel; state: TrainState; data: () => DatasetState; tokenizerDir?: string; history: Metrics[] } | undefined;
+  private bestMetric: number | undefined;
+  private bestCheckpoint: string | undefined;
+
+  constructor(options: TrainerOptions) {
+    this.o = {
+      evalEvery: 0, logEvery: 10, seed: 42, gradientAccumulation: 1, checkpointEvery: 0, keepCheckpoints: 3,
+      resume: false, callbacks: [], computeDtype: "f32", progress: true, ...options,
+    };
+  }
+
+  private get device(): k.Device {
+    return this.o.device ?? k.getDefaultDevice();
+  }
+
+  log(message: string): void {
+    if (this.bar) this.bar.log(message);
+    else if (this.o.progress) console.error(message);
+  }
+
+  logMetrics(metrics: Metrics): void {
+    for (const l of this.loggers) l.log(this.globalStep, metrics);
+  }
+
+  async saveCheckpoint(reason: string, metrics: Metrics): Promise<string> {
+    const c = this.current!;
+    const state: TrainerStateJson = {
+      global_step: this.globalStep, epoch: this.epoch, data_state: c.data(), seed: this.o.seed,
+      log_history: c.history.slice(-100), reason,
+      ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
+    };
+    if (reason === "best" && metrics.eval_loss !== undefined) {
+      state.best_metric = metrics.eval_loss;
+    }
+    const path = await saveCheckpoint(this.o.outputDir, { model: c.model, params: c.state.params, opt: c.state.opt, state, ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}) });
+    if (reason === "best") {
+      this.bestMetric = metrics.eval_loss;
+      this.bestCheckpoint = path;
+    }
+    await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
+    return path;
+  }
+
+  async fit(a: FitArgs): Promise<FitResult> {
+    const o = this.o;
+    const rows = a.train.batchesPerEpoch;
+    if (rows === 0) throw new Error(`the training data has ${a.train.numRecords} records, fewer than one batch; lower --per-replica-batch-size or add data`);
+    this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
+    const warmup = a.optimizer.warmupSteps ?? defaultWarmup(this.totalSteps);
+    const sched = (a.optimizer.schedule ?? "linear") === "linear"
+      ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
+      : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
+    const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
+    const masking: TracedMaskOptions = { ...a.masking, seed: o.seed };
+    await mkdir(o.outputDir, { recursive: true });
+
+    // ---- state: fresh, given, or resumed ----
+    let state: TrainState;
+    let dataState: DatasetState | undefined;
+    const history: Metrics[] = [];
+    const resumeFrom = o.resume ? await latestCheckpoint(o.outputDir) : undefined;
+    if (resumeFrom) {
+      const ck = await loadCheckpoint(resumeFrom, a.model, this.device);
+      state = { params: ck.params, opt: ck.opt };
+      this.globalStep = ck.state.global_step;
+      this.epoch = ck.state.epoch;
+      dataState = ck.state.data_state as DatasetState;
+      if (ck.state.seed !== o.seed) throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
+      this.bestMetric = ck.state.best_metric;
+      this.bestCheckpoint = ck.state.best_model_checkpoint;
+      history.push(...ck.state.log_history);
+    } else {
+      const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
+      state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
+    }
+
+    const stepFn = k.jit(makeTrainStep({
+      model: a.model, optimizer, masking, computeDtype: o.computeDtype, microBatches: o.gradientAccumulation,
+      dropoutSeed: o.seed + 1, ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
+    }), { name: "train_step", donateArgs: [0], device: this.device });
+    const evalFn = k.jit(makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: o.computeDtype }), { name: "eval_step", device: this.device });
+
+    const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
+    this.current = { model: a.model, state, data: () => iterator.state(), history, ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}) };
+    this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
+    this.bar = o.progress ? new ProgressBar("train") : undefined;
+    const stopOnSignal = () => { this.shouldStop = true; this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)"); process.once("SIGINT", () => process.exit(130)); };
+    process.once("SIGINT", stopOnSignal);
+
+    const evalHistory: Metrics[] = [];
+    let compileSeconds = 0, timedTokens = 0, timedSeconds = 0;
+    let window: { loss: number; correct: number; count: number; n: number } = { loss: 0, correct: 0, count: 0, n: 0 };
+    for (const cb of o.callbacks) await cb.onTrainStart?.(this);
+    try {
+      while (this.globalStep < this.totalSteps && !this.shouldStop) {
+        const next = await iterator.next();
+        if (next.done) break;
+        const { batch, info } = next.value;
+        if (info.epoch !== this.epoch) await this.endEpoch(evalFn, a, state, evalHistory);
+        this.epoch = info.epoch;
+        const inputs = this.stepInputs(batch, info);
+        const t0 = performance.now();
+        const compilesBefore = stepFn.metrics.compiles;
+        const out = stepFn(state, inputs, k.scalar(this.globalStep, "i32"));
+        state = out.state;
+        this.current.state = state;
+        const [loss, correct, count, lr] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr].map(async (x) => ((await x.data()) as Float32Array)[0]!));
+        const seconds = (performance.now() - t0) / 1000;
+        if (stepFn.metrics.compiles > compilesBefore) {
+          compileSeconds += seconds;
+          this.bar?.markTrainingStart(this.globalStep + 1);
+        } else {
+          timedTokens += batch.shape[0] * batch.shape[1];
+          timedSeconds += seconds;
+        }
+        this.globalStep++;
+        const stepMetrics = { loss: loss!, lr: lr!, accuracy: count! > 0 ? correct! / count! : 0 };
+        history.push({ step: this.globalStep, loss: loss! });
+        window = { loss: window.loss + loss!, correct: window.correct + correct!, count: window.count + count!, n: window.n + 1 };
+        const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
+        this.bar?.update({ step: this.globalStep, totalSteps: this.totalSteps, loss: loss!, ...(tps ? { tokensPerSecond: tps } : {}), compileSeconds });
+        if (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps) {
+          this.logMetrics({ loss: window.loss / window.n, accuracy: window.count ? window.correct / window.count : 0, ...(tps ? { tokens_per_s: tps } : {}), epoch: this.epoch });
+          window = { loss: 0, correct: 0, count: 0, n: 0 };
+        }
+        for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
+        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, state, evalHistory);
+        if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
+      }
+      const finalMetrics: Metrics = {};
+      if (a.eval) Object.assign(finalMetrics, await this.runEval(evalFn, a, state, evalHistory));
+      await this.saveCheckpoint(this.shouldStop ? "interrupted" : "end", finalMetrics);
+      for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
+      if (!this.shouldStop || this.globalStep >= this.totalSteps) await this.writeFinal(a, state, history, evalHistory);
+    } finally {
+      process.off("SIGINT", stopOnSignal);
+      await iterator.return();
+      for (const l of this.loggers) await l.close();
+      this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
+      this.bar = undefined;
+    }
+    return { params: state.params, globalStep: this.globalStep, history, evalHistory, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
+  }
+
+  private stepInputs(batch: TokenBatch, info: { epoch: number; exampleOffset: number }): StepInputs {
+    const shape = batch.shape;
+    const dev = this.device;
+    return {
+      inputIds: k.array(batch.inputIds, { shape, device: dev }),
+      attentionMask: k.array(batch.attentionMask, { shape, device: dev }),
+      exampleOffset: k.array(new Int32Array([info.exampleOffset]), { shape: [], device: dev }),
+      epoch: k.array(new Int32Array([info.epoch]), { shape: [], device: dev }),
+    };
+  }
+
+  private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<void> {
+    const m: Metrics = {};
+    if (a.eval && this.o.evalEvery === 0) Object.assign(m, await this.runEval(evalFn, a, state, evalHistory));
+    for (const cb of this.o.callbacks) await cb.onEpochEnd?.(this, m);
+  }
+
+  /** Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed). */
+  async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
+    let lossSum = 0, correct = 0, count = 0;
+    for await (const batch of a.eval!.map((b, info) => ({ b, info }))) {
+      const out = evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset }));
+      const [l, c, n] = await Promise.all([out.lossSum, out.correct, out.count].map(async (x) => ((await x.data()) as Float32Array)[0]!));
+      lossSum += l!;
+      correct += c!;
+      count += n!;
+    }
+    const m = { eval_loss: count ? lossSum / count : NaN, eval_accuracy: count ? correct / count : 0, eval_tokens: count };
+    evalHistory.push({ step: this.globalStep, ...m });
+    this.logMetrics(m);
+    this.log(`step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`);
+    for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
+    return m;
+  }
+
+  /** The final model directory: config.json, model.safetensors, tokenizer files, and the loss curve. */
+  private async writeFinal(a: FitArgs, state: TrainState, history: Metrics[], evalHistory: Metrics[]): Promise<void> {
+    const dir = this.o.outputDir;
+    await saveModel(dir, a.model, state.params);
+    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
+    const html = lossCurveHtml("Kiln training loss", [
+      { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
+      { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
+    ]);
+    await writeFile(join(dir, "loss_curve.html"), html);
+  }
+}
+
+type EvalFn = k.Jitted<ReturnType<typeof makeEvalStep>>;
