@@ -6,12 +6,14 @@ import type { Ptr } from "./ort-api.js";
 /** MLAS kernels read whole cache lines; 64-byte alignment keeps every tensor on line boundaries. */
 export const ALIGNMENT = 64;
 
-let libc: { alignedAlloc: (align: number, size: number) => Ptr | null; free: (p: Ptr) => void } | undefined;
+/** The C library's allocator; `lib` stays referenced so that koffi never unloads it. */
+let libc: { lib: ReturnType<typeof koffi.load>; alignedAlloc: (align: number, size: number) => Ptr | null; free: (p: Ptr) => void } | undefined;
 
 function c() {
   if (!libc) {
     const lib = koffi.load(process.platform === "darwin" ? "libc.dylib" : "libc.so.6");
     libc = {
+      lib,
       alignedAlloc: lib.func("void *aligned_alloc(size_t alignment, size_t size)") as (a: number, s: number) => Ptr | null,
       free: lib.func("void free(void *p)") as (p: Ptr) => void,
     };

@@ -70,11 +70,17 @@ export interface OrtApi {
 }
 
 let cached: OrtApi | undefined;
+/**
+ * Loaded libraries stay referenced here: koffi unloads a library whose handle is garbage collected,
+ * and the functions below are raw pointers into it.
+ */
+const loaded: object[] = [];
 
 /** Loads the library once per thread and binds the functions Kiln uses. */
 export function ortApi(): OrtApi {
   if (cached) return cached;
   const lib = koffi.load(ortLibraryPath());
+  loaded.push(lib);
   const base = lib.func("void *OrtGetApiBase()")() as Ptr;
   const [getApi, getVersion] = koffi.decode(base, "void *", 2) as [Ptr, Ptr];
   const version = koffi.call(getVersion, koffi.proto("const char *OrtGetVersionString()")) as string;
