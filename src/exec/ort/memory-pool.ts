@@ -38,6 +38,8 @@ export class Allocation {
 export class MemoryPool {
   private readonly free = new Map<number, Block[]>();
   private pooledBytes = 0;
+  /** Blocks ever taken from the system (a steady training loop stops adding to it). */
+  nativeAllocations = 0;
 
   constructor(private readonly queue: RunQueue) {}
 
@@ -53,6 +55,7 @@ export class MemoryPool {
         return new Allocation(block!);
       }
     }
+    this.nativeAllocations++;
     return new Allocation({ ptr: nativeAlloc(bytes), bytes, lastUse: 0 });
   }
 
