@@ -55,7 +55,8 @@ export class OrtExecutor implements Executor {
   }
 
   describe(): string {
-    return `ONNX Runtime ${this.version()} (CPU execution provider), ${this.threads} threads, ${this.devs.length} device(s)`;
+    const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    return `ONNX Runtime ${this.version()} (CPU execution provider), ${plural(this.threads, "thread")}, ${plural(this.devs.length, "device")}`;
   }
 
   private owns = (b: DeviceBuffer): b is OrtBuffer => b instanceof OrtBuffer && b.device.executor === this;
