@@ -1,0 +1,102 @@
+// The CPU executor: every program becomes one ONNX graph run by ONNX Runtime's CPU execution provider.
+//
+// Threads: each session uses `threads` intra-op threads (default: every core the process may use;
+// constructor option `threads` or env KILN_CPU_THREADS). Devices: `devices` virtual CPU devices
+// cpu:0..N-1 (default 1; option `devices` or env KILN_CPU_DEVICES) for data-parallel replicas, which
+// run as copies inside one graph and share the threads.
+import { availableParallelism } from "node:os";
+import type { HostArray } from "../../core/dtype.js";
+import { itemSize } from "../../core/dtype.js";
+import type { AVal, Program } from "../../core/ir.js";
+import { fmtAVal } from "../../core/ir.js";
+import type { CompileOptions, Device, DeviceBuffer, Executable, Executor } from "../../core/executor.js";
+import { sizeOf } from "../../core/shape.js";
+import { OrtBuffer } from "./buffer.js";
+import { OrtExecutable } from "./executable.js";
+import { lowerProgram } from "./lower-program.js";
+import { nativeBytes } from "./native-memory.js";
+import type { Ptr } from "./ort-api.js";
+import { ortRuntime } from "./runtime.js";
+
+export interface OrtExecutorOptions {
+  /** Intra-op threads per session (default: env KILN_CPU_THREADS, else every available core). */
+  readonly threads?: number;
+  /** Virtual CPU devices for replicas (default: env KILN_CPU_DEVICES, else 1). */
+  readonly devices?: number;
+}
+
+function positiveInt(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export class OrtExecutor implements Executor {
+  readonly name = "ort";
+  readonly platform = "cpu" as const;
+  readonly threads: number;
+  private readonly devs: Device[];
+  private sessionOptions: Ptr | undefined;
+
+  constructor(options: OrtExecutorOptions = {}) {
+    this.threads = positiveInt("KILN_CPU_THREADS", options.threads ?? process.env.KILN_CPU_THREADS, availableParallelism());
+    const count = positiveInt("KILN_CPU_DEVICES", options.devices ?? process.env.KILN_CPU_DEVICES, 1);
+    this.devs = Array.from({ length: count }, (_, index) => ({ id: `cpu:${index}`, platform: "cpu" as const, index, executor: this }));
+  }
+
+  devices(): readonly Device[] {
+    return this.devs;
+  }
+
+  /** ONNX Runtime's version, from the C API's GetVersionString (loads the library). */
+  version(): string {
+    return ortRuntime().api.version;
+  }
+
+  describe(): string {
+    const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    return `ONNX Runtime ${this.version()} (CPU execution provider), ${plural(this.threads, "thread")}, ${plural(this.devs.length, "device")}`;
+  }
+
+  private owns = (b: DeviceBuffer): b is OrtBuffer => b instanceof OrtBuffer && b.device.executor === this;
+
+  fromHost(data: HostArray, aval: AVal, device: Device = this.devs[0]!): DeviceBuffer {
+    if (device.executor !== this) throw new Error(`fromHost: device ${device.id} does not belong to the ONNX Runtime executor`);
+    const n = sizeOf(aval.shape);
+    if (data.length !== n || data.BYTES_PER_ELEMENT !== itemSize(aval.dtype)) {
+      throw new Error(`fromHost: a ${data.constructor.name} of ${data.length} elements cannot hold ${fmtAVal(aval)}`);
+    }
+    const rt = ortRuntime();
+    const alloc = rt.pool.acquire(data.byteLength, true);
+    nativeBytes(alloc.ptr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    return new OrtBuffer(aval, device, rt, alloc);
+  }
+
+  compile(program: Program, options: CompileOptions = {}): Executable {
+    const replicas = options.replicas ?? options.devices?.length ?? 1;
+    if (replicas > this.devs.length && !options.devices) {
+      throw new Error(`${program.name}: ${replicas} replicas need ${replicas} CPU devices, but there are ${this.devs.length} (set KILN_CPU_DEVICES=${replicas} or new OrtExecutor({ devices: ${replicas} }))`);
+    }
+    const devices = options.devices ?? this.devs.slice(0, replicas);
+    if (devices.length !== replicas) throw new Error(`${program.name}: ${replicas} replicas but ${devices.length} devices given`);
+    for (const d of devices) if (d.executor !== this) throw new Error(`${program.name}: device ${d.id} does not belong to the ONNX Runtime executor`);
+    const donate = options.donate ?? program.inputs.map(() => false);
+
+    const rt = ortRuntime();
+    const lowered = lowerProgram(program, replicas, rt.api.version);
+    let session: Ptr | undefined;
+    if (lowered.outputNames.length) {
+      this.sessionOptions ??= rt.api.createSessionOptions(this.threads);
+      try {
+        session = rt.api.createSession(rt.env, lowered.model, this.sessionOptions);
+      } catch (e) {
+        throw new Error(`${program.name}: ${(e as Error).message}`);
+      }
+    }
+    return new OrtExecutable(program, replicas, devices, lowered, session, donate, rt, this.owns);
+  }
+}
+
+/** The process's CPU executor (registered first by the package entry: cpu:0 is the default device). */
+export const ortExecutor = new OrtExecutor();

@@ -1,0 +1,134 @@
+// Building an ONNX graph from Kiln values: fresh names, initializers, and the small helpers every
+// lowering needs (casts, reshapes, broadcasting, selection) with ONNX Runtime's CPU kernel gaps
+// bridged in one place.
+//
+// Broadcasts are lazy. A lowered value keeps the IR value's rank but may hold a dimension of size 1
+// where the IR value repeats it (`Val.shape` vs `Val.full`). Elementwise ops broadcast such operands
+// implicitly, which gives exactly the same elements as materializing them first, so scalars and
+// biases stay small (an AdamW update multiplies by a [1,1] learning rate, not by a full-size copy).
+// Ops that need real data call `materialize`, which emits one Expand.
+import type { DType, HostArray } from "../../core/dtype.js";
+import { fromNumbers } from "../../core/dtype.js";
+import type { Shape } from "../../core/shape.js";
+import { shapesEqual } from "../../core/shape.js";
+import type { NodeDef, TensorDef, AttrValue } from "./onnx-proto.js";
+import { OnnxType } from "./onnx-proto.js";
+
+export const ONNX_TYPE: Record<DType, OnnxType> = {
+  f32: OnnxType.FLOAT, f64: OnnxType.DOUBLE, bf16: OnnxType.BFLOAT16, f16: OnnxType.FLOAT16,
+  i32: OnnxType.INT32, u32: OnnxType.UINT32, i64: OnnxType.INT64, bool: OnnxType.BOOL,
+};
+
+/** A value in the graph: its name and dtype, the shape it has in ONNX and the IR shape it stands for. */
+export interface Val {
+  readonly name: string;
+  readonly dtype: DType;
+  /** The ONNX tensor's shape: `full`, except that broadcast dimensions may still have size 1. */
+  readonly shape: Shape;
+  /** The IR value's shape. */
+  readonly full: Shape;
+}
+
+export function isLazy(v: Val): boolean {
+  return !shapesEqual(v.shape, v.full);
+}
+
+/** A dtype the CPU kernels compute in: 16-bit floats are widened to f32 and rounded back afterwards. */
+export function computeDtype(d: DType): DType {
+  return d === "bf16" || d === "f16" ? "f32" : d;
+}
+
+function hostBytes(a: HostArray): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+export class GraphBuilder {
+  readonly nodes: NodeDef[] = [];
+  readonly initializers: TensorDef[] = [];
+  /** Initializer data by name, for outputs that are constants. */
+  readonly initializerData = new Map<string, { dtype: DType; shape: Shape; data: HostArray }>();
+  private counter = 0;
+  private readonly small = new Map<string, Val>();
+
+  fresh(hint = "t"): string {
+    return `${hint}${this.counter++}`;
+  }
+
+  /** Adds a node with one output and returns that output's name. */
+  node(op: string, inputs: readonly string[], attrs?: Record<string, AttrValue>, domain?: string): string {
+    const out = this.fresh();
+    this.nodes.push({ op, inputs, outputs: [out], attrs, domain });
+    return out;
+  }
+
+  /** An initializer; small ones are shared by content (the same scalar is stored once). */
+  constant(dtype: DType, shape: Shape, data: HostArray): Val {
+    const small = data.length <= 16;
+    const key = small ? `${dtype}|${shape.join(",")}|${Array.from(data as ArrayLike<number | bigint>, String).join(",")}` : "";
+    const known = small ? this.small.get(key) : undefined;
+    if (known) return known;
+    const name = this.fresh("c");
+    this.initializers.push({ name, dataType: ONNX_TYPE[dtype], dims: shape, raw: hostBytes(data) });
+    this.initializerData.set(name, { dtype, shape, data });
+    const v: Val = { name, dtype, shape, full: shape };
+    if (small) this.small.set(key, v);
+    return v;
+  }
+
+  /** One value with `rank` dimensions of size 1: broadcasts against any operand of that rank. */
+  scalar(dtype: DType, value: number, rank = 0): Val {
+    return this.constant(dtype, new Array<number>(rank).fill(1), fromNumbers(dtype, [value]));
+  }
+
+  /** A 1-D int64 initializer (axes, shapes, pads), by name. */
+  int64s(values: readonly number[]): string {
+    return this.constant("i64", [values.length], BigInt64Array.from(values, (v) => BigInt(v))).name;
+  }
+
+  // ---- helpers shared by the lowerings ----
+
+  cast(v: Val, to: DType): Val {
+    if (v.dtype === to) return v;
+    return { name: this.node("Cast", [v.name], { to: { kind: "int", value: ONNX_TYPE[to] } }), dtype: to, shape: v.shape, full: v.full };
+  }
+
+  /** Reshapes a materialized value (ORT's Reshape aliases its input: no copy). */
+  reshape(v: Val, shape: Shape): Val {
+    if (isLazy(v)) throw new Error(`internal: reshape of a broadcast value ${v.name}`);
+    if (shapesEqual(v.shape, shape)) return v;
+    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full: shape };
+  }
+
+  /** Gives a value the ONNX shape `shape` (same elements, e.g. size-1 dims added or removed). */
+  reshapeActual(v: Val, shape: Shape, full: Shape): Val {
+    if (shapesEqual(v.shape, shape)) return { ...v, full };
+    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full };
+  }
+
+  /** The value with every broadcast dimension filled in (one Expand). */
+  materialize(v: Val): Val {
+    if (!isLazy(v)) return v;
+    // The CPU provider has no bf16 Expand; the f32 round trip is exact.
+    if (v.dtype === "bf16") return this.cast(this.materialize(this.cast(v, "f32")), "bf16");
+    return { name: this.node("Expand", [v.name, this.int64s(v.full)]), dtype: v.dtype, shape: v.full, full: v.full };
+  }
+
+  /** An elementwise op over operands of equal rank; the result has their broadcast shape. */
+  elementwise(op: string, ins: readonly Val[], dtype: DType, attrs?: Record<string, AttrValue>): Val {
+    const rank = ins[0]!.full.length;
+    // Numpy broadcasting: a dimension of 1 takes the other operands' size (which may be 0).
+    const bdim = (ds: number[]) => ds.find((d) => d !== 1) ?? 1;
+    const shape = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.shape[i]!)));
+    const full = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.full[i]!)));
+    return { name: this.node(op, ins.map((v) => v.name), attrs), dtype, shape, full };
+  }
+
+  /** where(pred, a, b) for every dtype (the CPU provider's Where lacks u32, bool and bf16). */
+  select(pred: Val, a: Val, b: Val): Val {
+    const via: Partial<Record<DType, DType>> = { u32: "i32", bool: "i32", bf16: "f32" };
+    const w = via[a.dtype];
+    // u32→i32 and bool→i32 casts are value-preserving round trips (two's complement wrap).
+    if (w) return this.cast(this.select(pred, this.cast(a, w), this.cast(b, w)), a.dtype);
+    return this.elementwise("Where", [pred, a, b], a.dtype);
+  }
+}

@@ -1,0 +1,113 @@
+// Contractions and reductions: dot_general as one (batched) MatMul, reductions with axes as inputs
+// (opset 18+), cumulative sums.
+import type { DType } from "../../core/dtype.js";
+import type { Shape } from "../../core/shape.js";
+import type { GraphBuilder, Val } from "./graph-builder.js";
+import { computeDtype } from "./graph-builder.js";
+import type { Lowering } from "./lowering.js";
+
+const prod = (v: Val, dims: readonly number[]) => dims.reduce((n, d) => n * v.shape[d]!, 1);
+const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Brings a materialized operand to [...batch, |first|, |second|]. When the operand's dims already come
+ * in the order batch, first, second this is a Reshape (free); when they come as batch, second, first it
+ * is a Reshape and a swap of the last two dims, which ORT's optimizer folds into the MatMul
+ * (FusedMatMul with transA/transB) instead of copying. Other orders need a real Transpose.
+ */
+function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: readonly number[], second: readonly number[]): Val {
+  const batchShape = batch.map((d) => v.shape[d]!);
+  const target = [...batchShape, prod(v, first), prod(v, second)];
+  const rest = v.shape.map((_, i) => i).filter((i) => !batch.includes(i));
+  const leadingBatch = same(batch, batch.map((_, i) => i));
+  if (leadingBatch && same(rest, [...first, ...second])) return g.reshape(v, target);
+  if (leadingBatch && same(rest, [...second, ...first])) {
+    const swapped = g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]);
+    const n = target.length;
+    const perm = [...batchShape.map((_, i) => i), n - 1, n - 2];
+    return { name: g.node("Transpose", [swapped.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: target, full: target };
+  }
+  const perm = [...batch, ...first, ...second];
+  const moved = perm.map((d) => v.shape[d]!);
+  const t = { name: g.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: moved, full: moved };
+  return g.reshape(t, target);
+}
+
+const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
+  // bf16/f16 operands multiply in f32 (f32 accumulation) and round once to the result dtype.
+  const c = computeDtype(lhs!.dtype);
+  const a = g.cast(g.materialize(lhs!), c), b = g.cast(g.materialize(rhs!), c);
+  const free = (v: Val, contract: readonly number[], batch: readonly number[]) => v.shape.map((_, i) => i).filter((i) => !contract.includes(i) && !batch.includes(i));
+  const A = arrange(g, a, p.lhsBatch, free(a, p.lhsContract, p.lhsBatch), p.lhsContract);
+  const B = arrange(g, b, p.rhsBatch, p.rhsContract, free(b, p.rhsContract, p.rhsBatch));
+  const mnShape = [...A.shape.slice(0, -1), B.shape[B.shape.length - 1]!];
+  const product: Val = { name: g.node("MatMul", [A.name, B.name]), dtype: c, shape: mnShape, full: mnShape };
+  return g.cast(g.reshape(product, out.shape), out.dtype);
+};
+
+/** Reduction axes split into real ones and broadcast ones (a size-1 dimension standing for more). */
+function splitAxes(x: Val, axes: readonly number[]) {
+  const broadcast = axes.filter((a) => x.shape[a] === 1 && x.full[a] !== 1);
+  return { real: axes.filter((a) => !broadcast.includes(a)), broadcast };
+}
+
+/** Reduces over `axes` (keepdims 0) and drops the reduced broadcast dims; the result stands for `out`. */
+function reduce(g: GraphBuilder, op: string, x: Val, real: readonly number[], axes: readonly number[], outShape: Shape): Val {
+  const actual = x.shape.filter((_, i) => !axes.includes(i));
+  if (!real.length) return g.reshapeActual(x, actual, outShape);
+  const name = g.node(op, [x.name, g.int64s(real)], { keepdims: { kind: "int", value: 0 } });
+  const reduced = x.shape.filter((_, i) => !real.includes(i));
+  return g.reshapeActual({ name, dtype: x.dtype, shape: reduced, full: reduced }, actual, outShape);
+}
+
+/**
+ * Sum dtypes: 16-bit floats accumulate in f32. 32-bit integers accumulate in i64 and wrap when
+ * narrowed back, which is the reference's exact sum modulo 2^32 (ORT has no u32 ReduceSum, and its i32
+ * ReduceSum saturates on overflow).
+ */
+function sumDtype(d: DType): DType {
+  return d === "u32" || d === "i32" ? "i64" : computeDtype(d);
+}
+
+/**
+ * Max dtypes: ORT 1.30's int64 ReduceMax (and Max/Min) on x86 CPUs get values beyond 32 bits wrong,
+ * and it has no u32 ReduceMax; f64 holds every u32 exactly and rounds i64 as the reference (which
+ * computes in doubles) does.
+ */
+function maxDtype(d: DType): DType {
+  return d === "u32" || d === "i64" ? "f64" : computeDtype(d);
+}
+
+const reduceSum: Lowering<"reduce_sum"> = (g, [x], { axes }, out) => {
+  const v = g.cast(x!, sumDtype(x!.dtype));
+  const { real, broadcast } = splitAxes(v, axes);
+  let r = reduce(g, "ReduceSum", v, real, axes, out.shape);
+  // Summing n copies of a broadcast value is n times it (one rounding, as summing exactly would be).
+  const copies = broadcast.reduce((n, a) => n * v.full[a]!, 1);
+  if (copies !== 1) r = g.elementwise("Mul", [r, g.scalar(r.dtype, copies, r.full.length)], r.dtype);
+  return g.cast(r, out.dtype);
+};
+
+const reduceMax: Lowering<"reduce_max"> = (g, [x], { axes }, out) => {
+  const v = g.cast(x!, maxDtype(x!.dtype));
+  const { real } = splitAxes(v, axes);
+  let r = reduce(g, "ReduceMax", v, real, axes, out.shape);
+  if (x!.dtype !== "u32" && x!.dtype !== "i64" && (v.dtype === "f32" || v.dtype === "f64")) {
+    // ORT's ReduceMax skips NaN; the reference (and XLA) propagate it.
+    const nan = reduce(g, "ReduceMax", g.elementwise("IsNaN", [v], "bool"), real, axes, out.shape);
+    r = g.select(nan, g.scalar(v.dtype, NaN, r.full.length), r);
+  }
+  return g.cast(r, out.dtype);
+};
+
+const cumsum: Lowering<"cumsum"> = (g, [x], { axis, reverse }, out) => {
+  // Along a real axis a broadcast elsewhere stays lazy; along a broadcast axis the values differ.
+  const src = x!.shape[axis] === x!.full[axis] ? x! : g.materialize(x!);
+  // CumSum has no u32 kernel; its i32 kernel wraps like the reference.
+  const v = g.cast(src, src.dtype === "u32" ? "i64" : computeDtype(src.dtype));
+  const axisInput = g.constant("i64", [], BigInt64Array.of(BigInt(axis))).name;
+  const name = g.node("CumSum", [v.name, axisInput], { reverse: { kind: "int", value: reverse ? 1 : 0 } });
+  return g.cast({ ...v, name }, out.dtype);
+};
+
+export const CONTRACTION_LOWERINGS = { dot_general: dotGeneral, reduce_sum: reduceSum, reduce_max: reduceMax, cumsum };

@@ -1,0 +1,120 @@
+// A whole IR program → one ONNX model. With N replicas the graph holds N copies of the program side by
+// side, lowered in lockstep so that all_reduce can sum the copies' operands (data parallelism on one
+// machine, exact: the same sum the reference interpreter computes).
+import type { DType, HostArray } from "../../core/dtype.js";
+import type { AVal, Program, Var } from "../../core/ir.js";
+import { fmtAVal, printProgram } from "../../core/ir.js";
+import { shapesEqual } from "../../core/shape.js";
+import { encodeModel, type ValueInfoDef } from "./onnx-proto.js";
+import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
+import { LOWERINGS } from "./lowerings.js";
+import type { Lowering } from "./lowering.js";
+
+/** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
+export const OPSET = 21;
+const IR_VERSION = 10;
+
+/** Where one program output of one replica comes from. */
+export type OutputSource =
+  | { readonly kind: "graph"; readonly index: number } // a graph output, written by the run
+  | { readonly kind: "input"; readonly index: number } // the replica's own input, unchanged
+  | { readonly kind: "constant"; readonly dtype: DType; readonly data: HostArray }; // known at compile time
+
+export interface LoweredProgram {
+  readonly model: Uint8Array;
+  /** Graph input names, replica-major: replica r's input i is at r * inputs + i. */
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly outputAvals: readonly AVal[];
+  /** sources[r][j]: program output j on replica r. */
+  readonly sources: readonly (readonly OutputSource[])[];
+  readonly nodeCount: number;
+}
+
+function valueInfo(name: string, aval: AVal): ValueInfoDef {
+  return { name, dataType: ONNX_TYPE[aval.dtype], dims: aval.shape };
+}
+
+export function lowerProgram(program: Program, replicas: number, producerVersion: string): LoweredProgram {
+  const g = new GraphBuilder();
+  const inputs: ValueInfoDef[] = [];
+  const envs = Array.from({ length: replicas }, (_, r) => {
+    const env = new Map<number, Val>();
+    program.inputs.forEach((v, i) => {
+      const name = `in${r}_${i}`;
+      inputs.push(valueInfo(name, v.aval));
+      env.set(v.id, { name, dtype: v.aval.dtype, shape: v.aval.shape, full: v.aval.shape });
+    });
+    return env;
+  });
+  // Constants are shared by every replica.
+  const constData = new Map<number, HostArray>();
+  for (const c of program.consts) {
+    const v = g.constant(c.v.aval.dtype, c.v.aval.shape, c.value);
+    constData.set(c.v.id, c.value);
+    for (const env of envs) env.set(c.v.id, v);
+  }
+
+  const read = (env: Map<number, Val>, v: Var) => {
+    const x = env.get(v.id);
+    if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
+    return x;
+  };
+  for (const e of program.eqns) {
+    const lower = LOWERINGS[e.prim] as Lowering<any>;
+    const check = (v: Val) => {
+      if (v.dtype !== e.out.aval.dtype || !shapesEqual(v.full, e.out.aval.shape)) {
+        throw new Error(`internal: lowering of ${e.prim} produced ${v.dtype}[${v.full}] for ${fmtAVal(e.out.aval)}`);
+      }
+      return v;
+    };
+    try {
+      if (e.prim === "all_reduce" && replicas > 1) {
+        const operands = envs.map((env) => read(env, e.inputs[0]!));
+        const sum = check(lower(g, [operands[0]!], e.params, e.out.aval, operands));
+        for (const env of envs) env.set(e.out.id, sum);
+      } else {
+        for (const env of envs) env.set(e.out.id, check(lower(g, e.inputs.map((v) => read(env, v)), e.params, e.out.aval)));
+      }
+    } catch (err) {
+      throw new Error(`${program.name}: cannot lower %${e.out.id} = ${e.prim}: ${(err as Error).message}\n${printProgram(program)}`);
+    }
+  }
+
+  // Outputs: inputs and constants pass through without a copy; every other value is a graph output
+  // named by the node that computes it (so ORT writes it straight into the bound buffer).
+  const inputNames = new Set(inputs.map((i) => i.name));
+  const outputNames: string[] = [];
+  const outputAvals: AVal[] = [];
+  const sources = envs.map((env) => program.outputs.map((v): OutputSource => {
+    const inputIndex = program.inputs.indexOf(v);
+    if (inputIndex >= 0) return { kind: "input", index: inputIndex };
+    const known = constData.get(v.id);
+    if (known) return { kind: "constant", dtype: v.aval.dtype, data: known };
+    const val = g.materialize(read(env, v));
+    if (inputNames.has(val.name)) return { kind: "input", index: Number(val.name.split("_")[1]) };
+    const init = g.initializerData.get(val.name);
+    if (init) return { kind: "constant", dtype: init.dtype, data: init.data };
+    let index = outputNames.indexOf(val.name);
+    if (index < 0) {
+      index = outputNames.push(val.name) - 1;
+      outputAvals.push(v.aval);
+    }
+    return { kind: "graph", index };
+  }));
+
+  const model = encodeModel({
+    irVersion: IR_VERSION,
+    opsets: [{ domain: "", version: OPSET }],
+    producerName: "kiln",
+    producerVersion,
+    graph: {
+      name: program.name,
+      nodes: g.nodes,
+      initializers: g.initializers,
+      inputs,
+      outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
+    },
+  });
+  return { model, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: g.nodes.length };
+}

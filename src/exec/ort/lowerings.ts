@@ -1,0 +1,15 @@
+// The lowering table: one entry per primitive. It is a Record over every primitive, so the compiler
+// refuses a primitive that has no lowering.
+import type { Prim } from "../../core/ir.js";
+import type { Lowering } from "./lowering.js";
+import { ELEMENTWISE_LOWERINGS } from "./lower-elementwise.js";
+import { LAYOUT_LOWERINGS } from "./lower-layout.js";
+import { CONTRACTION_LOWERINGS } from "./lower-contraction.js";
+import { INDEXING_LOWERINGS } from "./lower-indexing.js";
+
+export const LOWERINGS: { [P in Prim]: Lowering<P> } = {
+  ...ELEMENTWISE_LOWERINGS,
+  ...LAYOUT_LOWERINGS,
+  ...CONTRACTION_LOWERINGS,
+  ...INDEXING_LOWERINGS,
+};

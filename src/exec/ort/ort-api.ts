@@ -1,0 +1,156 @@
+// The ONNX Runtime C API, called through koffi on the shared library bundled with npm
+// `onnxruntime-node`. The official Node binding copies every output and blocks the event loop; the C
+// API lets Kiln bind tensors over memory it owns and call Run from a worker thread.
+//
+// OrtApi is a table of function pointers that only ever grows at the end, so each function has a fixed
+// slot (counted from onnxruntime_c_api.h). Every handle is a pointer, which koffi represents as a
+// BigInt; BigInts cross worker boundaries as plain values, so the same handles work in every thread.
+import koffi from "koffi";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+export type Ptr = bigint;
+
+/** The oldest OrtApi version that has every function used here. */
+const ORT_API_VERSION = 16;
+
+/** Slots of the functions used, in the order of `struct OrtApi`. */
+const SLOT = {
+  GetErrorMessage: 2,
+  CreateEnv: 3,
+  CreateSessionFromArray: 8,
+  Run: 9,
+  CreateSessionOptions: 10,
+  SetSessionGraphOptimizationLevel: 23,
+  SetIntraOpNumThreads: 24,
+  SetInterOpNumThreads: 25,
+  CreateTensorWithDataAsOrtValue: 49,
+  CreateCpuMemoryInfo: 69,
+  ReleaseStatus: 93,
+  ReleaseSession: 95,
+  ReleaseValue: 96,
+  ReleaseSessionOptions: 100,
+} as const;
+
+/** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
+export const ORT_ENABLE_ALL = 99;
+const ORT_LOGGING_LEVEL_ERROR = 3;
+const OrtArenaAllocator = 1, OrtMemTypeDefault = 0;
+
+/** The path of the C library inside the installed `onnxruntime-node` package. */
+export function ortLibraryPath(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = dirname(require.resolve("onnxruntime-node/package.json"));
+  if (process.platform !== "linux" && process.platform !== "darwin" && process.platform !== "win32") {
+    throw new Error(`the ONNX Runtime executor does not support platform ${process.platform}`);
+  }
+  const file = process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
+  return join(pkg, "bin", "napi-v6", process.platform, process.arch, file);
+}
+
+type Fn = (...args: any[]) => any;
+
+export interface OrtApi {
+  readonly version: string;
+  /** Throws an Error with ORT's message when `status` is non-null (and releases the status). */
+  check(status: Ptr | null, what: string): void;
+  createEnv(): Ptr;
+  createSessionOptions(threads: number): Ptr;
+  releaseSessionOptions(opts: Ptr): void;
+  createSession(env: Ptr, model: Uint8Array, opts: Ptr): Ptr;
+  releaseSession(session: Ptr): void;
+  cpuMemoryInfo(): Ptr;
+  /** An OrtValue over `bytes` bytes at `data` (ORT does not take ownership of the memory). */
+  createTensor(info: Ptr, data: Ptr, bytes: number, shape: BigInt64Array, elemType: number): Ptr;
+  releaseValue(value: Ptr): void;
+  /** Runs a session; `outputs` holds pre-created OrtValues that ORT writes into. */
+  run(session: Ptr, inputNames: BigUint64Array, inputs: BigUint64Array, outputNames: BigUint64Array, outputs: BigUint64Array): Ptr | null;
+  errorMessage(status: Ptr): string;
+  releaseStatus(status: Ptr): void;
+}
+
+let cached: OrtApi | undefined;
+/**
+ * Loaded libraries stay referenced here: koffi unloads a library whose handle is garbage collected,
+ * and the functions below are raw pointers into it.
+ */
+const loaded: object[] = [];
+
+/** Loads the library once per thread and binds the functions Kiln uses. */
+export function ortApi(): OrtApi {
+  if (cached) return cached;
+  const lib = koffi.load(ortLibraryPath());
+  loaded.push(lib);
+  const base = lib.func("void *OrtGetApiBase()")() as Ptr;
+  const [getApi, getVersion] = koffi.decode(base, "void *", 2) as [Ptr, Ptr];
+  const version = koffi.call(getVersion, koffi.proto("const char *OrtGetVersionString()")) as string;
+  const table = koffi.call(getApi, koffi.proto("void *OrtGetApi(uint32_t version)"), ORT_API_VERSION) as Ptr | null;
+  if (!table) throw new Error(`ONNX Runtime ${version} does not provide C API version ${ORT_API_VERSION}`);
+  const slots = koffi.decode(table, "void *", 140) as Ptr[];
+  const fn = (slot: number, signature: string): Fn => koffi.decode(slots[slot]!, koffi.proto(signature)) as Fn;
+
+  const getErrorMessage = fn(SLOT.GetErrorMessage, "const char *OrtGetErrorMessage(void *status)");
+  const releaseStatus = fn(SLOT.ReleaseStatus, "void OrtReleaseStatus(void *status)");
+  const createEnv = fn(SLOT.CreateEnv, "void *OrtCreateEnv(int level, const char *logid, _Out_ void **out)");
+  const createSessionFromArray = fn(SLOT.CreateSessionFromArray, "void *OrtCreateSessionFromArray(void *env, const void *data, size_t len, void *opts, _Out_ void **out)");
+  const runFn = fn(SLOT.Run, "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, const void *outNames, size_t nOut, void *outs)");
+  const createSessionOptions = fn(SLOT.CreateSessionOptions, "void *OrtCreateSessionOptions(_Out_ void **out)");
+  const setOptLevel = fn(SLOT.SetSessionGraphOptimizationLevel, "void *OrtSetSessionGraphOptimizationLevel(void *opts, int level)");
+  const setIntra = fn(SLOT.SetIntraOpNumThreads, "void *OrtSetIntraOpNumThreads(void *opts, int n)");
+  const setInter = fn(SLOT.SetInterOpNumThreads, "void *OrtSetInterOpNumThreads(void *opts, int n)");
+  const createTensor = fn(SLOT.CreateTensorWithDataAsOrtValue, "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, int type, _Out_ void **out)");
+  const createCpuMemoryInfo = fn(SLOT.CreateCpuMemoryInfo, "void *OrtCreateCpuMemoryInfo(int allocator, int memType, _Out_ void **out)");
+  const releaseSession = fn(SLOT.ReleaseSession, "void OrtReleaseSession(void *session)");
+  const releaseValue = fn(SLOT.ReleaseValue, "void OrtReleaseValue(void *value)");
+  const releaseSessionOptions = fn(SLOT.ReleaseSessionOptions, "void OrtReleaseSessionOptions(void *opts)");
+
+  const check = (status: Ptr | null, what: string) => {
+    if (!status) return;
+    const msg = getErrorMessage(status) as string;
+    releaseStatus(status);
+    throw new Error(`ONNX Runtime: ${what}: ${msg}`);
+  };
+  const out = (): [Ptr | null] => [null];
+
+  cached = {
+    version,
+    check,
+    createEnv() {
+      const o = out();
+      check(createEnv(ORT_LOGGING_LEVEL_ERROR, "kiln", o), "CreateEnv");
+      return o[0]!;
+    },
+    createSessionOptions(threads) {
+      const o = out();
+      check(createSessionOptions(o), "CreateSessionOptions");
+      const opts = o[0]!;
+      check(setOptLevel(opts, ORT_ENABLE_ALL), "SetSessionGraphOptimizationLevel");
+      check(setIntra(opts, threads), "SetIntraOpNumThreads");
+      // Programs are one long chain of dependent steps: ops run one after another, each on all threads.
+      check(setInter(opts, 1), "SetInterOpNumThreads");
+      return opts;
+    },
+    releaseSessionOptions: (opts) => releaseSessionOptions(opts),
+    createSession(env, model, opts) {
+      const o = out();
+      check(createSessionFromArray(env, model, model.byteLength, opts, o), "CreateSessionFromArray");
+      return o[0]!;
+    },
+    releaseSession: (s) => releaseSession(s),
+    cpuMemoryInfo() {
+      const o = out();
+      check(createCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, o), "CreateCpuMemoryInfo");
+      return o[0]!;
+    },
+    createTensor(info, data, bytes, shape, elemType) {
+      const o = out();
+      check(createTensor(info, data, bytes, shape, shape.length, elemType, o), "CreateTensorWithDataAsOrtValue");
+      return o[0]!;
+    },
+    releaseValue: (v) => releaseValue(v),
+    run: (session, inNames, ins, outNames, outs) => runFn(session, null, inNames, ins, ins.length, outNames, outs.length, outs) as Ptr | null,
+    errorMessage: (status) => getErrorMessage(status) as string,
+    releaseStatus: (status) => releaseStatus(status),
+  };
+  return cached;
+}

@@ -1,0 +1,45 @@
+// The run worker: a thread that calls OrtRun for each submitted run, in order, so that a long training
+// step never blocks the JS thread (timers, progress bars and signals keep working). It owns nothing:
+// sessions, tensors and memory are created and released by the JS thread.
+import { parentPort, workerData } from "node:worker_threads";
+import { ortApi } from "./ort-api.js";
+import { DONE, ERROR_BYTES, FAILED_LEN, FAILED_SEQ, RING, STATUS, STATUS_FAILED, STATUS_OK, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
+
+const api = ortApi();
+const { state: stateBuffer, errorText: errorBuffer } = workerData as WorkerData;
+const state = new Int32Array(stateBuffer);
+const errorText = new Uint8Array(errorBuffer);
+/** Allocations written by failed runs (their contents are garbage), with the failure's message. */
+const poisoned = new Map<number, string>();
+
+function execute(m: RunMessage): string | undefined {
+  for (const id of m.inputAllocs) {
+    const cause = poisoned.get(id);
+    if (cause) return `${m.label}: an input was computed by a run that failed: ${cause}`;
+  }
+  const status = api.run(m.session, m.inputNames, m.inputs, m.outputNames, m.outputs);
+  if (!status) return undefined;
+  const message = api.errorMessage(status);
+  api.releaseStatus(status);
+  return `ONNX Runtime failed to run ${m.label}: ${message}`;
+}
+
+parentPort!.on("message", (m: RunMessage) => {
+  let error: string | undefined;
+  try {
+    error = execute(m);
+  } catch (e) {
+    error = `${m.label}: ${(e as Error).message}`;
+  }
+  if (error) {
+    for (const id of m.outputAllocs) poisoned.set(id, error);
+    const bytes = new TextEncoder().encode(error).subarray(0, ERROR_BYTES);
+    errorText.set(bytes);
+    Atomics.store(state, FAILED_LEN, bytes.length);
+    Atomics.store(state, FAILED_SEQ, m.seq);
+  }
+  Atomics.store(state, STATUS + (m.seq % RING), error ? STATUS_FAILED : STATUS_OK);
+  Atomics.store(state, DONE, m.seq);
+  Atomics.notify(state, DONE);
+  parentPort!.postMessage({ seq: m.seq, error } satisfies DoneMessage);
+});
