@@ -1,0 +1,46 @@
+// A killed training run resumed from its last checkpoint reproduces the uninterrupted run's losses.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+
+const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
+
+/** Per-step losses from metrics.jsonl; a step logged twice (replayed after resume) keeps its last value. */
+function losses(dir: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const line of readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n")) {
+    const m = JSON.parse(line);
+    if (m.loss !== undefined) out.set(m.step, m.loss);
+  }
+  return out;
+}
+
+test("kill -9 during training, then --resume: the loss sequence equals the uninterrupted run's", async () => {
+  const root = mkdtempSync(join(tmpdir(), "kiln-resume-"));
+  const data = join(root, "data");
+  await writeTinyShards(data);
+  const steps = 9;
+  await trainTiny(data, join(root, "straight"), steps);
+  const reference = losses(join(root, "straight"));
+  assert.equal(reference.size, steps);
+
+  // The killed run: SIGKILL once step 5 is done (checkpoint-4 exists, step 5's work is lost).
+  const killedDir = join(root, "killed");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, data, killedDir, String(steps)], { stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.on("data", (chunk: Buffer) => { if (/step 5\n/.test(chunk.toString())) child.kill("SIGKILL"); });
+    child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`the run was not killed (exit ${code})`))));
+  });
+  assert.ok(readdirSync(killedDir).includes("checkpoint-4"));
+  assert.ok(!readdirSync(killedDir).includes("checkpoint-6"));
+  assert.ok(!readdirSync(killedDir).some((n) => n.startsWith(".checkpoint")), "no half-written checkpoint under a final name");
+
+  await trainTiny(data, killedDir, steps, { resume: true });
+  const resumed = losses(killedDir);
+  assert.deepEqual([...resumed.entries()].sort((a, b) => a[0] - b[0]), [...reference.entries()].sort((a, b) => a[0] - b[0]));
+});
