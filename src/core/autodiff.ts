@@ -151,3 +151,14 @@ export function evalShape(fn: (...args: any[]) => unknown, ...args: unknown[]): 
   const { program, outTree } = traceToProgram(fn.name || "evalShape", fn, leaves, treedef);
   return outTree.unflatten(program.outputs.map((v) => new ShapeDtype(v.aval.shape, v.aval.dtype)));
 }
+
+/**
+ * Traces fn on abstract stand-ins for `args` (a list of argument trees whose leaves are Arrays) into a
+ * program: the building block of jit and of replicated execution.
+ */
+export function traceProgram(name: string, fn: (...args: any[]) => unknown, args: readonly unknown[]): { program: Program; outTree: TreeDef; leaves: Array[] } {
+  const { leaves, treedef } = arrayLeaves(args, name);
+  const { program, captured, outTree } = traceToProgram(name, fn, leaves, treedef);
+  if (captured.length) throw new Error(`${name}: the function closed over traced values from an enclosing trace`);
+  return { program, outTree, leaves };
+}

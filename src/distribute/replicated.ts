@@ -1,0 +1,66 @@
+// Running one traced program on several replicas at once: the same per-replica program, compiled for N
+// replicas (all_reduce sums across them), fed each replica's inputs. What jit is to one device.
+import * as k from "../core/index.js";
+import { PerReplica } from "./per-replica.js";
+
+export interface ReplicatedOptions {
+  devices: readonly k.Device[];
+  name?: string;
+}
+
+export type Replicated<F extends (...args: any[]) => any> = ((...args: unknown[]) => any) & { readonly metrics: k.FunctionMetrics };
+
+const isLeaf = (x: unknown) => x instanceof PerReplica || x instanceof k.Array;
+
+/** Executors whose devices share one memory (virtual CPU devices): any device's buffer is readable by all. */
+function sharesMemory(e: k.Executor): boolean {
+  return e.platform === "cpu";
+}
+
+/**
+ * replicated(fn, {devices}) → a function taking argument trees whose leaves are PerReplica values
+ * (one Array per replica) or Arrays (the same on every replica), returning fn's result tree with
+ * PerReplica leaves. Compiled once per signature, like jit.
+ */
+export function replicated<F extends (...args: any[]) => any>(fn: F, opts: ReplicatedOptions): Replicated<F> {
+  const devices = opts.devices;
+  const n = devices.length;
+  const executor = devices[0]!.executor;
+  if (devices.some((d) => d.executor !== executor)) throw new Error("replicated: all devices must belong to one executor");
+  const name = opts.name ?? (fn.name || "replicated");
+  const metrics = k.newFunctionMetrics(name);
+  const cache = new Map<string, { exe: k.Executable; outTree: k.TreeDef }>();
+
+  const call = (...args: unknown[]) => {
+    const { leaves, treedef } = k.flatten(args, isLeaf);
+    for (const l of leaves) {
+      if (!isLeaf(l)) throw new TypeError(`${name}: arguments must be Arrays or PerReplica values, got ${typeof l}`);
+      if (l instanceof PerReplica && l.replicas !== n) throw new Error(`${name}: a PerReplica value has ${l.replicas} values for ${n} replicas`);
+    }
+    const first = leaves.map((l) => (l instanceof PerReplica ? l.values[0]! : (l as k.Array)));
+    const sig = first.map((a) => k.fmtAVal(a.aval)).join(",");
+    const key = `${treedef.key}|${sig}`;
+    let c = cache.get(key);
+    if (c) metrics.cacheHits++;
+    else {
+      const t0 = performance.now();
+      const { program, outTree } = k.traceProgram(name, (...a: unknown[]) => fn(...a), treedef.unflatten(first) as unknown[]);
+      c = { exe: executor.compile(program, { replicas: n, devices }), outTree };
+      cache.set(key, c);
+      metrics.compiles++;
+      metrics.compileMs += performance.now() - t0;
+      metrics.signatures.push(sig);
+    }
+    const place = (a: k.Array, r: number) => (sharesMemory(executor) && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!));
+    const perReplicaArgs = devices.map((_, r) => leaves.map((l) => place(l instanceof PerReplica ? l.values[r]! : (l as k.Array), r)));
+    const t1 = performance.now();
+    const outs = c.exe.execute(perReplicaArgs);
+    metrics.executions++;
+    void Promise.all(outs.flat().map((b) => b.ready)).then(() => { metrics.executeMs += performance.now() - t1; }, () => {});
+    const numOut = outs[0]!.length;
+    const results = Array.from({ length: numOut }, (_, i) => new PerReplica(outs.map((o) => k.Array.fromBuffer(o[i]!))));
+    return c.outTree.unflatten(results);
+  };
+  Object.defineProperty(call, "metrics", { value: metrics });
+  return call as Replicated<F>;
+}
