@@ -1,9 +1,10 @@
 // `data prepare`: text files → tokenized, grouped, fixed-length chunks → sharded TFRecord files.
 //
 // The main thread reads lines (as bytes), assigns them to splits, and hands batches of lines to
-// encoder worker threads (see defaultWorkers). Results are consumed in submission order, so the output is identical whatever the
-// number of workers. Each split concatenates the ids of every `groupSize` rows, cuts them into
-// `maxLength` chunks (dropping the remainder) and writes shards of `shardSize` records.
+// encoder worker threads (see defaultWorkers). Results are consumed in submission order, so the
+// output is identical whatever the number of workers. Each split concatenates the ids of every
+// `groupSize` rows, cuts them into `maxLength` chunks (dropping the remainder) and writes shards of
+// `shardSize` records.
 //
 // Restartable: shards are written atomically and a re-run skips shards already present. A
 // `prepare.json` in each split directory records the settings, so a re-run with different settings is
@@ -125,7 +126,8 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
   }
 
   const progress = o.progress === undefined ? new ProgressBar(inputBytes) : o.progress;
-  const maxInFlight = pool.size * 2;
+  // Enough queued work that a worker does not wait while the main thread writes shards.
+  const maxInFlight = pool.size * 2 + 2;
   const queue: Task[] = [];
   let bytesRead = 0;
   const records = () => [...states.values()].reduce((n, s) => n + s.writer.records, 0);
