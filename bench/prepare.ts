@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultWorkers, prepareDataset } from "../src/data/prepare/prepare.js";
-import { makeTestCorpus } from "../test/data/helpers/tokenizer.js";
+import { makeTestCorpus } from "../src/data/testing/sotu-tokenizer.js";
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { "max-length": { type: "string" }, repeats: { type: "string" }, workers: { type: "string" } } });

@@ -4,13 +4,13 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readFileSync, readdirSync } from "node:fs";
-import { startFakeGcs } from "./helpers/fake-gcs.js";
+import { startFakeGcs } from "../../src/data/testing/fake-gcs.js";
 import { storageFor } from "../../src/data/storage/index.js";
 import { parseGcsPath } from "../../src/data/storage/gcs.js";
 import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";
-import { makeTestCorpus } from "./helpers/tokenizer.js";
+import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
 
 const gcs = await startFakeGcs();
 process.env.STORAGE_EMULATOR_HOST = gcs.host;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countRecords } from "../../src/data/tfrecord/files.js";
 import { recordsFromFileName } from "../../src/data/shards.js";
-import { makeTestCorpus } from "./helpers/tokenizer.js";
+import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const fixture = makeTestCorpus(6);

@@ -1,11 +1,11 @@
-// A small in-process server speaking the part of the Google Cloud Storage JSON API that
+// For tests: a small in-process server speaking the part of the Google Cloud Storage JSON API that
 // @google-cloud/storage uses for Kiln's storage adapter (list, metadata, ranged media download,
 // multipart upload, delete). Objects live in memory. Point the library at it with
 // STORAGE_EMULATOR_HOST. Listing returns two objects per page, so pagination is exercised.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { crc32c } from "../../../src/data/tfrecord/crc32c.js";
+import { crc32c } from "../tfrecord/crc32c.js";
 
 export interface FakeGcs {
   /** http://127.0.0.1:PORT, for STORAGE_EMULATOR_HOST. */
