@@ -268,14 +268,22 @@ export class DatasetIterator<T> implements AsyncIterableIterator<T> {
       if (this.batchInEpoch > 0) await this.stream.skipBatches(this.batchInEpoch);
       let pending = await this.stream.next();
       while (pending && !this.stopped) {
-        const following = await this.stream.next();
-        const lastInEpoch = following === null || following.epoch !== pending.epoch;
+        // A failure while looking ahead is reported after the held batch, where it happened.
+        let following: PositionedBatch | null = null;
+        let failure: { error: unknown } | undefined;
+        try {
+          following = await this.stream.next();
+        } catch (error) {
+          failure = { error };
+        }
+        const lastInEpoch = !failure && (following === null || following.epoch !== pending.epoch);
         const { epoch, batchIndex } = pending;
         let value: unknown = pending.batch;
         for (const fn of this.maps) value = await fn(value, { epoch, batchIndex, exampleOffset: batchIndex * this.setup.stream.batchSize });
         while (this.queue.length >= this.capacity && !this.stopped) await new Promise<void>((resolve) => (this.wakeProducer = resolve));
         if (this.stopped) break;
         this.push({ batch: pending, value, lastInEpoch });
+        if (failure) throw failure.error;
         pending = following;
       }
       this.push({ done: true });
