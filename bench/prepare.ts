@@ -3,14 +3,14 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { prepareDataset } from "../src/data/prepare/prepare.js";
-import { makeTestCorpus } from "../test/data/helpers/tokenizer.js";
+import { defaultWorkers, prepareDataset } from "../src/data/prepare/prepare.js";
+import { makeTestCorpus } from "../src/data/testing/sotu-tokenizer.js";
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { "max-length": { type: "string" }, repeats: { type: "string" }, workers: { type: "string" } } });
   const maxLength = Number(values["max-length"] ?? 128);
   const repeats = Number(values.repeats ?? 5);
-  const workers = Number(values.workers ?? availableParallelism());
+  const workers = Number(values.workers ?? defaultWorkers());
   // A tokenizer trained (Unigram, trainer defaults) on the whole corpus it will encode.
   const fixture = makeTestCorpus(Infinity);
   const runs: { mbPerS: number; seconds: number; cpuSeconds: number; records: number; inputMB: number }[] = [];

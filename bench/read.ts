@@ -8,7 +8,7 @@ import { prepareDataset } from "../src/data/prepare/prepare.js";
 import { openDataset, type DatasetOptions } from "../src/data/pipeline/dataset.js";
 import { maskingMap } from "../src/data/mlm/mask.js";
 import { openEncoder } from "../src/data/prepare/encoder.js";
-import { makeTestCorpus } from "../test/data/helpers/tokenizer.js";
+import { makeTestCorpus } from "../src/data/testing/sotu-tokenizer.js";
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { "batch-size": { type: "string" }, epochs: { type: "string" }, repeats: { type: "string" } } });

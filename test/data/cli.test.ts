@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeTestCorpus } from "./helpers/tokenizer.js";
+import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const fixture = makeTestCorpus(3);

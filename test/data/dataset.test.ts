@@ -171,7 +171,14 @@ test("missing files, damaged records and wrong features are reported with file a
   const recordBytes = bytes.length / 5;
   bytes[2 * recordBytes + 20]! ^= 0x40; // inside the data of the third record
   writeFileSync(damaged.files[0]!, bytes);
-  await assert.rejects(collect({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false }), (e: unknown) => e instanceof TFRecordError && e.file === damaged.files[0] && e.offset === 2 * recordBytes);
+  const delivered: number[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const b of await openDataset({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false })) delivered.push(...rowIds(b));
+    })(),
+    (e: unknown) => e instanceof TFRecordError && e.file === damaged.files[0] && e.offset === 2 * recordBytes,
+  );
+  assert.deepEqual(delivered, [0, 1], "the batches before the damaged record arrive first");
   const skipped: Error[] = [];
   const rest = await collect({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false, ignoreErrors: true, onSkip: (e) => skipped.push(e) });
   assert.deepEqual(rest.flat(), [0, 1, 3, 4]);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "tokenizers";
 import { openEncoder } from "../../src/data/prepare/encoder.js";
-import { makeTestCorpus, SPECIAL_TOKENS } from "./helpers/tokenizer.js";
+import { makeTestCorpus, SPECIAL_TOKENS } from "../../src/data/testing/sotu-tokenizer.js";
 
 const fixture = makeTestCorpus(6);
 const lines = readFileSync(fixture.corpus, "utf8").trimEnd().split("\n");

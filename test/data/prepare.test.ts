@@ -7,7 +7,7 @@ import { prepareDataset, type PrepareOptions } from "../../src/data/prepare/prep
 import { readRecords } from "../../src/data/tfrecord/files.js";
 import { decodeExample } from "../../src/data/example/example.js";
 import { recordsFromFileName } from "../../src/data/shards.js";
-import { makeTestCorpus } from "./helpers/tokenizer.js";
+import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
 
 const fixture = makeTestCorpus(6);
 const MAX_LENGTH = 32;

@@ -22,7 +22,8 @@ Flags:
   --test-fraction F           also write a "test" split with this fraction of the rows (default 0)
   --seed N                    seed of the row-to-split assignment (default 0)
   --compression none|gzip     GZIP-compress shards (.tfrecord.gz) (default none)
-  --workers N                 encoder threads (default: one per core)
+  --workers N                 encoder threads (default: cores - 1, at least 1; the main thread
+                              reads, chunks and writes)
   --quiet                     no progress bar`;
 
 const HELP = `Usage: kiln data <subcommand> [flags]

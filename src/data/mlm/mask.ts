@@ -62,7 +62,10 @@ export function maskTokens(batch: TokenBatch, options: MaskOptions): MaskedBatch
   const randomFraction = options.randomFraction ?? 0.1;
   checkOptions(batch, options, mlmProbability, maskFraction, randomFraction);
   const [rows, length] = batch.shape;
-  const special = new Set(options.specialIds);
+  // A lookup table rather than a Set: this test runs for every token.
+  const specialIds = [...options.specialIds];
+  const special = new Uint8Array(Math.max(0, ...specialIds.map((id) => id + 1)));
+  for (const id of specialIds) if (id >= 0) special[id] = 1;
   const selectBelow = threshold24(mlmProbability);
   const maskBelow = threshold24(maskFraction);
   const randomBelow = threshold24(maskFraction + randomFraction);
@@ -74,7 +77,7 @@ export function maskTokens(batch: TokenBatch, options: MaskOptions): MaskedBatch
     const rowKey = maskRowKey(seed, epoch, exampleOffset + row);
     for (let p = 0, i = row * length; p < length; p++, i++) {
       const id = inputIds[i]!;
-      if (mask[i] === 0 || special.has(id)) continue;
+      if (mask[i] === 0 || (id >= 0 && id < special.length && special[id] === 1)) continue;
       if (hash32(rowKey, SELECT_STREAM * 65536, p) >>> 8 >= selectBelow) continue;
       labels[i] = id;
       const action = hash32(rowKey, ACTION_STREAM * 65536, p) >>> 8;

@@ -5,7 +5,6 @@
 // Deterministic for a seed, and resumable: an iterator's `state()` is a small JSON value (the epoch
 // and how many of its batches were consumed); an iterator created from it replays the epoch's record
 // order without parsing and continues exactly where the saved one stopped.
-import { availableParallelism } from "node:os";
 import type { TokenBatch } from "../batch.js";
 import type { Compression } from "../tfrecord/files.js";
 import { processShare, recordCounts, resolveFiles } from "./files.js";
@@ -99,7 +98,8 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
     if (!Number.isInteger(o.seed)) throw new RangeError(`seed must be an integer, got ${o.seed}`);
     if (!Number.isInteger(o.prefetch) || o.prefetch < 0) throw new RangeError(`prefetch must be a non-negative integer, got ${o.prefetch}`);
     const files = processShare(await resolveFiles(o.files), o.processIndex, o.processCount);
-    const cycleLength = o.cycleLength ?? Math.min(8, Math.max(2, availableParallelism()), files.length);
+    // Not tied to the machine's cores: the batch order must not change when a run moves machines.
+    const cycleLength = o.cycleLength ?? Math.min(8, files.length);
     if (!Number.isInteger(cycleLength) || cycleLength < 1) throw new RangeError(`cycleLength must be a positive integer, got ${cycleLength}`);
     const counts = await recordCounts(files, o.compression);
     const stream: BatchStreamOptions = {
@@ -118,7 +118,8 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
       ...(o.onSkip ? { onSkip: o.onSkip } : {}),
     };
     const settings = {
-      files,
+      // Names, not full paths, so a run can resume from a copy of the data in another place.
+      files: files.map((f) => f.slice(f.lastIndexOf("/") + 1)),
       maxLength: o.maxLength,
       batchSize: o.batchSize,
       dropRemainder: o.dropRemainder,
@@ -267,14 +268,22 @@ export class DatasetIterator<T> implements AsyncIterableIterator<T> {
       if (this.batchInEpoch > 0) await this.stream.skipBatches(this.batchInEpoch);
       let pending = await this.stream.next();
       while (pending && !this.stopped) {
-        const following = await this.stream.next();
-        const lastInEpoch = following === null || following.epoch !== pending.epoch;
+        // A failure while looking ahead is reported after the held batch, where it happened.
+        let following: PositionedBatch | null = null;
+        let failure: { error: unknown } | undefined;
+        try {
+          following = await this.stream.next();
+        } catch (error) {
+          failure = { error };
+        }
+        const lastInEpoch = !failure && (following === null || following.epoch !== pending.epoch);
         const { epoch, batchIndex } = pending;
         let value: unknown = pending.batch;
         for (const fn of this.maps) value = await fn(value, { epoch, batchIndex, exampleOffset: batchIndex * this.setup.stream.batchSize });
         while (this.queue.length >= this.capacity && !this.stopped) await new Promise<void>((resolve) => (this.wakeProducer = resolve));
         if (this.stopped) break;
         this.push({ batch: pending, value, lastInEpoch });
+        if (failure) throw failure.error;
         pending = following;
       }
       this.push({ done: true });

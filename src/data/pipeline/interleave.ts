@@ -66,15 +66,6 @@ export class InterleavedReader {
     await this.slots[this.turn]!.reader.fill();
   }
 
-  /** The next record (RECORD) or END, awaiting bytes as needed. */
-  async next(): Promise<number> {
-    for (;;) {
-      const r = this.tryNext();
-      if (r !== WAIT) return r;
-      await this.wait();
-    }
-  }
-
   /** Stops all reads (e.g. when iteration is abandoned). */
   async close(): Promise<void> {
     await Promise.all(this.slots.splice(0).map((s) => s.reader.close()));

@@ -41,6 +41,9 @@ export function pieceCacheBlocker(config: TokenizerConfig): string | null {
   return null;
 }
 
+/** Pieces per joined text when learning new pieces (a few texts, so the tokenizer can use its threads). */
+const LEARN_GROUP = 8192;
+
 /** Entries kept before the cache is emptied, bounding memory on corpora with huge vocabularies. */
 const MAX_ENTRIES = 1_000_000;
 
@@ -139,12 +142,38 @@ export class PieceCache {
     return { ids: out.finish(), lengths };
   }
 
-  /** Encodes the table entries [from, to) with the tokenizer. */
+  /**
+   * Encodes the table entries [from, to) with the tokenizer. The pieces are joined with spaces into a
+   * few long texts, which costs the tokenizer far less than one encoding per piece; each piece becomes
+   * exactly one pre-token of the joined text, so the encoding's word ids say which ids belong to which
+   * piece. The empty piece (a lone "▁") cannot be joined and is encoded from " " on its own.
+   */
   private async learn(from: number, to: number): Promise<void> {
-    const keys = this.table.keys.slice(from, to);
-    // An empty piece stands for the "▁" between two spaces; " " encodes to exactly that.
-    const encodings = await this.tokenizer.encodeBatch(keys.map((k) => (k === "" ? " " : k)), { addSpecialTokens: false });
-    for (let i = 0; i < encodings.length; i++) this.table.values[from + i] = encodings[i]!.getIds();
+    const { keys, values } = this.table;
+    const joinable: number[] = [];
+    for (let id = from; id < to; id++) {
+      if (keys[id] === "") values[id] = (await this.tokenizer.encode(" ", null, { addSpecialTokens: false })).getIds();
+      else joinable.push(id);
+    }
+    const groups: number[][] = [];
+    for (let i = 0; i < joinable.length; i += LEARN_GROUP) groups.push(joinable.slice(i, i + LEARN_GROUP));
+    const encodings = await this.tokenizer.encodeBatch(groups.map((g) => g.map((id) => keys[id]).join(" ")), { addSpecialTokens: false });
+    groups.forEach((group, g) => {
+      const ids = encodings[g]!.getIds();
+      const words = encodings[g]!.getWordIds();
+      const pieces: number[][] = group.map(() => []);
+      let previous = 0;
+      for (let k = 0; k < ids.length; k++) {
+        const w = words[k];
+        if (w === null || w === undefined || w < previous || w >= group.length) throw new Error(`the tokenizer split learned pieces unexpectedly (word id ${w} at token ${k})`);
+        pieces[w]!.push(ids[k]!);
+        previous = w;
+      }
+      group.forEach((id, i) => {
+        if (pieces[i]!.length === 0) throw new Error(`the tokenizer gave no ids for the piece ${JSON.stringify(keys[id])}`);
+        values[id] = pieces[i]!;
+      });
+    });
   }
 
   private mustEncodeWhole(text: string): boolean {

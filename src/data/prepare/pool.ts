@@ -1,7 +1,6 @@
-// A pool of encoder worker threads, one per core by default. Tasks go to the worker with the fewest
-// tasks in flight; results come back as flat id arrays.
+// A pool of encoder worker threads. Tasks go to the worker with the fewest tasks in flight; results
+// come back as flat id arrays.
 import { Worker } from "node:worker_threads";
-import { availableParallelism } from "node:os";
 import type { LineBatch } from "./task-builder.js";
 
 export interface WorkerSetup {
@@ -34,7 +33,7 @@ export class EncoderPool {
   private nextId = 0;
   private failure: Error | undefined;
 
-  constructor(setup: WorkerSetup, size = availableParallelism()) {
+  constructor(setup: WorkerSetup, size: number) {
     const url = new URL("./worker.js", import.meta.url);
     this.slots = Array.from({ length: Math.max(1, size) }, () => {
       const slot: Slot = { worker: new Worker(url, { workerData: setup }), inFlight: 0 };

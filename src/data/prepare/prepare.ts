@@ -1,9 +1,10 @@
 // `data prepare`: text files → tokenized, grouped, fixed-length chunks → sharded TFRecord files.
 //
 // The main thread reads lines (as bytes), assigns them to splits, and hands batches of lines to
-// encoder workers (one per core). Results are consumed in submission order, so the output is identical whatever the
-// number of workers. Each split concatenates the ids of every `groupSize` rows, cuts them into
-// `maxLength` chunks (dropping the remainder) and writes shards of `shardSize` records.
+// encoder worker threads (see defaultWorkers). Results are consumed in submission order, so the
+// output is identical whatever the number of workers. Each split concatenates the ids of every
+// `groupSize` rows, cuts them into `maxLength` chunks (dropping the remainder) and writes shards of
+// `shardSize` records.
 //
 // Restartable: shards are written atomically and a re-run skips shards already present. A
 // `prepare.json` in each split directory records the settings, so a re-run with different settings is
@@ -39,7 +40,7 @@ export interface PrepareOptions {
   /** Seed of the row → split assignment. */
   seed?: number;
   compression?: Compression;
-  /** Encoder worker threads (default: one per core). */
+  /** Encoder worker threads (default: one per core beyond the main thread's, at least one). */
   workers?: number;
   /** Use the encoder's piece cache when the tokenizer allows it (identical output; default true). */
   pieceCache?: boolean;
@@ -125,7 +126,8 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
   }
 
   const progress = o.progress === undefined ? new ProgressBar(inputBytes) : o.progress;
-  const maxInFlight = pool.size * 2;
+  // Enough queued work that a worker does not wait while the main thread writes shards.
+  const maxInFlight = pool.size * 2 + 2;
   const queue: Task[] = [];
   let bytesRead = 0;
   const records = () => [...states.values()].reduce((n, s) => n + s.writer.records, 0);
@@ -186,6 +188,16 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
   return { splits, inputBytes, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * One encoder thread per core, less one: the main thread is busy too (reading, chunking, serializing,
+ * checksumming and writing shards), and the tokenizer runs its own threads when learning new pieces.
+ * Every extra worker also repeats the start-up work (loading the tokenizer, warming its piece cache),
+ * so on two cores one worker finishes sooner than two.
+ */
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
 type Resolved = Required<Omit<PrepareOptions, "progress">> & { progress: ProgressSink | null | undefined };
 
 function resolveOptions(options: PrepareOptions): Resolved {
@@ -201,7 +213,7 @@ function resolveOptions(options: PrepareOptions): Resolved {
     testFraction: options.testFraction ?? 0,
     seed: options.seed ?? 0,
     compression: options.compression ?? "none",
-    workers: options.workers ?? availableParallelism(),
+    workers: options.workers ?? defaultWorkers(),
     pieceCache: options.pieceCache ?? true,
     progress: options.progress,
   };

@@ -96,13 +96,6 @@ export class TFRecordWriter {
     this.count++;
   }
 
-  /** Appends bytes that are already framed TFRecords (e.g. produced by a worker). */
-  async writeFramed(framed: Uint8Array, records: number): Promise<void> {
-    await this.flush();
-    await this.emit(framed);
-    this.count += records;
-  }
-
   /** Finishes the file and makes it visible under its final name. */
   async close(): Promise<void> {
     try {

@@ -1,10 +1,11 @@
-// A real tokenizer for tests: Hugging Face's Unigram trainer at its defaults, run on a slice of the
-// SOTU corpus, with the special tokens and the "[CLS] $A [SEP]" template Kiln's tokenizers have.
+// A real tokenizer for tests and benchmarks: Hugging Face's Unigram trainer at its defaults, run on a
+// slice of the SOTU corpus, with the special tokens and the "[CLS] $A [SEP]" template Kiln's
+// tokenizers have. (It lives outside test/ because the test runner executes every file there.)
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tokenizer, Unigram, metaspaceDecoder, metaspacePreTokenizer, templateProcessing } from "tokenizers";
-import { writeSotuCorpus } from "../../../src/data/sotu.js";
+import { writeSotuCorpus } from "../sotu.js";
 
 export const SPECIAL_TOKENS = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
 
