@@ -4,15 +4,15 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultWorkers, prepareDataset } from "../src/data/prepare/prepare.js";
-import { makeTestCorpus } from "../src/data/testing/sotu-tokenizer.js";
+import { makeTestCorpus } from "../test/helpers/sotu-slice.js";
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { "max-length": { type: "string" }, repeats: { type: "string" }, workers: { type: "string" } } });
   const maxLength = Number(values["max-length"] ?? 128);
   const repeats = Number(values.repeats ?? 5);
   const workers = Number(values.workers ?? defaultWorkers());
-  // A tokenizer trained (Unigram, trainer defaults) on the whole corpus it will encode.
-  const fixture = makeTestCorpus(Infinity);
+  // A Kiln tokenizer (vocab 8000) trained on the whole corpus it will encode.
+  const fixture = await makeTestCorpus(Infinity, 8000);
   const runs: { mbPerS: number; seconds: number; cpuSeconds: number; records: number; inputMB: number }[] = [];
   for (let r = 0; r < repeats; r++) {
     const cpu = process.cpuUsage();

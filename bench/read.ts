@@ -8,14 +8,14 @@ import { prepareDataset } from "../src/data/prepare/prepare.js";
 import { openDataset, type DatasetOptions } from "../src/data/pipeline/dataset.js";
 import { maskingMap } from "../src/data/mlm/mask.js";
 import { openEncoder } from "../src/data/prepare/encoder.js";
-import { makeTestCorpus } from "../src/data/testing/sotu-tokenizer.js";
+import { makeTestCorpus } from "../test/helpers/sotu-slice.js";
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { "batch-size": { type: "string" }, epochs: { type: "string" }, repeats: { type: "string" } } });
   const batchSize = Number(values["batch-size"] ?? 256);
   const epochs = Number(values.epochs ?? 8);
   const repeats = Number(values.repeats ?? 5);
-  const fixture = makeTestCorpus(Infinity);
+  const fixture = await makeTestCorpus(Infinity, 8000);
   const shards = join(fixture.dir, "shards");
   await prepareDataset({ tokenizer: fixture.tokenizerDir, inputs: [fixture.corpus], out: shards, maxLength: 128, progress: null });
   const encoder = await openEncoder(fixture.tokenizerDir);

@@ -79,10 +79,18 @@ function tokenContent(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Reads a text file, or gives undefined when it does not exist (local files by default). */
+export type TextFileReader = (path: string) => Promise<string | undefined>;
+
+/** dir + "/" + name, without collapsing a URL's "//" (gs://bucket/dir). */
+function inDir(dir: string, name: string): string {
+  return /^[a-z]+:\/\//.test(dir) ? `${dir.replace(/\/+$/, "")}/${name}` : join(dir, name);
+}
+
 /** The pad and mask tokens named by tokenizer_config.json, when the directory has one. */
-async function roleHints(dir: string): Promise<RoleHints> {
-  const path = join(dir, "tokenizer_config.json");
-  const text = await readIfPresent(path);
+async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> {
+  const path = inDir(dir, "tokenizer_config.json");
+  const text = await read(path);
   if (text === undefined) return DEFAULT_ROLE_HINTS;
   let config: Record<string, unknown>;
   try {
@@ -96,12 +104,15 @@ async function roleHints(dir: string): Promise<RoleHints> {
   };
 }
 
-/** Loads DIR/tokenizer.json (and the roles in DIR/tokenizer_config.json, if present). */
-export async function loadTokenizer(dir: string): Promise<UnigramTokenizer> {
-  const path = join(dir, "tokenizer.json");
-  const text = await readIfPresent(path);
+/**
+ * Loads DIR/tokenizer.json (and the roles in DIR/tokenizer_config.json, if present). `read` lets other
+ * storage (gs://) supply the files.
+ */
+export async function loadTokenizer(dir: string, read: TextFileReader = readIfPresent): Promise<UnigramTokenizer> {
+  const path = inDir(dir, "tokenizer.json");
+  const text = await read(path);
   if (text === undefined) {
     throw new Error(`${path} does not exist: pass the directory that \`kiln tokenizer train --out DIR\` wrote`);
   }
-  return new UnigramTokenizer(parseTokenizerJson(text, path, await roleHints(dir)));
+  return new UnigramTokenizer(parseTokenizerJson(text, path, await roleHints(dir, read)));
 }

@@ -4,10 +4,10 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
+import { makeTestCorpus } from "../helpers/sotu-slice.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const fixture = makeTestCorpus(3);
+const fixture = await makeTestCorpus(3);
 
 function kiln(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

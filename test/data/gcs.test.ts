@@ -4,13 +4,13 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readFileSync, readdirSync } from "node:fs";
-import { startFakeGcs } from "../../src/data/testing/fake-gcs.js";
+import { startFakeGcs } from "../helpers/fake-gcs.js";
 import { storageFor } from "../../src/data/storage/index.js";
 import { parseGcsPath } from "../../src/data/storage/gcs.js";
 import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";
-import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
+import { makeTestCorpus } from "../helpers/sotu-slice.js";
 
 const gcs = await startFakeGcs();
 process.env.STORAGE_EMULATOR_HOST = gcs.host;
@@ -55,7 +55,7 @@ test("an aborted upload leaves no object", async () => {
 });
 
 test("prepare reads and writes gs:// and the dataset streams the shards back", async () => {
-  const fixture = makeTestCorpus(3);
+  const fixture = await makeTestCorpus(3);
   await storageFor("gs://b/").writeAtomic("gs://b/corpus.txt", readFileSync(fixture.corpus));
   const common = { tokenizer: fixture.tokenizerDir, maxLength: 32, shardSize: 100, progress: null, workers: 1 } as const;
   const remote = await prepareDataset({ ...common, inputs: ["gs://b/corpus.txt"], out: "gs://b/prepared" });

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countRecords } from "../../src/data/tfrecord/files.js";
 import { recordsFromFileName } from "../../src/data/shards.js";
-import { makeTestCorpus } from "../../src/data/testing/sotu-tokenizer.js";
+import { makeTestCorpus } from "../helpers/sotu-slice.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const fixture = makeTestCorpus(6);
+const fixture = await makeTestCorpus(6);
 
 function prepareArgs(out: string): string[] {
   // Tiny shards make the run long enough (hundreds of atomic writes) to be killed in the middle.

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { sotuSlice } from "./sotu-slice.js";
+import { sotuSlice } from "../helpers/sotu-slice.js";
 
 const kiln = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const corpus = sotuSlice(5);

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../src/text/index.js";
-import { EDGE_CASES, sotuSlice } from "./sotu-slice.js";
+import { EDGE_CASES, sotuSlice } from "../helpers/sotu-slice.js";
 
 interface HfEncoding { getIds(): number[] }
 interface HfTokenizer {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readTextLines, saveTokenizer, trainUnigram, type TrainProgress } from "../../src/text/index.js";
-import { sotuSlice } from "./sotu-slice.js";
+import { sotuSlice } from "../helpers/sotu-slice.js";
 
 const corpus = sotuSlice(20);
 test.after(() => rmSync(corpus.dir, { recursive: true, force: true }));

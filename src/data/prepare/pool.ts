@@ -5,7 +5,6 @@ import type { LineBatch } from "./task-builder.js";
 
 export interface WorkerSetup {
   tokenizerDir: string;
-  pieceCache: boolean;
 }
 
 export interface EncodeRequest {

@@ -42,8 +42,6 @@ export interface PrepareOptions {
   compression?: Compression;
   /** Encoder worker threads (default: one per core beyond the main thread's, at least one). */
   workers?: number;
-  /** Use the encoder's piece cache when the tokenizer allows it (identical output; default true). */
-  pieceCache?: boolean;
   /** Progress display: default a bar on stderr; null for none. */
   progress?: ProgressSink | null;
 }
@@ -90,7 +88,7 @@ export async function prepareDataset(options: PrepareOptions): Promise<PrepareRe
   const o = resolveOptions(options);
   const started = performance.now();
   // Workers load the tokenizer while the inputs and output directories are checked.
-  const pool = new EncoderPool({ tokenizerDir: o.tokenizer, pieceCache: o.pieceCache }, o.workers);
+  const pool = new EncoderPool({ tokenizerDir: o.tokenizer }, o.workers);
   try {
     return await prepareWith(pool, o, started);
   } finally {
@@ -214,7 +212,6 @@ function resolveOptions(options: PrepareOptions): Resolved {
     seed: options.seed ?? 0,
     compression: options.compression ?? "none",
     workers: options.workers ?? defaultWorkers(),
-    pieceCache: options.pieceCache ?? true,
     progress: options.progress,
   };
   if (o.inputs.length === 0) throw new Error("no input files: pass at least one text file with --input");

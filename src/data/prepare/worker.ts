@@ -7,7 +7,7 @@ import type { EncodeReply, EncodeRequest, WorkerSetup } from "./pool.js";
 import type { LineBatch } from "./task-builder.js";
 
 const setup = workerData as WorkerSetup;
-const encoderReady = openEncoder(setup.tokenizerDir, { pieceCache: setup.pieceCache });
+const encoderReady = openEncoder(setup.tokenizerDir);
 // Surfaced with the first request; this keeps a load failure from crashing the thread before then.
 encoderReady.catch(() => {});
 

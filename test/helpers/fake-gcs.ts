@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { crc32c } from "../tfrecord/crc32c.js";
+import { crc32c } from "../../src/data/tfrecord/crc32c.js";
 
 export interface FakeGcs {
   /** http://127.0.0.1:PORT, for STORAGE_EMULATOR_HOST. */

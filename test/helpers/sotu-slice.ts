@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
+import { saveTokenizer, trainUnigram } from "../../src/text/index.js";
 
 export interface CorpusSlice {
   dir: string;
@@ -46,3 +47,21 @@ export const EDGE_CASES: readonly string[] = [
   "Ünïcödé àçcénts café",
   "日本語のテキスト",
 ];
+
+export const SPECIAL_TOKENS = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
+
+export interface TestCorpus {
+  dir: string;
+  /** Text file of the slice, one speech per line. */
+  corpus: string;
+  /** Directory holding a Kiln tokenizer (tokenizer.json and its config files) trained on the slice. */
+  tokenizerDir: string;
+}
+
+/** The first `speeches` speeches and a Kiln tokenizer (vocab `vocabSize`) trained on them. */
+export async function makeTestCorpus(speeches = 6, vocabSize = 2000): Promise<TestCorpus> {
+  const slice = sotuSlice(speeches);
+  const tokenizerDir = join(slice.dir, "tokenizer");
+  await saveTokenizer(await trainUnigram(slice.lines, { vocabSize }), tokenizerDir);
+  return { dir: slice.dir, corpus: slice.path, tokenizerDir };
+}
