@@ -1,0 +1,102 @@
+// Distribution strategies, in both styles: Keras/TF (strategy.run, reduce, distributeDataset) and the
+// building blocks Lightning's Trainer uses (compile a per-replica step, split a global batch).
+//   OneDevice    — everything on one device; values are plain Arrays.
+//   DataParallel — mirrored replicas: the same program on every device, each on its slice of the
+//                  global batch, gradients summed with all_reduce inside the step.
+import * as k from "../core/index.js";
+import type { TokenBatch } from "../data/batch.js";
+import { PerReplica } from "./per-replica.js";
+import { replicated } from "./replicated.js";
+
+export interface Strategy {
+  readonly name: "one-device" | "data-parallel";
+  readonly devices: readonly k.Device[];
+  readonly numReplicas: number;
+  /** Compiles a per-replica function; calling it returns results with PerReplica leaves (plain on one device). */
+  compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): (...args: any[]) => any;
+  /** Keras' strategy.run: fn on every replica (compiled once per fn and signature). */
+  run<F extends (...args: any[]) => any>(fn: F, ...args: unknown[]): any;
+  /** Sum or mean of a per-replica value across replicas (identity for a plain Array). */
+  reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array;
+  /** Each replica's rows of a global batch, with the epoch-wide index of its first example. */
+  splitBatch(batch: TokenBatch, exampleOffset: number): { inputIds: PerReplica | k.Array; attentionMask: PerReplica | k.Array; exampleOffset: PerReplica | k.Array };
+  /** The per-replica batches of a dataset of global batches (Keras' experimental_distribute_dataset). */
+  distributeDataset(ds: AsyncIterable<TokenBatch>): AsyncIterable<ReturnType<Strategy["splitBatch"]>>;
+}
+
+abstract class BaseStrategy implements Strategy {
+  abstract readonly name: Strategy["name"];
+  private readonly compiled = new WeakMap<Function, (...args: any[]) => any>();
+  constructor(readonly devices: readonly k.Device[]) {}
+  get numReplicas(): number {
+    return this.devices.length;
+  }
+  abstract compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): (...args: any[]) => any;
+
+  run<F extends (...args: any[]) => any>(fn: F, ...args: unknown[]): any {
+    let c = this.compiled.get(fn);
+    if (!c) this.compiled.set(fn, (c = this.compile(fn)));
+    return c(...args);
+  }
+
+  reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array {
+    if (value instanceof k.Array) return value;
+    const sum = value.values.map((v) => v.astype(v.dtype === "bool" ? "i32" : v.dtype)).reduce((a, b) => a.add(b));
+    return op === "sum" ? sum : sum.div(value.replicas);
+  }
+
+  splitBatch(batch: TokenBatch, exampleOffset: number) {
+    const [rows, length] = batch.shape;
+    const n = this.numReplicas;
+    if (rows % n !== 0) throw new Error(`a global batch of ${rows} rows does not split evenly over ${n} replicas`);
+    const per = rows / n;
+    const part = (data: Int32Array, r: number) => k.array(data.subarray(r * per * length, (r + 1) * per * length), { shape: [per, length], device: this.devices[r]! });
+    const offset = (r: number) => k.array(new Int32Array([exampleOffset + r * per]), { shape: [], device: this.devices[r]! });
+    if (n === 1) return { inputIds: part(batch.inputIds, 0), attentionMask: part(batch.attentionMask, 0), exampleOffset: offset(0) };
+    const each = <T>(f: (r: number) => T) => new PerReplica(this.devices.map((_, r) => f(r)) as k.Array[]);
+    return { inputIds: each((r) => part(batch.inputIds, r)), attentionMask: each((r) => part(batch.attentionMask, r)), exampleOffset: each(offset) };
+  }
+
+  async *distributeDataset(ds: AsyncIterable<TokenBatch>) {
+    let offset = 0;
+    for await (const batch of ds) {
+      yield this.splitBatch(batch, offset);
+      offset += batch.shape[0];
+    }
+  }
+}
+
+export class OneDevice extends BaseStrategy {
+  readonly name = "one-device" as const;
+  constructor(device: k.Device) {
+    super([device]);
+  }
+  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string; donateArgs?: number[] } = {}) {
+    return k.jit(fn, { device: this.devices[0]!, ...(opts.name ? { name: opts.name } : {}), ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}) }) as (...args: any[]) => any;
+  }
+}
+
+export class DataParallel extends BaseStrategy {
+  readonly name = "data-parallel" as const;
+  constructor(devices: readonly k.Device[]) {
+    if (devices.length < 1) throw new Error("DataParallel needs at least one device");
+    super(devices);
+  }
+  /** Donation is not used: every replica reads the same replicated parameters. */
+  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string } = {}) {
+    return replicated(fn, { devices: this.devices, ...(opts.name ? { name: opts.name } : {}) });
+  }
+}
+
+export type StrategyName = "auto" | "one-device" | "data-parallel";
+
+/** 'auto': data parallel over several devices, one device otherwise. */
+export function makeStrategy(name: StrategyName | Strategy, devices: readonly k.Device[]): Strategy {
+  if (typeof name !== "string") return name;
+  if (name === "one-device") {
+    if (devices.length !== 1) throw new Error(`strategy "one-device" needs exactly one device, got ${devices.length} (${devices.map((d) => d.id).join(", ")})`);
+    return new OneDevice(devices[0]!);
+  }
+  if (name === "data-parallel" || devices.length > 1) return new DataParallel(devices);
+  return new OneDevice(devices[0]!);
+}
