@@ -95,13 +95,18 @@ export class GraphBuilder {
   /** Reshapes a materialized value (ORT's Reshape aliases its input: no copy). */
   reshape(v: Val, shape: Shape): Val {
     if (isLazy(v)) throw new Error(`internal: reshape of a broadcast value ${v.name}`);
-    if (shapesEqual(v.shape, shape)) return v;
-    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full: shape };
+    return this.reshapeActual(v, shape, shape);
   }
 
-  /** Gives a value the ONNX shape `shape` (same elements, e.g. size-1 dims added or removed). */
+  /**
+   * Gives a value the ONNX shape `shape` (same elements, e.g. size-1 dims added or removed). A constant
+   * is re-declared with the new shape instead: scalars broadcast into every op would otherwise each
+   * add a node for the session to load and fold.
+   */
   reshapeActual(v: Val, shape: Shape, full: Shape): Val {
     if (shapesEqual(v.shape, shape)) return { ...v, full };
+    const known = this.initializerData.get(v.name);
+    if (known) return { ...this.constant(v.dtype, shape, known.data), full };
     return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full };
   }
 
