@@ -39,7 +39,8 @@ const SLOT = {
 
 /** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
 export const ORT_ENABLE_ALL = 99;
-const ORT_LOGGING_LEVEL_ERROR = 3;
+/** ORT would also print every error it returns; Kiln reports them (with the program's name) itself. */
+const ORT_LOGGING_LEVEL_FATAL = 4;
 const OrtArenaAllocator = 1, OrtMemTypeDefault = 0;
 
 /** The path of the C library inside the installed `onnxruntime-node` package. */
@@ -134,7 +135,7 @@ export function ortApi(): OrtApi {
         check(setGlobalIntra(t[0], threads), "SetGlobalIntraOpNumThreads");
         check(setGlobalInter(t[0], 1), "SetGlobalInterOpNumThreads");
         const o = out();
-        check(createEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_ERROR, "kiln", t[0], o), "CreateEnvWithGlobalThreadPools");
+        check(createEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_FATAL, "kiln", t[0], o), "CreateEnvWithGlobalThreadPools");
         return o[0]!;
       } finally {
         releaseThreadingOptions(t[0]);
