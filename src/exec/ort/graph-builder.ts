@@ -64,7 +64,8 @@ export class GraphBuilder {
   /** An initializer; small ones are shared by content (the same scalar is stored once). */
   constant(dtype: DType, shape: Shape, data: HostArray): Val {
     const small = data.length <= 16;
-    const key = small ? `${dtype}|${shape.join(",")}|${Array.from(data as ArrayLike<number | bigint>, String).join(",")}` : "";
+    // Keyed by the bytes, not the numbers: -0 and 0 (or two NaN payloads) are different constants.
+    const key = small ? `${dtype}|${shape.join(",")}|${hostBytes(data).join(",")}` : "";
     const known = small ? this.small.get(key) : undefined;
     if (known) return known;
     const name = this.fresh("c");
