@@ -51,3 +51,17 @@ test("zero-size arrays: elementwise, reductions (max of nothing is -inf), concat
   const run = (d: k.Device) => (k.jit(f, { device: d, name: `empty_${d.id}` })(...args(d)) as k.Array[]).map((x) => [x.shape, Array.from(x.dataSync() as Float32Array)]);
   assert.deepEqual(run(k.findDevice("cpu:0")), run(k.findDevice("ref:0")));
 });
+
+test("constants keep their exact bits: -0 and 0 stay distinct", async () => {
+  const negZero = { id: 1, aval: { shape: [], dtype: "f32" as const } }, zero = { id: 2, aval: { shape: [], dtype: "f32" as const } };
+  const one = { id: 3, aval: { shape: [], dtype: "f32" as const } };
+  const a = { id: 4, aval: one.aval }, b = { id: 5, aval: one.aval };
+  const program: Program = {
+    name: "signed_zeros", inputs: [one],
+    consts: [{ v: negZero, value: Float32Array.of(-0) }, { v: zero, value: Float32Array.of(0) }],
+    eqns: [{ prim: "div", inputs: [one, negZero], out: a, params: {} }, { prim: "div", inputs: [one, zero], out: b, params: {} }],
+    outputs: [a, b],
+  };
+  const got = await run(ortExecutor, program, [Float32Array.of(1)]);
+  assert.deepEqual(got.map((x) => x[0]), [-Infinity, Infinity]);
+});
