@@ -1,10 +1,10 @@
 // The CPU executor: every program becomes one ONNX graph run by ONNX Runtime's CPU execution provider.
 //
-// Threads: each session uses `threads` intra-op threads (default: every core the process may use;
-// constructor option `threads` or env KILN_CPU_THREADS). Devices: `devices` virtual CPU devices
+// Threads: runs use `threads` intra-op threads (default: every core the process may use, or env
+// KILN_CPU_THREADS); sessions with the default count share one process-wide pool, an executor with
+// another count gives each session its own pool. Devices: `devices` virtual CPU devices
 // cpu:0..N-1 (default 1; option `devices` or env KILN_CPU_DEVICES) for data-parallel replicas, which
 // run as copies inside one graph and share the threads.
-import { availableParallelism } from "node:os";
 import type { HostArray } from "../../core/dtype.js";
 import { itemSize } from "../../core/dtype.js";
 import type { AVal, Program } from "../../core/ir.js";
@@ -16,7 +16,7 @@ import { OrtExecutable } from "./executable.js";
 import { lowerProgram } from "./lower-program.js";
 import { nativeBytes } from "./native-memory.js";
 import type { Ptr } from "./ort-api.js";
-import { ortRuntime } from "./runtime.js";
+import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
 
 export interface OrtExecutorOptions {
   /** Intra-op threads per session (default: env KILN_CPU_THREADS, else every available core). */
@@ -25,22 +25,14 @@ export interface OrtExecutorOptions {
   readonly devices?: number;
 }
 
-function positiveInt(name: string, value: string | number | undefined, fallback: number): number {
-  if (value === undefined || value === "") return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
-  return n;
-}
-
 export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;
   readonly threads: number;
   private readonly devs: Device[];
-  private sessionOptions: Ptr | undefined;
 
   constructor(options: OrtExecutorOptions = {}) {
-    this.threads = positiveInt("KILN_CPU_THREADS", options.threads ?? process.env.KILN_CPU_THREADS, availableParallelism());
+    this.threads = options.threads === undefined ? defaultThreads() : positiveInt("threads", options.threads, 1);
     const count = positiveInt("KILN_CPU_DEVICES", options.devices ?? process.env.KILN_CPU_DEVICES, 1);
     this.devs = Array.from({ length: count }, (_, index) => ({ id: `cpu:${index}`, platform: "cpu" as const, index, executor: this }));
   }
@@ -87,9 +79,8 @@ export class OrtExecutor implements Executor {
     const lowered = lowerProgram(program, replicas, rt.api.version);
     let session: Ptr | undefined;
     if (lowered.outputNames.length) {
-      this.sessionOptions ??= rt.api.createSessionOptions(this.threads);
       try {
-        session = rt.api.createSession(rt.env, lowered.model, this.sessionOptions);
+        session = rt.createSession(lowered.model, this.threads);
       } catch (e) {
         throw new Error(`${program.name}: ${(e as Error).message}`);
       }

@@ -64,7 +64,8 @@ export class GraphBuilder {
   /** An initializer; small ones are shared by content (the same scalar is stored once). */
   constant(dtype: DType, shape: Shape, data: HostArray): Val {
     const small = data.length <= 16;
-    const key = small ? `${dtype}|${shape.join(",")}|${Array.from(data as ArrayLike<number | bigint>, String).join(",")}` : "";
+    // Keyed by the bytes, not the numbers: -0 and 0 (or two NaN payloads) are different constants.
+    const key = small ? `${dtype}|${shape.join(",")}|${hostBytes(data).join(",")}` : "";
     const known = small ? this.small.get(key) : undefined;
     if (known) return known;
     const name = this.fresh("c");
@@ -95,13 +96,18 @@ export class GraphBuilder {
   /** Reshapes a materialized value (ORT's Reshape aliases its input: no copy). */
   reshape(v: Val, shape: Shape): Val {
     if (isLazy(v)) throw new Error(`internal: reshape of a broadcast value ${v.name}`);
-    if (shapesEqual(v.shape, shape)) return v;
-    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full: shape };
+    return this.reshapeActual(v, shape, shape);
   }
 
-  /** Gives a value the ONNX shape `shape` (same elements, e.g. size-1 dims added or removed). */
+  /**
+   * Gives a value the ONNX shape `shape` (same elements, e.g. size-1 dims added or removed). A constant
+   * is re-declared with the new shape instead: scalars broadcast into every op would otherwise each
+   * add a node for the session to load and fold.
+   */
   reshapeActual(v: Val, shape: Shape, full: Shape): Val {
     if (shapesEqual(v.shape, shape)) return { ...v, full };
+    const known = this.initializerData.get(v.name);
+    if (known) return { ...this.constant(v.dtype, shape, known.data), full };
     return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full };
   }
 

@@ -92,7 +92,8 @@ const reduceMax: Lowering<"reduce_max"> = (g, [x], { axes }, out) => {
   const v = g.cast(x!, maxDtype(x!.dtype));
   const { real } = splitAxes(v, axes);
   let r = reduce(g, "ReduceMax", v, real, axes, out.shape);
-  if (x!.dtype !== "u32" && x!.dtype !== "i64" && (v.dtype === "f32" || v.dtype === "f64")) {
+  const empty = real.some((a) => v.shape[a] === 0); // the max of nothing is -inf: no NaN to propagate
+  if (!empty && x!.dtype !== "u32" && x!.dtype !== "i64" && (v.dtype === "f32" || v.dtype === "f64")) {
     // ORT's ReduceMax skips NaN; the reference (and XLA) propagate it.
     const nan = reduce(g, "ReduceMax", g.elementwise("IsNaN", [v], "bool"), real, axes, out.shape);
     r = g.select(nan, g.scalar(v.dtype, NaN, r.full.length), r);

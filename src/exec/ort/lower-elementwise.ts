@@ -10,8 +10,8 @@ import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
 import type { Lowering } from "./lowering.js";
 
-/** A float op computed in f32 for 16-bit floats; `f64` false where the CPU provider has no double kernel. */
-function floatUnary(op: string, f64 = true): Lowering<any> {
+/** A unary op, in f32 for 16-bit floats (natively otherwise); `f64` false where the CPU provider has no double kernel. */
+function unary(op: string, f64 = true): Lowering<any> {
   return (g, [x], _p, out) => {
     let c = computeDtype(x!.dtype);
     if (c === "f64" && !f64) c = "f32";
@@ -36,10 +36,10 @@ const rsqrt: Lowering<"rsqrt"> = (g, [x], _p, out) => {
 const neg: Lowering<"neg"> = (g, [x], _p, out) => {
   // No Neg kernel for u32: 0 - x wraps the same way.
   if (x!.dtype === "u32") return g.elementwise("Sub", [g.scalar("u32", 0, x!.full.length), x!], "u32");
-  return floatUnary("Neg")(g, [x!], {}, out);
+  return unary("Neg")(g, [x!], {}, out);
 };
 
-const abs: Lowering<"abs"> = (g, [x], _p, out) => (x!.dtype === "u32" ? x! : floatUnary("Abs")(g, [x!], {}, out));
+const abs: Lowering<"abs"> = (g, [x], _p, out) => (x!.dtype === "u32" ? x! : unary("Abs")(g, [x!], {}, out));
 
 /** x - x is 0 exactly when x is finite (inf - inf and NaN - NaN are NaN): two ops instead of IsInf, IsNaN, Or, Not. */
 const isFinite: Lowering<"is_finite"> = (g, [x]) => {
@@ -158,10 +158,10 @@ const convert: Lowering<"convert"> = (g, [x], { dtype: to }) => {
 };
 
 export const ELEMENTWISE_LOWERINGS = {
-  neg, exp: floatUnary("Exp"), log: floatUnary("Log"), tanh: floatUnary("Tanh"),
+  neg, exp: unary("Exp"), log: unary("Log"), tanh: unary("Tanh"),
   // The CPU provider has Erf for float only: f64 erf is computed in f32 (about 1e-7 relative).
-  erf: floatUnary("Erf", false),
-  rsqrt, sqrt: floatUnary("Sqrt"), abs, sin: floatUnary("Sin"), cos: floatUnary("Cos"),
+  erf: unary("Erf", false),
+  rsqrt, sqrt: unary("Sqrt"), abs, sin: unary("Sin"), cos: unary("Cos"),
   is_finite: isFinite, not,
   add: arithmetic("Add"), sub: arithmetic("Sub"), mul: arithmetic("Mul"), div, pow: arithmetic("Pow"),
   max: extremum("Max"), min: extremum("Min"),

@@ -9,6 +9,7 @@ import { encodeModel, type ValueInfoDef } from "./onnx-proto.js";
 import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
 import { LOWERINGS } from "./lowerings.js";
 import type { Lowering } from "./lowering.js";
+import { foldTransposedProducts } from "./rewrite.js";
 
 /** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
 export const OPSET = 21;
@@ -35,7 +36,8 @@ function valueInfo(name: string, aval: AVal): ValueInfoDef {
   return { name, dataType: ONNX_TYPE[aval.dtype], dims: aval.shape };
 }
 
-export function lowerProgram(program: Program, replicas: number, producerVersion: string): LoweredProgram {
+export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
+  const program = foldTransposedProducts(source);
   const g = new GraphBuilder();
   const inputs: ValueInfoDef[] = [];
   const envs = Array.from({ length: replicas }, (_, r) => {

@@ -122,6 +122,13 @@ class Msg {
     return this;
   }
   string(field: number, s: string): this {
+    // Names are short ASCII: their bytes go straight into the scratch run (no encoder, no allocation).
+    if (s.length < 128 && /^[\x00-\x7f]*$/.test(s)) {
+      this.tag(field, WIRE_LEN);
+      this.scratch.push(s.length);
+      for (let i = 0; i < s.length; i++) this.scratch.push(s.charCodeAt(i));
+      return this;
+    }
     return this.bytes(field, utf8.encode(s));
   }
   message(field: number, m: Msg): this {

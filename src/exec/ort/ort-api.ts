@@ -17,7 +17,6 @@ const ORT_API_VERSION = 16;
 /** Slots of the functions used, in the order of `struct OrtApi`. */
 const SLOT = {
   GetErrorMessage: 2,
-  CreateEnv: 3,
   CreateSessionFromArray: 8,
   Run: 9,
   CreateSessionOptions: 10,
@@ -30,11 +29,18 @@ const SLOT = {
   ReleaseSession: 95,
   ReleaseValue: 96,
   ReleaseSessionOptions: 100,
+  CreateEnvWithGlobalThreadPools: 119,
+  DisablePerSessionThreads: 120,
+  CreateThreadingOptions: 121,
+  ReleaseThreadingOptions: 122,
+  SetGlobalIntraOpNumThreads: 147,
+  SetGlobalInterOpNumThreads: 148,
 } as const;
 
 /** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
 export const ORT_ENABLE_ALL = 99;
-const ORT_LOGGING_LEVEL_ERROR = 3;
+/** ORT would also print every error it returns; Kiln reports them (with the program's name) itself. */
+const ORT_LOGGING_LEVEL_FATAL = 4;
 const OrtArenaAllocator = 1, OrtMemTypeDefault = 0;
 
 /** The path of the C library inside the installed `onnxruntime-node` package. */
@@ -54,8 +60,10 @@ export interface OrtApi {
   readonly version: string;
   /** Throws an Error with ORT's message when `status` is non-null (and releases the status). */
   check(status: Ptr | null, what: string): void;
-  createEnv(): Ptr;
-  createSessionOptions(threads: number): Ptr;
+  /** The process's OrtEnv, with one intra-op thread pool of `threads` threads that sessions may share. */
+  createEnv(threads: number): Ptr;
+  /** Options for sessions with their own pool of `threads` threads, or that use the env's pool ("shared"). */
+  createSessionOptions(threads: number | "shared"): Ptr;
   releaseSessionOptions(opts: Ptr): void;
   createSession(env: Ptr, model: Uint8Array, opts: Ptr): Ptr;
   releaseSession(session: Ptr): void;
@@ -86,12 +94,17 @@ export function ortApi(): OrtApi {
   const version = koffi.call(getVersion, koffi.proto("const char *OrtGetVersionString()")) as string;
   const table = koffi.call(getApi, koffi.proto("void *OrtGetApi(uint32_t version)"), ORT_API_VERSION) as Ptr | null;
   if (!table) throw new Error(`ONNX Runtime ${version} does not provide C API version ${ORT_API_VERSION}`);
-  const slots = koffi.decode(table, "void *", 140) as Ptr[];
+  const slots = koffi.decode(table, "void *", 150) as Ptr[];
   const fn = (slot: number, signature: string): Fn => koffi.decode(slots[slot]!, koffi.proto(signature)) as Fn;
 
   const getErrorMessage = fn(SLOT.GetErrorMessage, "const char *OrtGetErrorMessage(void *status)");
   const releaseStatus = fn(SLOT.ReleaseStatus, "void OrtReleaseStatus(void *status)");
-  const createEnv = fn(SLOT.CreateEnv, "void *OrtCreateEnv(int level, const char *logid, _Out_ void **out)");
+  const createEnvWithGlobalThreadPools = fn(SLOT.CreateEnvWithGlobalThreadPools, "void *OrtCreateEnvWithGlobalThreadPools(int level, const char *logid, void *threading, _Out_ void **out)");
+  const disablePerSessionThreads = fn(SLOT.DisablePerSessionThreads, "void *OrtDisablePerSessionThreads(void *opts)");
+  const createThreadingOptions = fn(SLOT.CreateThreadingOptions, "void *OrtCreateThreadingOptions(_Out_ void **out)");
+  const releaseThreadingOptions = fn(SLOT.ReleaseThreadingOptions, "void OrtReleaseThreadingOptions(void *opts)");
+  const setGlobalIntra = fn(SLOT.SetGlobalIntraOpNumThreads, "void *OrtSetGlobalIntraOpNumThreads(void *opts, int n)");
+  const setGlobalInter = fn(SLOT.SetGlobalInterOpNumThreads, "void *OrtSetGlobalInterOpNumThreads(void *opts, int n)");
   const createSessionFromArray = fn(SLOT.CreateSessionFromArray, "void *OrtCreateSessionFromArray(void *env, const void *data, size_t len, void *opts, _Out_ void **out)");
   const runFn = fn(SLOT.Run, "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, const void *outNames, size_t nOut, void *outs)");
   const createSessionOptions = fn(SLOT.CreateSessionOptions, "void *OrtCreateSessionOptions(_Out_ void **out)");
@@ -115,19 +128,30 @@ export function ortApi(): OrtApi {
   cached = {
     version,
     check,
-    createEnv() {
-      const o = out();
-      check(createEnv(ORT_LOGGING_LEVEL_ERROR, "kiln", o), "CreateEnv");
-      return o[0]!;
+    createEnv(threads) {
+      const t = out();
+      check(createThreadingOptions(t), "CreateThreadingOptions");
+      try {
+        check(setGlobalIntra(t[0], threads), "SetGlobalIntraOpNumThreads");
+        check(setGlobalInter(t[0], 1), "SetGlobalInterOpNumThreads");
+        const o = out();
+        check(createEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_FATAL, "kiln", t[0], o), "CreateEnvWithGlobalThreadPools");
+        return o[0]!;
+      } finally {
+        releaseThreadingOptions(t[0]);
+      }
     },
     createSessionOptions(threads) {
       const o = out();
       check(createSessionOptions(o), "CreateSessionOptions");
       const opts = o[0]!;
       check(setOptLevel(opts, ORT_ENABLE_ALL), "SetSessionGraphOptimizationLevel");
-      check(setIntra(opts, threads), "SetIntraOpNumThreads");
-      // Programs are one long chain of dependent steps: ops run one after another, each on all threads.
-      check(setInter(opts, 1), "SetInterOpNumThreads");
+      if (threads === "shared") check(disablePerSessionThreads(opts), "DisablePerSessionThreads");
+      else {
+        check(setIntra(opts, threads), "SetIntraOpNumThreads");
+        // Programs are one long chain of dependent steps: ops run one after another, each on all threads.
+        check(setInter(opts, 1), "SetInterOpNumThreads");
+      }
       return opts;
     },
     releaseSessionOptions: (opts) => releaseSessionOptions(opts),

@@ -5,13 +5,16 @@
 // submitted can be written by any later run, because that run starts after run n has finished.
 import type { Ptr } from "./ort-api.js";
 
-/** Runs that may be in flight at once (their statuses live in a ring of this size). */
-export const RING = 4096;
-/** Shared Int32 words: the last finished run, the last failed run, its message length, then statuses. */
-export const DONE = 0, FAILED_SEQ = 1, FAILED_LEN = 2, STATUS = 3;
-export const STATUS_OK = 1, STATUS_FAILED = 2;
-/** Bytes of the shared buffer holding the last failure's message. */
-export const ERROR_BYTES = 4096;
+/** Runs that may be queued at once (submitting more waits for the oldest to finish). */
+export const MAX_IN_FLIGHT = 4096;
+/**
+ * Failures are remembered in a ring, so that a run's failure can be read even before the JS thread has
+ * processed the worker's messages (e.g. in a loop of synchronous reads): the last FAILURES failures,
+ * each with its run number and up to MESSAGE_BYTES of message.
+ */
+export const FAILURES = 256, MESSAGE_BYTES = 2048;
+/** Shared Int32 words: the last finished run, failures so far, then per failure slot its run and length. */
+export const DONE = 0, FAILURE_COUNT = 1, FAILED_SEQ = 2, FAILED_LEN = FAILED_SEQ + FAILURES, STATE_WORDS = FAILED_LEN + FAILURES;
 
 export interface WorkerData {
   readonly state: SharedArrayBuffer;

@@ -2,7 +2,7 @@
 // promise, or synchronously by blocking on the shared state with Atomics.wait), and runs deferred
 // releases once the runs that used a resource have finished.
 import { Worker } from "node:worker_threads";
-import { DONE, ERROR_BYTES, FAILED_LEN, FAILED_SEQ, RING, STATUS, STATUS_FAILED, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
+import { DONE, FAILED_LEN, FAILED_SEQ, FAILURES, MAX_IN_FLIGHT, MESSAGE_BYTES, STATE_WORDS, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
 
 export interface RunTicket {
   readonly seq: number;
@@ -17,9 +17,9 @@ interface Waiter {
 
 export class RunQueue {
   private worker: Worker | undefined;
-  private readonly stateBuffer = new SharedArrayBuffer(4 * (STATUS + RING));
+  private readonly stateBuffer = new SharedArrayBuffer(4 * STATE_WORDS);
   private readonly state = new Int32Array(this.stateBuffer);
-  private readonly errorBuffer = new SharedArrayBuffer(ERROR_BYTES);
+  private readonly errorBuffer = new SharedArrayBuffer(FAILURES * MESSAGE_BYTES);
   private submitted = 0;
   private readonly waiters = new Map<number, Waiter>();
   private readonly errors = new Map<number, string>();
@@ -41,8 +41,8 @@ export class RunQueue {
 
   submit(message: Omit<RunMessage, "seq">): RunTicket {
     const seq = this.submitted + 1;
-    // Back-pressure: at most RING runs in flight (their statuses share a ring).
-    if (seq - this.completed() >= RING) this.waitFor(seq - RING + 1);
+    // Back-pressure: a loop that never waits must not queue without bound.
+    if (seq - this.completed() > MAX_IN_FLIGHT) this.waitFor(seq - MAX_IN_FLIGHT);
     this.submitted = seq;
     const done = new Promise<void>((resolve, reject) => this.waiters.set(seq, { resolve, reject }));
     // A failure nobody awaits must not crash the process: it surfaces when the value is read.
@@ -60,14 +60,14 @@ export class RunQueue {
 
   /** The error of a finished run, or undefined if it succeeded. */
   failure(seq: number): string | undefined {
-    if (Atomics.load(this.state, STATUS + (seq % RING)) !== STATUS_FAILED) return undefined;
     const known = this.errors.get(seq);
     if (known) return known;
-    if (Atomics.load(this.state, FAILED_SEQ) === seq) {
-      const len = Atomics.load(this.state, FAILED_LEN);
-      return new TextDecoder().decode(new Uint8Array(this.errorBuffer).slice(0, len));
+    for (let slot = 0; slot < FAILURES; slot++) {
+      if (Atomics.load(this.state, FAILED_SEQ + slot) !== seq) continue;
+      const len = Atomics.load(this.state, FAILED_LEN + slot);
+      return new TextDecoder().decode(new Uint8Array(this.errorBuffer).slice(slot * MESSAGE_BYTES, slot * MESSAGE_BYTES + len));
     }
-    return `run ${seq} failed (await the array's ready() for the message)`;
+    return undefined;
   }
 
   /** Runs `fn` once run `seq` (and so every earlier run) has finished: at once if it already has. */
@@ -110,7 +110,6 @@ export class RunQueue {
     const message = `the ONNX Runtime run worker stopped: ${e.message}`;
     for (const [seq, w] of this.waiters) {
       this.errors.set(seq, message);
-      Atomics.store(this.state, STATUS + (seq % RING), STATUS_FAILED);
       w.reject(new Error(message));
     }
     this.waiters.clear();

@@ -3,7 +3,7 @@
 // sessions, tensors and memory are created and released by the JS thread.
 import { parentPort, workerData } from "node:worker_threads";
 import { ortApi } from "./ort-api.js";
-import { DONE, ERROR_BYTES, FAILED_LEN, FAILED_SEQ, RING, STATUS, STATUS_FAILED, STATUS_OK, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
+import { DONE, FAILED_LEN, FAILED_SEQ, FAILURE_COUNT, FAILURES, MESSAGE_BYTES, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
 
 const api = ortApi();
 const { state: stateBuffer, errorText: errorBuffer } = workerData as WorkerData;
@@ -33,12 +33,13 @@ parentPort!.on("message", (m: RunMessage) => {
   }
   if (error) {
     for (const id of m.outputAllocs) poisoned.set(id, error);
-    const bytes = new TextEncoder().encode(error).subarray(0, ERROR_BYTES);
-    errorText.set(bytes);
-    Atomics.store(state, FAILED_LEN, bytes.length);
-    Atomics.store(state, FAILED_SEQ, m.seq);
+    const count = Atomics.load(state, FAILURE_COUNT), slot = count % FAILURES;
+    const bytes = new TextEncoder().encode(error).subarray(0, MESSAGE_BYTES);
+    errorText.set(bytes, slot * MESSAGE_BYTES);
+    Atomics.store(state, FAILED_LEN + slot, bytes.length);
+    Atomics.store(state, FAILED_SEQ + slot, m.seq);
+    Atomics.store(state, FAILURE_COUNT, count + 1);
   }
-  Atomics.store(state, STATUS + (m.seq % RING), error ? STATUS_FAILED : STATUS_OK);
   Atomics.store(state, DONE, m.seq);
   Atomics.notify(state, DONE);
   parentPort!.postMessage({ seq: m.seq, error } satisfies DoneMessage);

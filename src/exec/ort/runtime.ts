@@ -1,25 +1,62 @@
 // Process-wide ONNX Runtime state, created on first use: the library binding, the one OrtEnv of the
-// process, a CPU memory description, the run worker and the tensor memory pool. Importing Kiln does not
-// load the library; the first array or program on a CPU device does.
+// process with its shared intra-op thread pool, a CPU memory description, the run worker and the tensor
+// memory pool. Importing Kiln does not load the library; the first array or program on a CPU device does.
+import { availableParallelism } from "node:os";
 import { ortApi, type OrtApi, type Ptr } from "./ort-api.js";
 import { RunQueue } from "./run-queue.js";
 import { MemoryPool } from "./memory-pool.js";
 
-export interface OrtRuntime {
-  readonly api: OrtApi;
-  readonly env: Ptr;
-  readonly memoryInfo: Ptr;
-  readonly queue: RunQueue;
-  readonly pool: MemoryPool;
+/** A positive integer from an option or environment variable, with an error naming it. */
+export function positiveInt(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+/** Intra-op threads unless told otherwise: env KILN_CPU_THREADS, else every core the process may use. */
+export function defaultThreads(): number {
+  return positiveInt("KILN_CPU_THREADS", process.env.KILN_CPU_THREADS, availableParallelism());
+}
+
+export class OrtRuntime {
+  readonly api: OrtApi = ortApi();
+  /**
+   * Sessions with the default thread count share the env's pool: one set of threads however many
+   * programs are compiled (each eager op signature is a session), instead of a pool per session.
+   */
+  readonly sharedThreads = defaultThreads();
+  readonly env: Ptr = this.api.createEnv(this.sharedThreads);
+  readonly memoryInfo: Ptr = this.api.cpuMemoryInfo();
+  readonly queue = new RunQueue();
+  readonly pool = new MemoryPool(this.queue);
+  /** False once the env turned out to have no shared pool (another library created it first). */
+  private shared = true;
+  private readonly options = new Map<number | "shared", Ptr>();
+
+  /** A session for `model` whose runs use `threads` intra-op threads. */
+  createSession(model: Uint8Array, threads: number): Ptr {
+    if (threads === this.sharedThreads && this.shared) {
+      try {
+        return this.api.createSession(this.env, model, this.sessionOptions("shared"));
+      } catch {
+        // ORT's env is a process singleton: if the official binding made it first, it has no shared
+        // pool and sessions must bring their own (any other failure repeats below and is reported).
+        this.shared = false;
+      }
+    }
+    return this.api.createSession(this.env, model, this.sessionOptions(threads));
+  }
+
+  private sessionOptions(threads: number | "shared"): Ptr {
+    let o = this.options.get(threads);
+    if (o === undefined) this.options.set(threads, (o = this.api.createSessionOptions(threads)));
+    return o;
+  }
 }
 
 let runtime: OrtRuntime | undefined;
 
 export function ortRuntime(): OrtRuntime {
-  if (!runtime) {
-    const api = ortApi();
-    const queue = new RunQueue();
-    runtime = { api, env: api.createEnv(), memoryInfo: api.cpuMemoryInfo(), queue, pool: new MemoryPool(queue) };
-  }
-  return runtime;
+  return (runtime ??= new OrtRuntime());
 }

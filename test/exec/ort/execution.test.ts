@@ -94,6 +94,14 @@ test("a program whose run fails rejects ready with the program's name and ONNX R
   await assert.rejects(y!.ready, /ONNX Runtime failed to run take_from_nothing: .*indices/);
   assert.throws(() => y!.toHostSync(), /take_from_nothing/);
 
+  // The failure is still known after thousands of later runs, read without yielding to the event loop.
+  const failed = exe.execute([[k.ortExecutor.fromHost(new Float32Array(0), x.aval), k.ortExecutor.fromHost(Int32Array.of(1, 0), idx.aval)]])[0]![0]!;
+  const inc = k.jit((a: k.Array) => a.add(1), { name: "inc_many" });
+  let c = k.array([0], { device: cpu });
+  for (let i = 0; i < 5000; i++) c = inc(c);
+  assert.equal(c.item(), 5000);
+  assert.throws(() => failed.toHostSync(), /take_from_nothing/);
+
   // A run that reads the failed output fails too, saying why.
   const negate = k.jit((a: k.Array) => a.neg(), { name: "after_failure" });
   const z = negate(k.Array.fromBuffer(y!));

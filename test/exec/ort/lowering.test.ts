@@ -5,6 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import type { HostArray, Prim, Program } from "../../../src/index.js";
+import * as k from "../../../src/index.js";
 import { printProgram, refExecutor, ortExecutor, readElem, type Executor } from "../../../src/index.js";
 import { rng } from "../../helpers/random.js";
 import { mismatch } from "./compare.js";
@@ -43,3 +44,24 @@ for (const prim of Object.keys(CASES) as Prim[]) {
     }
   });
 }
+
+test("zero-size arrays: elementwise, reductions (max of nothing is -inf), concat, matmul over an empty axis", () => {
+  const f = (a: k.Array, b: k.Array) => [a.exp().add(1), a.sum(0), a.max(0), k.concat([a, a], 0), a.transpose().matmul(b), b.sum()];
+  const args = (d: k.Device) => [k.zeros([0, 3], "f32").astype("f32"), k.array(new Float32Array(0), { shape: [0, 2], device: d })] as const;
+  const run = (d: k.Device) => (k.jit(f, { device: d, name: `empty_${d.id}` })(...args(d)) as k.Array[]).map((x) => [x.shape, Array.from(x.dataSync() as Float32Array)]);
+  assert.deepEqual(run(k.findDevice("cpu:0")), run(k.findDevice("ref:0")));
+});
+
+test("constants keep their exact bits: -0 and 0 stay distinct", async () => {
+  const negZero = { id: 1, aval: { shape: [], dtype: "f32" as const } }, zero = { id: 2, aval: { shape: [], dtype: "f32" as const } };
+  const one = { id: 3, aval: { shape: [], dtype: "f32" as const } };
+  const a = { id: 4, aval: one.aval }, b = { id: 5, aval: one.aval };
+  const program: Program = {
+    name: "signed_zeros", inputs: [one],
+    consts: [{ v: negZero, value: Float32Array.of(-0) }, { v: zero, value: Float32Array.of(0) }],
+    eqns: [{ prim: "div", inputs: [one, negZero], out: a, params: {} }, { prim: "div", inputs: [one, zero], out: b, params: {} }],
+    outputs: [a, b],
+  };
+  const got = await run(ortExecutor, program, [Float32Array.of(1)]);
+  assert.deepEqual(got.map((x) => x[0]), [-Infinity, Infinity]);
+});
