@@ -8,12 +8,15 @@ import type { TokenBatch } from "../data/batch.js";
 import { PerReplica } from "./per-replica.js";
 import { replicated } from "./replicated.js";
 
+/** A compiled per-replica function, with the jit-style counters. */
+export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.FunctionMetrics };
+
 export interface Strategy {
   readonly name: "one-device" | "data-parallel";
   readonly devices: readonly k.Device[];
   readonly numReplicas: number;
   /** Compiles a per-replica function; calling it returns results with PerReplica leaves (plain on one device). */
-  compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): (...args: any[]) => any;
+  compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): CompiledFn;
   /** Keras' strategy.run: fn on every replica (compiled once per fn and signature). */
   run<F extends (...args: any[]) => any>(fn: F, ...args: unknown[]): any;
   /** Sum or mean of a per-replica value across replicas (identity for a plain Array). */
@@ -26,12 +29,12 @@ export interface Strategy {
 
 abstract class BaseStrategy implements Strategy {
   abstract readonly name: Strategy["name"];
-  private readonly compiled = new WeakMap<Function, (...args: any[]) => any>();
+  private readonly compiled = new WeakMap<Function, CompiledFn>();
   constructor(readonly devices: readonly k.Device[]) {}
   get numReplicas(): number {
     return this.devices.length;
   }
-  abstract compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): (...args: any[]) => any;
+  abstract compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): CompiledFn;
 
   run<F extends (...args: any[]) => any>(fn: F, ...args: unknown[]): any {
     let c = this.compiled.get(fn);
@@ -72,7 +75,7 @@ export class OneDevice extends BaseStrategy {
     super([device]);
   }
   compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string; donateArgs?: number[] } = {}) {
-    return k.jit(fn, { device: this.devices[0]!, ...(opts.name ? { name: opts.name } : {}), ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}) }) as (...args: any[]) => any;
+    return k.jit(fn, { device: this.devices[0]!, ...(opts.name ? { name: opts.name } : {}), ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}) }) as unknown as CompiledFn;
   }
 }
 
@@ -83,7 +86,7 @@ export class DataParallel extends BaseStrategy {
     super(devices);
   }
   /** Donation is not used: every replica reads the same replicated parameters. */
-  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string } = {}) {
+  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string } = {}): CompiledFn {
     return replicated(fn, { devices: this.devices, ...(opts.name ? { name: opts.name } : {}) });
   }
 }

@@ -11,6 +11,7 @@ import { mlmObjective, maskCapacity } from "../models/masked-lm.js";
 import type { AdamW, AdamWState } from "../optim/adamw.js";
 import { clipByGlobalNorm } from "../optim/clip.js";
 import { maskTokensTraced, type TracedMaskOptions } from "../data/mlm/mask-traced.js";
+import { keepIfSkipped, unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
 
 export interface MlmStepOptions {
   model: MaskedLanguageModel;
@@ -26,6 +27,8 @@ export interface MlmStepOptions {
   labelledPositionsOnly?: boolean;
   /** Seed of the dropout stream (the masking has its own, in `masking.seed`). */
   dropoutSeed: number;
+  /** Dynamic loss scaling settings (used when the state carries a scaler, i.e. precision "16-mixed"). */
+  lossScaling?: LossScaleOptions;
 }
 
 export interface StepMetrics {
@@ -35,11 +38,15 @@ export interface StepMetrics {
   count: k.Array;
   lr: k.Array;
   gradNorm: k.Array;
+  /** 1 when the step overflowed and was skipped (loss scaling), else 0. */
+  skipped: k.Array;
 }
 
 export interface TrainState {
   params: Params;
   opt: AdamWState;
+  /** Present under dynamic loss scaling. */
+  scaler?: LossScaleState;
 }
 
 /** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
@@ -74,6 +81,7 @@ export function makeTrainStep(o: MlmStepOptions) {
     const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
     const capacity = o.labelledPositionsOnly === false ? undefined : maskCapacity(rowsPer * length, o.masking.mlmProbability ?? 0.15);
 
+    const scale = state.scaler?.scale;
     let grads: any = null;
     let lossSum = k.scalar(0), correct = k.scalar(0);
     masked.forEach((m, i) => {
@@ -81,26 +89,34 @@ export function makeTrainStep(o: MlmStepOptions) {
         const h = model.hidden(p, m.inputIds, maskParts[i]!, { dropoutKey, exampleOffset: batch.exampleOffset.add(i * rowsPer), dtype });
         const out = mlmObjective(model, p, h, m.labels, capacity);
         // mlmObjective's mean × its own count = the part's summed loss; divided by the global count.
-        return [out.loss.mul(out.count).div(total), out] as const;
+        const part = out.loss.mul(out.count).div(total);
+        return [scale ? part.mul(scale) : part, { part, correct: out.correct }] as const;
       };
-      const [[l, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [[k.Array, { correct: k.Array }], Params];
-      lossSum = lossSum.add(l);
+      const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [[k.Array, { part: k.Array; correct: k.Array }], Params];
+      lossSum = lossSum.add(out.part);
       correct = correct.add(out.correct);
       grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
     });
     grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
+    let finite: k.Array | undefined;
+    let scaler = state.scaler;
+    if (state.scaler) ({ grads, finite, next: scaler } = unscaleAndCheck(grads, state.scaler, o.lossScaling));
     let gradNorm: k.Array;
     if (o.clipNorm) ({ grads, norm: gradNorm } = clipByGlobalNorm(grads, o.clipNorm));
-    else gradNorm = k.leaves<k.Array>(grads).map((g) => g.square().sum()).reduce((a, b) => a.add(b)).sqrt();
+    else gradNorm = k.leaves<k.Array>(grads).map((g) => g.astype("f32").square().sum()).reduce((a, b) => a.add(b)).sqrt();
     const upd = optimizer.update(grads, state.opt, state.params);
+    const next: TrainState = finite
+      ? { params: keepIfSkipped(finite, upd.params, state.params), opt: keepIfSkipped(finite, upd.state, state.opt), scaler: scaler! }
+      : { params: upd.params, opt: upd.state };
     return {
-      state: { params: upd.params, opt: upd.state },
+      state: next,
       metrics: {
         loss: k.bind("all_reduce", [lossSum], {}),
         correct: k.bind("all_reduce", [correct], {}),
         count: total,
         lr: upd.lr,
         gradNorm,
+        skipped: finite ? finite.not().astype("f32") : k.scalar(0),
       },
     };
   };

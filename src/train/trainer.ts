@@ -16,6 +16,10 @@ import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import { makeEvalStep, makeTrainStep, type StepInputs, type TrainState } from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
+import { selectDevices, type Accelerator, type DevicesSpec } from "../distribute/devices.js";
+import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
+import { replicaView, PerReplica } from "../distribute/per-replica.js";
+import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
 import { lossCurveHtml } from "./plot.js";
 
 export interface TrainerOptions {
@@ -38,9 +42,16 @@ export interface TrainerOptions {
   /** Continue from the newest checkpoint in outputDir. */
   resume?: boolean;
   callbacks?: Callback[];
-  /** Activation dtype for mixed precision ("f32" default). */
-  computeDtype?: k.DType;
-  device?: k.Device;
+  /** Lightning's precision names: "32" (default), "bf16-mixed", "bf16-true", "16-mixed". */
+  precision?: PrecisionName;
+  /** Dynamic loss scaling under "16-mixed" (initial scale, growth interval). */
+  lossScale?: LossScaleOptions;
+  /** "cpu", "gpu", "tpu" or "auto" (an accelerator when one is found, else the CPU). */
+  accelerator?: Accelerator;
+  /** How many devices (or which): "auto", N, or a list of indices. */
+  devices?: DevicesSpec;
+  /** "auto" (data parallel over several devices), "one-device", "data-parallel", or a Strategy. */
+  strategy?: StrategyName | Strategy;
   /** Print progress (default true). */
   progress?: boolean;
 }
@@ -84,7 +95,9 @@ export class Trainer implements TrainerView {
   epoch = 0;
   totalSteps = 0;
   shouldStop = false;
-  private readonly o: Required<Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "device">> & TrainerOptions;
+  private readonly o: Required<Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "strategy" | "lossScale">> & TrainerOptions;
+  readonly strategy: Strategy;
+  readonly policy: PrecisionPolicy;
   private loggers: MetricsLogger[] = [];
   private bar: ProgressBar | undefined;
   private current: { model: MaskedLanguageModel; state: TrainState; data: () => DatasetState; tokenizerDir?: string; history: Metrics[] } | undefined;
@@ -94,12 +107,18 @@ export class Trainer implements TrainerView {
   constructor(options: TrainerOptions) {
     this.o = {
       evalEvery: 0, logEvery: 10, seed: 42, gradientAccumulation: 1, checkpointEvery: 0, keepCheckpoints: 3,
-      resume: false, callbacks: [], computeDtype: "f32", progress: true, ...options,
+      resume: false, callbacks: [], precision: "32", progress: true, ...options,
     };
+    this.policy = precisionPolicy(this.o.precision);
+    const devices = typeof options.strategy === "object" ? options.strategy.devices
+      : options.accelerator === undefined && options.devices === undefined ? [k.getDefaultDevice()]
+      : selectDevices({ accelerator: options.accelerator ?? "auto", devices: options.devices ?? "auto" });
+    this.strategy = makeStrategy(options.strategy ?? "auto", devices);
   }
 
+  /** Where parameters, optimizer state and replica 0's results live. */
   private get device(): k.Device {
-    return this.o.device ?? k.getDefaultDevice();
+    return this.strategy.devices[0]!;
   }
 
   log(message: string): void {
@@ -162,12 +181,18 @@ export class Trainer implements TrainerView {
       const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
+    if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
+    if (this.policy.lossScaling) state.scaler = lossScaleInit(o.lossScale);
+    const globalBatch = a.train.batchSize;
+    if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
+      throw new Error(`the global batch of ${globalBatch} does not split into ${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`);
+    }
 
-    const stepFn = k.jit(makeTrainStep({
-      model: a.model, optimizer, masking, computeDtype: o.computeDtype, microBatches: o.gradientAccumulation,
-      dropoutSeed: o.seed + 1, ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
-    }), { name: "train_step", donateArgs: [0], device: this.device });
-    const evalFn = k.jit(makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: o.computeDtype }), { name: "eval_step", device: this.device });
+    const stepFn = this.strategy.compile(makeTrainStep({
+      model: a.model, optimizer, masking, computeDtype: this.policy.computeDtype, microBatches: o.gradientAccumulation,
+      dropoutSeed: o.seed + 1, ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}), ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
+    }), { name: "train_step", donateArgs: [0] });
+    const evalFn = this.strategy.compile(makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: this.policy.computeDtype }), { name: "eval_step" });
 
     const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
     this.current = { model: a.model, state, data: () => iterator.state(), history, ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}) };
@@ -190,10 +215,11 @@ export class Trainer implements TrainerView {
         const inputs = this.stepInputs(batch, info);
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
-        const out = stepFn(state, inputs, k.scalar(this.globalStep, "i32"));
+        const out = this.firstReplica(stepFn(state, inputs, k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })));
         state = out.state;
         this.current.state = state;
-        const [loss, correct, count, lr] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr].map(async (x) => ((await x.data()) as Float32Array)[0]!));
+        const [loss, correct, count, lr, skipped] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(async (x) => ((await x.data()) as Float32Array)[0]!));
+        if (skipped) this.log(`step ${this.globalStep + 1}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
           compileSeconds += seconds;
@@ -204,7 +230,7 @@ export class Trainer implements TrainerView {
         }
         this.globalStep++;
         const stepMetrics = { loss: loss!, lr: lr!, accuracy: count! > 0 ? correct! / count! : 0 };
-        history.push({ step: this.globalStep, loss: loss! });
+        history.push({ step: this.globalStep, loss: loss!, ...(skipped ? { skipped: 1 } : {}) });
         window = { loss: window.loss + loss!, correct: window.correct + correct!, count: window.count + count!, n: window.n + 1 };
         const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
         this.bar?.update({ step: this.globalStep, totalSteps: this.totalSteps, loss: loss!, ...(tps ? { tokensPerSecond: tps } : {}), compileSeconds });
@@ -231,15 +257,21 @@ export class Trainer implements TrainerView {
     return { params: state.params, globalStep: this.globalStep, history, evalHistory, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
   }
 
+  /** Each replica's share of a global batch (its rows, and the epoch-wide index of its first example). */
   private stepInputs(batch: TokenBatch, info: { epoch: number; exampleOffset: number }): StepInputs {
-    const shape = batch.shape;
-    const dev = this.device;
-    return {
-      inputIds: k.array(batch.inputIds, { shape, device: dev }),
-      attentionMask: k.array(batch.attentionMask, { shape, device: dev }),
-      exampleOffset: k.array(new Int32Array([info.exampleOffset]), { shape: [], device: dev }),
-      epoch: k.array(new Int32Array([info.epoch]), { shape: [], device: dev }),
-    };
+    const split = this.strategy.splitBatch(batch, info.exampleOffset);
+    return { ...split, epoch: k.array(new Int32Array([info.epoch]), { shape: [], device: this.device }) } as unknown as StepInputs;
+  }
+
+  /**
+   * Replica 0's view of a step's results (all replicas hold the same state after the all-reduce);
+   * the other replicas' copies are freed at once.
+   */
+  private firstReplica<T>(out: T): T {
+    for (const l of k.flatten(out, (x) => x instanceof PerReplica).leaves) {
+      if (l instanceof PerReplica) for (const v of l.values.slice(1)) (v as k.Array).dispose();
+    }
+    return replicaView(out, 0);
   }
 
   private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<void> {
@@ -252,7 +284,7 @@ export class Trainer implements TrainerView {
   async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
     let lossSum = 0, correct = 0, count = 0;
     for await (const batch of a.eval!.map((b, info) => ({ b, info }))) {
-      const out = evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset }));
+      const out = this.firstReplica(evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })));
       const [l, c, n] = await Promise.all([out.lossSum, out.correct, out.count].map(async (x) => ((await x.data()) as Float32Array)[0]!));
       lossSum += l!;
       correct += c!;
@@ -279,4 +311,4 @@ export class Trainer implements TrainerView {
   }
 }
 
-type EvalFn = k.Jitted<ReturnType<typeof makeEvalStep>>;
+type EvalFn = (...args: any[]) => any;

@@ -8,7 +8,7 @@ import { writeRecords } from "../../src/data/tfrecord/files.js";
 import { encodeExample } from "../../src/data/example/example.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { createMaskedLM, validateConfig } from "../../src/models/index.js";
-import { Trainer } from "../../src/train/trainer.js";
+import { Trainer, type TrainerOptions } from "../../src/train/trainer.js";
 import { ModelCheckpoint, type Callback } from "../../src/train/callbacks.js";
 import { rng } from "./random.js";
 
@@ -33,16 +33,30 @@ export const tinyConfig = () => validateConfig({
   intermediate_size: 32, max_position_embeddings: TINY.length + 4, type_vocab_size: 1, pad_token_id: 3, layer_norm_eps: 1e-5,
 }, "tiny config");
 
-export async function trainTiny(dataDir: string, outDir: string, maxSteps: number, opts: { resume?: boolean; callbacks?: Callback[]; evalDir?: string } = {}) {
-  const common = { maxLength: TINY.length, batchSize: TINY.batch };
+export interface TinyOptions {
+  resume?: boolean;
+  callbacks?: Callback[];
+  evalDir?: string;
+  /** Global batch (default 8). */
+  batch?: number;
+  trainer?: Partial<TrainerOptions>;
+  /** Dropout on (the default) or off. */
+  dropout?: boolean;
+}
+
+export async function trainTiny(dataDir: string, outDir: string, maxSteps: number, opts: TinyOptions = {}) {
+  const common = { maxLength: TINY.length, batchSize: opts.batch ?? TINY.batch };
   const train = await openDataset({ files: dataDir, ...common, shuffle: true, seed: 5, epochs: Infinity, shuffleBuffer: 64 });
   const evalData = opts.evalDir ? await openDataset({ files: opts.evalDir, ...common, shuffle: false }) : undefined;
   const trainer = new Trainer({
     outputDir: outDir, maxSteps, seed: 3, logEvery: 1, resume: opts.resume ?? false, progress: false, keepCheckpoints: 2,
     callbacks: [new ModelCheckpoint({ everySteps: 2 }), ...(opts.callbacks ?? [])],
+    ...opts.trainer,
   });
+  const config = tinyConfig();
+  if (opts.dropout === false) Object.assign(config, { hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 });
   return trainer.fit({
-    model: createMaskedLM(tinyConfig()), train, ...(evalData ? { eval: evalData } : {}),
+    model: createMaskedLM(config), train, ...(evalData ? { eval: evalData } : {}),
     optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2 },
     masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
   });

@@ -43,7 +43,9 @@ export function array(values: unknown, opts: ArrayOptions = {}): Array {
   if (ArrayBuffer.isView(values) && !(values instanceof DataView)) {
     const host = values as HostArray;
     const dtype = opts.dtype ?? dtypeOfHost(host);
-    const data = opts.dtype && opts.dtype !== dtypeOfHost(host) ? fromNumbers(opts.dtype, host as unknown as ArrayLike<number>) : host;
+    // A Uint16Array holds bf16 or f16 bit patterns as they are; other typed arrays convert if needed.
+    const raw = host instanceof Uint16Array && (dtype === "bf16" || dtype === "f16");
+    const data = raw || dtype === dtypeOfHost(host) ? host : fromNumbers(dtype, host as unknown as ArrayLike<number>);
     return fromHost(data, opts.shape ?? [host.length], dtype, opts.device);
   }
   const shape = opts.shape ?? inferShape(values);
@@ -60,7 +62,9 @@ const literalCache = new Map<string, Array>();
  */
 function literal(value: number | boolean, dtype: DType, weak: boolean): Array {
   const dev = getDefaultDevice();
-  const key = `${dev.executor.name}:${dev.id}|${dtype}|${Number(value)}|${weak}`;
+  // Object.is tells -0 from 0: they are different constants (x·-0 is -0 where x·0 is 0 for negative x).
+  const v = Number(value);
+  const key = `${dev.executor.name}:${dev.id}|${dtype}|${Object.is(v, -0) ? "-0" : v}|${weak}`;
   let s = literalCache.get(key);
   if (!s) {
     const host = fromNumbers(dtype, [Number(value)]);

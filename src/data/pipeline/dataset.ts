@@ -143,6 +143,11 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
     return this.setup.numRecords;
   }
 
+  /** Examples per batch. */
+  get batchSize(): number {
+    return this.setup.stream.batchSize;
+  }
+
   /** Batches per epoch (fewer if ignoreErrors skips records). */
   get batchesPerEpoch(): number {
     const { batchSize, dropRemainder } = this.setup.stream;

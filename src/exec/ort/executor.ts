@@ -41,6 +41,11 @@ export class OrtExecutor implements Executor {
     return this.devs;
   }
 
+  /** Adds virtual devices up to `n` (never removes any: arrays may live on them). */
+  setDeviceCount(n: number): void {
+    for (let index = this.devs.length; index < n; index++) this.devs.push({ id: `cpu:${index}`, platform: "cpu", index, executor: this });
+  }
+
   /** ONNX Runtime's version, from the C API's GetVersionString (loads the library). */
   version(): string {
     return ortRuntime().api.version;
