@@ -60,7 +60,7 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
     if (want === "auto") {
       if (acc.executor) executor = acc.executor;
       else {
-        (o.notice ?? ((l) => console.error(l)))(`kiln: no GPU/TPU found (${acc.notFound}); using the CPU`);
+        (o.notice ?? ((l) => console.error(l)))("kiln: no GPU/TPU PJRT plugin found; using the CPU (`kiln devices` says where it looked)");
         executor = cpuExecutor();
       }
     } else if (acc.executor && platform === want) executor = acc.executor;

@@ -10,6 +10,9 @@ import { Trainer } from "../../train/trainer.js";
 import { ModelCheckpoint } from "../../train/callbacks.js";
 import { probeRecordLength } from "../../train/data-probe.js";
 import type { Command } from "./types.js";
+import { selectDevices, type Accelerator } from "../../distribute/devices.js";
+import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
+import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 
 const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE) [flags]
 
@@ -36,6 +39,12 @@ Training:
   --gradient-accumulation N   micro-batches per optimizer step (default 1)
   --clip-norm X               clip gradients to this global norm (default: no clipping)
   --seed N                    seed of init, shuffling, masking and dropout (default 42)
+Devices and precision:
+  --accelerator NAME          cpu | gpu | tpu | auto (default auto: a GPU/TPU when a PJRT plugin is found, else the CPU)
+  --devices N                 replicas for data parallelism (default 1; on the CPU, N virtual devices)
+  --strategy NAME             auto | one-device | data-parallel (default auto)
+  --precision NAME            32 | bf16-mixed | bf16-true | 16-mixed (default 32; bf16/f16 are emulated on the CPU)
+  --pjrt-plugin PATH          a PJRT plugin (.so) for --accelerator gpu/tpu (or env KILN_PJRT_PLUGIN)
 Output:
   --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required)
   --eval-every N              evaluate every N steps (default: each epoch and at the end)
@@ -54,6 +63,8 @@ const FLAGS = {
   "clip-norm": { type: "string" }, seed: { type: "string" }, "output-dir": { type: "string" }, "eval-every": { type: "string" },
   "log-every": { type: "string" }, "checkpoint-every": { type: "string" }, "keep-checkpoints": { type: "string" },
   resume: { type: "boolean" }, quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
+  accelerator: { type: "string" }, devices: { type: "string" }, strategy: { type: "string" }, precision: { type: "string" },
+  "pjrt-plugin": { type: "string" },
 } as const;
 
 function required(value: string | string[] | undefined, flag: string): void {
@@ -91,7 +102,16 @@ export async function runTrain(argv: string[]): Promise<void> {
   }
   if (maxSequenceLength(config) < maxLength) throw new UsageError(`the model takes sequences of at most ${maxSequenceLength(config)} tokens (max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`);
 
-  const common = { maxLength, batchSize: batch };
+  const accelerator = (v.accelerator ?? "auto") as Accelerator;
+  if (!["auto", "cpu", "gpu", "tpu"].includes(accelerator)) throw new UsageError(`--accelerator must be cpu, gpu, tpu or auto, got "${v.accelerator}"`);
+  const strategy = (v.strategy ?? "auto") as StrategyName;
+  if (!["auto", "one-device", "data-parallel"].includes(strategy)) throw new UsageError(`--strategy must be auto, one-device or data-parallel, got "${v.strategy}"`);
+  const precision = (v.precision ?? "32") as PrecisionName;
+  if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
+  if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
+  const devices = selectDevices({ accelerator, devices: intFlag("devices", v.devices, 1, 1) });
+  const replicas = devices.length;
+  const common = { maxLength, batchSize: batch * replicas };
   const train = await openDataset({ files: v["train-data"]!, ...common, shuffle: true, seed, epochs: Infinity, shuffleBuffer: intFlag("shuffle-buffer-size", v["shuffle-buffer-size"], 2 ** 18, 1) });
   const evalData = v["eval-data"] ? await openDataset({ files: v["eval-data"], ...common, shuffle: false, epochs: 1 }) : undefined;
   const epochs = intFlag("epochs", v.epochs, 1, 1);
@@ -99,7 +119,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
 
   const trainer = new Trainer({
-    outputDir: v["output-dir"]!, maxSteps, epochs, seed, gradientAccumulation: accum,
+    outputDir: v["output-dir"]!, maxSteps, epochs, seed, gradientAccumulation: accum, strategy: makeStrategy(strategy, devices), precision,
     evalEvery: intFlag("eval-every", v["eval-every"], 0, 0), logEvery: intFlag("log-every", v["log-every"], 10, 1),
     keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1), resume: Boolean(v.resume), progress: !v.quiet,
     callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
@@ -107,7 +127,8 @@ export async function runTrain(argv: string[]): Promise<void> {
   });
   const model = createMaskedLM(config);
   const params = k.leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0))).reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
-  console.error(`kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ${maxSteps} steps of ${batch} on ${k.getDefaultDevice().id}`);
+  console.error(`kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ` +
+    `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} (${trainer.strategy.name}, precision ${precision})`);
   const result = await trainer.fit({
     model, tokenizerDir: v.tokenizer!, train, ...(evalData ? { eval: evalData } : {}),
     optimizer: {
