@@ -6,5 +6,6 @@ import { dataCommand } from "./data.js";
 import { trainCommand } from "./train.js";
 import { fillMaskCommand } from "./fill-mask.js";
 import { quickstartCommand } from "./quickstart.js";
+import { benchCommand } from "./bench.js";
 
-export const COMMANDS: Command[] = [quickstartCommand, devicesCommand, tokenizerCommand, dataCommand, trainCommand, fillMaskCommand];
+export const COMMANDS: Command[] = [quickstartCommand, devicesCommand, tokenizerCommand, dataCommand, trainCommand, fillMaskCommand, benchCommand];

@@ -1,0 +1,122 @@
+// The training-throughput benchmark: compiled MLM steps on synthetic token batches (uniform random
+// ids, no padding, as the PyTorch peer scripts use), tokens/s as the median of timed steps after
+// warm-up, compile time apart, and MFU against the device's measured matmul peak.
+import * as k from "../core/index.js";
+import { createMaskedLM, presetConfig, type MlmConfig } from "../models/index.js";
+import { AdamW } from "../optim/adamw.js";
+import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
+import { makeTrainStep, type TrainState } from "./mlm-step.js";
+
+export interface TrainBenchOptions {
+  preset: string;
+  batch: number;
+  maxLength: number;
+  precision: PrecisionName;
+  steps: number;
+  warmup: number;
+  device: k.Device;
+  /** Vocabulary size (default: 8192 for mlm-small, 32000 otherwise, as the peers use). */
+  vocab?: number;
+}
+
+export interface TrainBenchResult {
+  bench: "train";
+  preset: string;
+  device: string;
+  precision: string;
+  batch: number;
+  seq: number;
+  params: number;
+  tokens_per_s: number;
+  step_s: number;
+  compile_s: number;
+  mfu: number;
+  peak_gflops: number;
+  model_gflops_per_step: number;
+  /** Matmul FLOPs the compiled step actually executes (the vocabulary head runs on labelled positions only). */
+  executed_matmul_gflops_per_step: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** The best f32 matmul rate the device reaches (GFLOP/s), the denominator of MFU. */
+export async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
+  const n = 1024;
+  const a = k.ones([n, n], dtype).astype(dtype), b = k.ones([n, n], dtype).astype(dtype);
+  const mm = k.jit((x: k.Array, y: k.Array) => x.matmul(y), { name: "peak_matmul", device });
+  let best = 0;
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    await mm(a, b).ready();
+    const s = (performance.now() - t0) / 1000;
+    if (i > 0) best = Math.max(best, (2 * n ** 3) / s / 1e9);
+  }
+  return best;
+}
+
+export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
+  const vocab = o.vocab ?? (o.preset === "mlm-small" ? 8192 : 32000);
+  const config: MlmConfig = presetConfig(o.preset, { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 }, o.maxLength);
+  const model = createMaskedLM(config);
+  const policy = precisionPolicy(o.precision);
+  const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
+  const dev = o.device;
+  const params0 = k.jit((key: k.Array) => model.init(key), { name: "init", device: dev })(k.randomKey(0));
+  let state: TrainState = { params: params0, opt: k.jit((p: unknown) => optimizer.init(p), { name: "opt_init", device: dev })(params0) };
+  if (policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(policy.paramDtype), state.params);
+  const step = k.jit(makeTrainStep({
+    model, optimizer, computeDtype: policy.computeDtype, dropoutSeed: 1,
+    masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+  }), { name: "bench_train_step", donateArgs: [0], device: dev });
+
+  const ids = new Int32Array(o.batch * o.maxLength);
+  let seed = 12345;
+  for (let i = 0; i < ids.length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; ids[i] = 5 + (seed % (vocab - 5)); }
+  const shape: [number, number] = [o.batch, o.maxLength];
+  const inputs = {
+    inputIds: k.array(ids, { shape, device: dev }),
+    attentionMask: k.array(new Int32Array(ids.length).fill(1), { shape, device: dev }),
+    exampleOffset: k.array(new Int32Array([0]), { shape: [], device: dev }),
+    epoch: k.array(new Int32Array([0]), { shape: [], device: dev }),
+  };
+  const peak = await measuredMatmulPeak(dev);
+  const times: number[] = [];
+  let compileS = 0;
+  for (let i = 0; i < o.warmup + o.steps; i++) {
+    const t0 = performance.now();
+    const out = step(state, inputs, k.array(new Int32Array([i]), { shape: [], device: dev }));
+    state = out.state;
+    await out.metrics.loss.data();
+    const s = (performance.now() - t0) / 1000;
+    if (i === 0) compileS = step.metrics.compileMs / 1000;
+    if (i >= o.warmup) times.push(s);
+  }
+  const stepS = median(times);
+  const nParams = k.leaves<k.Array>(params0).reduce((n, p) => n + p.size, 0);
+  const tokens = o.batch * o.maxLength;
+  // The peers' convention: 6 FLOPs per parameter per token, plus attention's score and context matmuls.
+  const flops = 6 * nParams * tokens + 12 * config.num_hidden_layers * o.batch * o.maxLength ** 2 * config.hidden_size;
+  const executed = matmulFlops(step.lower(state, inputs, k.array(new Int32Array([0]), { shape: [], device: dev })));
+  return {
+    bench: "train", preset: o.preset, device: dev.id, precision: o.precision, batch: o.batch, seq: o.maxLength, params: nParams,
+    tokens_per_s: Math.round(tokens / stepS), step_s: Number(stepS.toFixed(4)), compile_s: Number(compileS.toFixed(2)),
+    mfu: Number((flops / stepS / (peak * 1e9)).toFixed(3)), peak_gflops: Math.round(peak), model_gflops_per_step: Number((flops / 1e9).toFixed(1)),
+    executed_matmul_gflops_per_step: Number((executed / 1e9).toFixed(1)),
+  };
+}
+
+/** FLOPs of every dot_general in a program (2·batch·M·N·K each): what the compiled step really multiplies. */
+export function matmulFlops(p: k.Program): number {
+  let total = 0;
+  for (const e of p.eqns) {
+    if (e.prim !== "dot_general") continue;
+    const lhs = e.inputs[0]!.aval.shape;
+    const params = e.params as k.PrimParams["dot_general"];
+    const contracted = params.lhsContract.reduce((n, d) => n * lhs[d]!, 1);
+    total += 2 * e.out.aval.shape.reduce((a, b) => a * b, 1) * contracted;
+  }
+  return total;
+}
