@@ -1,0 +1,44 @@
+// `kiln train` refuses bad input before compiling anything, saying what and how to fix it.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeTinyShards } from "../helpers/tiny-training.js";
+import { makeTestCorpus } from "../helpers/sotu-slice.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+const root = mkdtempSync(join(tmpdir(), "kiln-cli-train-"));
+const shards = join(root, "shards");
+await writeTinyShards(shards, 16);
+const corpus = await makeTestCorpus(2, 300);
+
+function kiln(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, "train", ...args], { encoding: "utf8" });
+  return { code: r.status, err: r.stderr };
+}
+
+test("bad flags, a missing tokenizer, and shards that disagree with the model are refused up front", () => {
+  const base = ["--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--output-dir", join(root, "out"), "--preset", "mlm-small"];
+  let r = kiln(...base, "--learning-rat", "1");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /Unknown option '--learning-rat'.*\n.*kiln train --help/);
+  r = kiln(...base.map((a) => (a === corpus.tokenizerDir ? join(root, "nope") : a)));
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--tokenizer .*nope: no tokenizer\.json there \(train one with `kiln tokenizer train`\)/);
+  r = kiln(...base, "--max-length", "32");
+  assert.match(r.err, /--max-length 32 does not match the shards: .*dataset-0-8\.tfrecord holds records of 16 tokens/);
+  r = kiln(...base.slice(0, -2));
+  assert.match(r.err, /give exactly one of --preset and --model-config/);
+  const config = join(root, "config.json");
+  writeFileSync(config, JSON.stringify({ model_type: "roberta", vocab_size: 12, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 8, max_position_embeddings: 20, type_vocab_size: 1, pad_token_id: 3 }));
+  r = kiln(...base.slice(0, -2), "--model-config", config);
+  assert.match(r.err, /config\.json: vocab_size 12 differs from the tokenizer's 300/);
+  r = kiln(...base, "--precision", "fp8");
+  assert.match(r.err, /--precision must be one of 32, 32-true, bf16-mixed, bf16-true, 16-mixed, got "fp8"/);
+  r = kiln(...base, "--accelerator", "gpu");
+  assert.equal(r.code, 1);
+  assert.match(r.err, /accelerator "gpu" was requested but none was found: [^]*Devices here: cpu:0 \(ort\)\. Use --accelerator cpu/);
+});

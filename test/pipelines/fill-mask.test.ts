@@ -1,0 +1,42 @@
+// fill-mask: Hugging Face's result shape, probabilities from the model's softmax at the mask, and the
+// sequence with the prediction put in.
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as k from "../../src/index.js";
+import { loadTokenizer } from "../../src/text/index.js";
+import { createMaskedLM, presetConfig } from "../../src/models/index.js";
+import { FillMaskPipeline, type FillMaskResult } from "../../src/pipelines/fill-mask.js";
+import { makeTestCorpus } from "../helpers/sotu-slice.js";
+
+const corpus = await makeTestCorpus(3, 500);
+const tokenizer = await loadTokenizer(corpus.tokenizerDir);
+const config = { ...presetConfig("mlm-small", tokenizer, 64), hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2 };
+const model = createMaskedLM(config);
+const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(1));
+const pipe = new FillMaskPipeline(model, params, tokenizer);
+
+test("top-k results: {score, token, token_str, sequence}, best first, matching the model's own probabilities", async () => {
+  const text = "The people of the United [MASK].";
+  const results = (await pipe.call(text, { topK: 4 })) as FillMaskResult[];
+  assert.equal(results.length, 4);
+  for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
+  const ids = tokenizer.encode(text);
+  const at = ids.indexOf(tokenizer.maskId);
+  const logits = model.lmHead(params, model.hidden(params, k.array(Int32Array.from(ids), { shape: [1, ids.length] }), k.ones([1, ids.length], "i32")));
+  const probs = k.softmax(logits, -1).dataSync() as Float32Array;
+  const row = probs.subarray(at * tokenizer.vocabSize, (at + 1) * tokenizer.vocabSize);
+  const best = [...row.keys()].sort((a, b) => row[b]! - row[a]!)[0]!;
+  assert.equal(results[0]!.token, best);
+  assert.ok(Math.abs(results[0]!.score - row[best]!) < 1e-5, "padding to a length bucket does not change the prediction");
+  const filled = ids.slice();
+  filled[at] = results[0]!.token;
+  assert.equal(results[0]!.sequence, tokenizer.decode(filled, { skipSpecialTokens: true }));
+  assert.equal(results[0]!.token_str, tokenizer.decode([results[0]!.token]));
+});
+
+test("two masks give a list per mask; no mask is a clear error", async () => {
+  const two = (await pipe.call("[MASK] of the [MASK].", { topK: 2 })) as FillMaskResult[][];
+  assert.equal(two.length, 2);
+  assert.equal(two[0]!.length, 2);
+  await assert.rejects(pipe.call("nothing to fill"), /no mask token .* \[MASK\]/);
+});
