@@ -10,17 +10,6 @@ import { array, iota } from "./ops/creation.js";
 import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
 import { reshape, sliceAxis } from "./ops/shape.js";
 
-/** The hash on the host, for host-side code that must agree with compiled programs bit for bit. */
-export function hashU32(k0: number, k1: number, counter: number): number {
-  let h = Math.imul((counter + k1) >>> 0, 0x9e3779b1) ^ k0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 /** A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. */
 export function randomKey(seed: number): Array {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`random seed must be a non-negative integer, got ${seed}`);
@@ -33,8 +22,8 @@ function keyWords(key: Array): [Array, Array] {
 }
 
 /**
- * The hash on arrays (broadcasting): hashU32 elementwise, for code that must reproduce host-side
- * draws inside a compiled program.
+ * The hash on arrays (broadcasting), for code that must reproduce host-side draws inside a compiled
+ * program: elementwise it equals the data layer's hash32 (src/data/random.ts).
  */
 export function hashBits(k0: Array | number, k1: Array | number, counter: Array | number): Array {
   const u = (x: Array | number) => (x instanceof Array ? astype(x, "u32") : array(new Uint32Array([x >>> 0]), { shape: [] }));
