@@ -2,10 +2,10 @@
 // (`bert.embeddings.word_embeddings.weight`, …, `cls.predictions.transform.dense.weight`, `cls.predictions.bias`).
 import * as k from "../core/index.js";
 import { KeySequence } from "../nn/init.js";
-import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, ACTIVATIONS, castLike } from "../nn/layers.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit, ACTIVATIONS } from "../nn/layers.js";
 import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
-import { encoderApply, encoderInit } from "./encoder.js";
+import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./encoder.js";
 import { DropoutSites } from "../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
 
@@ -21,12 +21,7 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
       const std = c.initializer_range;
       return {
         bert: {
-          embeddings: {
-            word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
-            position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
-            token_type_embeddings: embeddingInit(keys, c.type_vocab_size, h, std),
-            LayerNorm: layerNormInit(h),
-          },
+          embeddings: embeddingsInit(keys, c),
           encoder: encoderInit(keys, c),
         },
         cls: { predictions: { transform: { dense: denseInit(keys, h, h, std), LayerNorm: layerNormInit(h) }, bias: k.zeros([c.vocab_size]) } },
@@ -50,9 +45,7 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
       const p = params.cls.predictions;
       const act = ACTIVATIONS[c.hidden_act]!;
       const t = layerNorm(p.transform.LayerNorm, act(dense(p.transform.dense, hidden)), c.layer_norm_eps);
-      const emb = castLike(params.bert.embeddings.word_embeddings.weight, t);
-      const logits = k.bind("dot_general", [t, emb], { lhsContract: [t.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
-      return logits.add(castLike(p.bias, logits));
+      return tiedLogits(t, params.bert.embeddings.word_embeddings.weight, p.bias);
     },
   };
 }

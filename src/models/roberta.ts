@@ -2,10 +2,10 @@
 // (`roberta.embeddings.word_embeddings.weight`, …, `lm_head.dense.weight`, `lm_head.bias`).
 import * as k from "../core/index.js";
 import { KeySequence } from "../nn/init.js";
-import { dense, denseInit, embed, embeddingInit, layerNorm, layerNormInit, castLike } from "../nn/layers.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit } from "../nn/layers.js";
 import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
-import { encoderApply, encoderInit } from "./encoder.js";
+import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./encoder.js";
 import { DropoutSites } from "../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
 
@@ -30,12 +30,7 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
       const std = c.initializer_range;
       return {
         roberta: {
-          embeddings: {
-            word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
-            position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
-            token_type_embeddings: embeddingInit(keys, c.type_vocab_size, h, std),
-            LayerNorm: layerNormInit(h),
-          },
+          embeddings: embeddingsInit(keys, c),
           encoder: encoderInit(keys, c),
         },
         lm_head: { dense: denseInit(keys, h, h, std), layer_norm: layerNormInit(h), bias: k.zeros([c.vocab_size]) },
@@ -59,9 +54,7 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
       const p = params.lm_head;
       // RoBERTa's head always uses GELU, whatever hidden_act says (as in Hugging Face's RobertaLMHead).
       const t = layerNorm(p.layer_norm, k.gelu(dense(p.dense, hidden)), c.layer_norm_eps);
-      const emb = castLike(params.roberta.embeddings.word_embeddings.weight, t);
-      const logits = k.bind("dot_general", [t, emb], { lhsContract: [t.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
-      return logits.add(castLike(p.bias, logits));
+      return tiedLogits(t, params.roberta.embeddings.word_embeddings.weight, p.bias);
     },
   };
 }

@@ -5,7 +5,7 @@
 // as a whole at the end of the upload request), so a writer that is aborted or killed mid-upload
 // leaves nothing under the final name. No temporary objects are needed.
 import type { Bucket, Storage as GcsClient } from "@google-cloud/storage";
-import type { AtomicWriter, ReadRange, Storage } from "./types.js";
+import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 
 export interface GcsPath {
@@ -104,14 +104,7 @@ export class GcsStorage implements Storage {
   }
 
   async writeAtomic(path: string, data: Uint8Array): Promise<void> {
-    const writer = await this.createWriter(path);
-    try {
-      await writer.write(data);
-      await writer.commit();
-    } catch (e) {
-      await writer.abort();
-      throw e;
-    }
+    await writeAllAtomically(await this.createWriter(path), data);
   }
 
   async remove(path: string): Promise<void> {

@@ -4,7 +4,7 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname } from "node:path";
-import type { AtomicWriter, ReadRange, Storage } from "./types.js";
+import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 
 /** Temporary files are named `.<final name>.tmp-<pid>-<random>` next to their final name. */
@@ -78,14 +78,7 @@ export class LocalStorage implements Storage {
   }
 
   async writeAtomic(path: string, data: Uint8Array): Promise<void> {
-    const writer = await this.createWriter(path);
-    try {
-      await writer.write(data);
-      await writer.commit();
-    } catch (e) {
-      await writer.abort();
-      throw e;
-    }
+    await writeAllAtomically(await this.createWriter(path), data);
   }
 
   async remove(path: string): Promise<void> {

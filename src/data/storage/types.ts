@@ -9,6 +9,17 @@ export interface AtomicWriter {
   abort(): Promise<void>;
 }
 
+/** Writes all of `data` through a fresh atomic writer: committed on success, aborted on failure. */
+export async function writeAllAtomically(writer: AtomicWriter, data: Uint8Array): Promise<void> {
+  try {
+    await writer.write(data);
+    await writer.commit();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
+
 export interface ReadRange {
   /** First byte to read (default 0). */
   start?: number;
