@@ -29,6 +29,8 @@ export interface TrainerOptions {
   epochs?: number;
   /** Evaluate every N steps (0: only at the end of each epoch and of training). */
   evalEvery?: number;
+  /** Evaluate once before the first step too (the starting point of the eval curve). */
+  evalAtStart?: boolean;
   /** Log metrics every N steps. */
   logEvery?: number;
   seed?: number;
@@ -106,7 +108,7 @@ export class Trainer implements TrainerView {
 
   constructor(options: TrainerOptions) {
     this.o = {
-      evalEvery: 0, logEvery: 10, seed: 42, gradientAccumulation: 1, checkpointEvery: 0, keepCheckpoints: 3,
+      evalEvery: 0, evalAtStart: false, logEvery: 10, seed: 42, gradientAccumulation: 1, checkpointEvery: 0, keepCheckpoints: 3,
       resume: false, callbacks: [], precision: "32", progress: true, ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
@@ -206,6 +208,7 @@ export class Trainer implements TrainerView {
     let window: { loss: number; correct: number; count: number; n: number } = { loss: 0, correct: 0, count: 0, n: 0 };
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
+      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, state, evalHistory);
       while (this.globalStep < this.totalSteps && !this.shouldStop) {
         const next = await iterator.next();
         if (next.done) break;

@@ -69,7 +69,7 @@ export const quickstartCommand: Command = {
     const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
     const model = createMaskedLM(presetConfig("mlm-small", tokenizer, 128));
     const outDir = join(dir, "model");
-    const trainer = new Trainer({ outputDir: outDir, maxSteps: steps, evalEvery: Math.max(1, Math.floor(steps / 4)), logEvery: 10, seed: 42 });
+    const trainer = new Trainer({ outputDir: outDir, maxSteps: steps, evalEvery: Math.max(1, Math.floor(steps / 4)), evalAtStart: true, logEvery: 10, seed: 42 });
     const result = await trainer.fit({
       model, train, eval: evalData, tokenizerDir: tokDir,
       optimizer: { learningRate: numberFlag("learning-rate", v["learning-rate"], 7e-4), weightDecay: 0.01 },
