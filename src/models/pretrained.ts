@@ -6,7 +6,8 @@ import * as k from "../core/index.js";
 import { readConfig, type MlmConfig } from "./config.js";
 import type { MaskedLanguageModel, Params } from "./masked-lm.js";
 import { createMaskedLM } from "./index.js";
-import { readSafetensors, writeJsonAtomic, writeSafetensors, type NamedTensor } from "./safetensors.js";
+import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
+import { writeJsonAtomic } from "../io/atomic-file.js";
 
 /** The shapes of a model's parameter tree, with their checkpoint names, without initializing anything. */
 export function parameterLayout(model: MaskedLanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {

@@ -1,7 +1,8 @@
 // The safetensors format: an 8-byte little-endian header length, a JSON header mapping names to
 // {dtype, shape, data_offsets} (offsets relative to the end of the header), then the raw bytes.
 // Written atomically (temp file + rename), read with every offset checked.
-import { open, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "../io/atomic-file.js";
 import type { DType, HostArray } from "../core/dtype.js";
 import { itemSize, viewHost } from "../core/dtype.js";
 import { fmtShape, sizeOf } from "../core/shape.js";
@@ -76,15 +77,7 @@ export function decodeSafetensors(buf: Buffer, where = "safetensors data"): { te
 
 /** Writes atomically: a crash leaves either the old file or the new one, never a torn file. */
 export async function writeSafetensors(path: string, tensors: Record<string, NamedTensor>, metadata?: Record<string, string>): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fh = await open(tmp, "w");
-  try {
-    await fh.writeFile(encodeSafetensors(tensors, metadata));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
+  await writeFileAtomic(path, encodeSafetensors(tensors, metadata));
 }
 
 export async function readSafetensors(path: string) {
@@ -95,11 +88,4 @@ export async function readSafetensors(path: string) {
     throw new Error(`cannot read ${path}: ${(e as Error).message}`);
   }
   return decodeSafetensors(buf, path);
-}
-
-/** Atomic JSON write (temp file + rename). */
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, JSON.stringify(value, null, 2) + "\n");
-  await rename(tmp, path);
 }

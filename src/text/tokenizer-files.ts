@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddedToken } from "./added-tokens.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { writeFileAtomic } from "../io/atomic-file.js";
 import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
 import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
 

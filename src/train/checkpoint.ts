@@ -7,7 +7,8 @@ import { join } from "node:path";
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
-import { readSafetensors, writeJsonAtomic, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import { writeJsonAtomic } from "../io/atomic-file.js";
 import type { AdamWState } from "../optim/adamw.js";
 
 export interface TrainerStateJson {

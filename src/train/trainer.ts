@@ -1,6 +1,7 @@
 // The Trainer: fit() runs the compiled MLM step over a streaming dataset with evaluation, logging,
 // checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step programs).
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { writeFileAtomic } from "../io/atomic-file.js";
 import { join } from "node:path";
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
@@ -311,7 +312,7 @@ export class Trainer implements TrainerView {
       { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
     ]);
-    await writeFile(join(dir, "loss_curve.html"), html);
+    await writeFileAtomic(join(dir, "loss_curve.html"), html);
   }
 }
 
