@@ -135,3 +135,31 @@ export function makeEvalStep(o: Pick<MlmStepOptions, "model" | "masking" | "comp
     return { lossSum: all(out.loss.mul(out.count)), correct: all(out.correct), count: all(out.count) };
   };
 }
+
+/** Inputs of K consecutive steps on one replica: [K, rows, length] ids and mask, [K] offsets and epochs. */
+export interface StackedStepInputs {
+  inputIds: k.Array;
+  attentionMask: k.Array;
+  exampleOffset: k.Array;
+  epoch: k.Array;
+}
+
+/**
+ * Steps-per-execution: K training steps in one compiled call (one host round trip per K steps). The
+ * steps run in order on their own batches; each step's metrics come back stacked along a new axis 0.
+ */
+export function makeMultiStep(single: ReturnType<typeof makeTrainStep>) {
+  return function mlmTrainSteps(state: TrainState, inputs: StackedStepInputs, firstStep: k.Array): { state: TrainState; metrics: StepMetrics } {
+    const steps = inputs.inputIds.shape[0]!;
+    const pick = (x: k.Array, i: number) => x.slice([i], [i + 1]).squeeze(0);
+    const all: StepMetrics[] = [];
+    for (let i = 0; i < steps; i++) {
+      const batch = { inputIds: pick(inputs.inputIds, i), attentionMask: pick(inputs.attentionMask, i), exampleOffset: pick(inputs.exampleOffset, i), epoch: pick(inputs.epoch, i) };
+      const out = single(state, batch, firstStep.add(i));
+      state = out.state;
+      all.push(out.metrics);
+    }
+    const stacked = Object.fromEntries(Object.keys(all[0]!).map((name) => [name, k.stack(all.map((m) => m[name as keyof StepMetrics]))])) as unknown as StepMetrics;
+    return { state, metrics: stacked };
+  };
+}

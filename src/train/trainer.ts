@@ -15,7 +15,7 @@ import type { Callback, Metrics, TrainerView } from "./callbacks.js";
 import { copyTokenizerFiles, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerStateJson } from "./checkpoint.js";
 import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
-import { makeEvalStep, makeTrainStep, type StepInputs, type TrainState } from "./mlm-step.js";
+import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type DevicesSpec } from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
@@ -37,6 +37,12 @@ export interface TrainerOptions {
   seed?: number;
   /** Micro-batches per optimizer step (gradient accumulation). */
   gradientAccumulation?: number;
+  /**
+   * Optimizer steps per compiled call (Keras' steps_per_execution): one host round trip per K steps.
+   * Callbacks, evaluation and checkpoints then happen between calls, so their intervals must be
+   * multiples of K.
+   */
+  stepsPerExecution?: number;
   clipNorm?: number;
   /** Checkpoint every N steps (0: only at the end). */
   checkpointEvery?: number;
@@ -109,7 +115,7 @@ export class Trainer implements TrainerView {
 
   constructor(options: TrainerOptions) {
     this.o = {
-      evalEvery: 0, evalAtStart: false, logEvery: 10, seed: 42, gradientAccumulation: 1, checkpointEvery: 0, keepCheckpoints: 3,
+      evalEvery: 0, evalAtStart: false, logEvery: 10, seed: 42, gradientAccumulation: 1, stepsPerExecution: 1, checkpointEvery: 0, keepCheckpoints: 3,
       resume: false, callbacks: [], precision: "32", progress: true, ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
@@ -191,14 +197,22 @@ export class Trainer implements TrainerView {
       throw new Error(`the global batch of ${globalBatch} does not split into ${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`);
     }
 
-    const stepFn = this.strategy.compile(makeTrainStep({
+    const K = o.stepsPerExecution;
+    if (!Number.isInteger(K) || K < 1) throw new Error(`stepsPerExecution must be a positive integer, got ${K}`);
+    for (const [name, every] of [["evalEvery", o.evalEvery], ["checkpointEvery", o.checkpointEvery]] as const) {
+      if (every % K !== 0) throw new Error(`${name} ${every} is not a multiple of stepsPerExecution ${K}: evaluations and checkpoints happen between compiled calls`);
+    }
+    const stepFn = this.strategy.compile(makeMultiStep(makeTrainStep({
       model: a.model, optimizer, masking, computeDtype: this.policy.computeDtype, microBatches: o.gradientAccumulation,
       dropoutSeed: o.seed + 1, ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}), ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
-    }), { name: "train_step", donateArgs: [0] });
+    })), { name: "train_step", donateArgs: [0] });
     const evalFn = this.strategy.compile(makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: this.policy.computeDtype }), { name: "eval_step" });
 
     const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
-    this.current = { model: a.model, state, data: () => iterator.state(), history, ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}) };
+    // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
+    // for the next group is not counted).
+    let trainedPosition = iterator.state();
+    this.current = { model: a.model, state, data: () => trainedPosition, history, ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}) };
     this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
     this.bar = o.progress ? new ProgressBar("train") : undefined;
     const stopOnSignal = () => { this.shouldStop = true; this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)"); process.once("SIGINT", () => process.exit(130)); };
@@ -210,38 +224,59 @@ export class Trainer implements TrainerView {
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
       if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, state, evalHistory);
+      // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
+      // end-of-epoch work sees the state of exactly that epoch's end.
+      let pending: { batch: Positioned; position: DatasetState } | undefined;
       while (this.globalStep < this.totalSteps && !this.shouldStop) {
-        const next = await iterator.next();
-        if (next.done) break;
-        const { batch, info } = next.value;
-        if (info.epoch !== this.epoch) await this.endEpoch(evalFn, a, state, evalHistory);
-        this.epoch = info.epoch;
-        const inputs = this.stepInputs(batch, info);
+        const group: Positioned[] = [];
+        if (pending) {
+          group.push(pending.batch);
+          trainedPosition = pending.position;
+          pending = undefined;
+        }
+        while (group.length < Math.min(K, this.totalSteps - this.globalStep)) {
+          const next = await iterator.next();
+          if (next.done) break;
+          if (group.length > 0 && next.value.info.epoch !== group[0]!.info.epoch) {
+            pending = { batch: next.value, position: iterator.state() };
+            break;
+          }
+          group.push(next.value);
+          trainedPosition = iterator.state();
+        }
+        if (group.length === 0) break;
+        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, state, evalHistory);
+        this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
-        const out = this.firstReplica(stepFn(state, inputs, k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })));
+        const out = this.firstReplica(stepFn(state, this.groupInputs(group), k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })));
         state = out.state;
         this.current.state = state;
-        const [loss, correct, count, lr, skipped] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(async (x) => ((await x.data()) as Float32Array)[0]!));
-        if (skipped) this.log(`step ${this.globalStep + 1}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
+        const [losses, corrects, counts, lrs, skips] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(async (x) => (await x.data()) as Float32Array));
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
           compileSeconds += seconds;
-          this.bar?.markTrainingStart(this.globalStep + 1);
+          this.bar?.markTrainingStart(this.globalStep + group.length);
         } else {
-          timedTokens += batch.shape[0] * batch.shape[1];
+          timedTokens += group.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0);
           timedSeconds += seconds;
         }
-        this.globalStep++;
-        const stepMetrics = { loss: loss!, lr: lr!, accuracy: count! > 0 ? correct! / count! : 0 };
-        history.push({ step: this.globalStep, loss: loss!, ...(skipped ? { skipped: 1 } : {}) });
-        window = { loss: window.loss + loss!, correct: window.correct + correct!, count: window.count + count!, n: window.n + 1 };
+        let stepMetrics: Metrics = {};
+        group.forEach((_, i) => {
+          const loss = losses![i]!, correct = corrects![i]!, count = counts![i]!, skipped = skips![i]!;
+          this.globalStep++;
+          if (skipped) this.log(`step ${this.globalStep}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
+          stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0 };
+          history.push({ step: this.globalStep, loss, ...(skipped ? { skipped: 1 } : {}) });
+          window = { loss: window.loss + loss, correct: window.correct + correct, count: window.count + count, n: window.n + 1 };
+          if (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps) {
+            const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
+            this.logMetrics({ loss: window.loss / window.n, accuracy: window.count ? window.correct / window.count : 0, ...(tps ? { tokens_per_s: tps } : {}), epoch: this.epoch });
+            window = { loss: 0, correct: 0, count: 0, n: 0 };
+          }
+        });
         const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
-        this.bar?.update({ step: this.globalStep, totalSteps: this.totalSteps, loss: loss!, ...(tps ? { tokensPerSecond: tps } : {}), compileSeconds });
-        if (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps) {
-          this.logMetrics({ loss: window.loss / window.n, accuracy: window.count ? window.correct / window.count : 0, ...(tps ? { tokens_per_s: tps } : {}), epoch: this.epoch });
-          window = { loss: 0, correct: 0, count: 0, n: 0 };
-        }
+        this.bar?.update({ step: this.globalStep, totalSteps: this.totalSteps, loss: losses!.at(group.length - 1)!, ...(tps ? { tokensPerSecond: tps } : {}), compileSeconds });
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
         if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, state, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
@@ -260,6 +295,33 @@ export class Trainer implements TrainerView {
       this.bar = undefined;
     }
     return { params: state.params, globalStep: this.globalStep, history, evalHistory, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
+  }
+
+  /**
+   * The inputs of one compiled call: for each replica, its rows of each of the group's global batches
+   * stacked as [K, rows, length], with the epoch-wide index of its first example and the epoch per step.
+   */
+  private groupInputs(group: readonly Positioned[]): StackedStepInputs | Record<string, PerReplica> {
+    const n = this.strategy.numReplicas, K = group.length;
+    const [rows, length] = group[0]!.batch.shape;
+    const per = rows / n, size = per * length;
+    const replica = (r: number): StackedStepInputs => {
+      const dev = this.strategy.devices[r]!;
+      const ids = new Int32Array(K * size), mask = new Int32Array(K * size);
+      group.forEach((g, i) => {
+        ids.set(g.batch.inputIds.subarray(r * size, (r + 1) * size), i * size);
+        mask.set(g.batch.attentionMask.subarray(r * size, (r + 1) * size), i * size);
+      });
+      return {
+        inputIds: k.array(ids, { shape: [K, per, length], device: dev }),
+        attentionMask: k.array(mask, { shape: [K, per, length], device: dev }),
+        exampleOffset: k.array(Int32Array.from(group, (g) => g.info.exampleOffset + r * per), { shape: [K], device: dev }),
+        epoch: k.array(Int32Array.from(group, (g) => g.info.epoch), { shape: [K], device: dev }),
+      };
+    };
+    if (n === 1) return replica(0);
+    const parts = this.strategy.devices.map((_, r) => replica(r));
+    return Object.fromEntries((["inputIds", "attentionMask", "exampleOffset", "epoch"] as const).map((f) => [f, new PerReplica(parts.map((p) => p[f]))]));
   }
 
   /** Each replica's share of a global batch (its rows, and the epoch-wide index of its first example). */

@@ -36,3 +36,16 @@ test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 para
   assert.deepEqual(dp.history.map((h) => h.loss!.toFixed(4)), one.history.map((h) => h.loss!.toFixed(4)));
   assert.ok(one.history[0]!.loss !== one.history.at(-1)!.loss);
 });
+
+test("steps per execution (2 steps per compiled call) on 2 replicas trains what one step per call does", async () => {
+  const root = mkdtempSync(join(tmpdir(), "kiln-spe-"));
+  const data = join(root, "data");
+  await writeTinyShards(data, 48); // 3 batches of 16 per epoch: groups stop at each epoch's end
+  const steps = 7, batch = 16;
+  const one = await trainTiny(data, join(root, "one"), steps, { batch });
+  const grouped = await trainTiny(data, join(root, "spe"), steps, { batch, trainer: { accelerator: "cpu", devices: 2, stepsPerExecution: 2, checkpointEvery: 0 } });
+  assert.equal(grouped.globalStep, steps);
+  assert.deepEqual(grouped.history.map((h) => h.loss!.toFixed(5)), one.history.map((h) => h.loss!.toFixed(5)));
+  const err = maxRelativeDifference(grouped.params, one.params);
+  assert.ok(err < 1e-5, `max relative parameter difference ${err}`);
+});

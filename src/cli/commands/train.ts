@@ -37,6 +37,7 @@ Training:
   --mlm-probability X         share of tokens selected for prediction (default 0.15)
   --shuffle-buffer-size N     records in the shuffle buffer (default 262144)
   --gradient-accumulation N   micro-batches per optimizer step (default 1)
+  --steps-per-execution N     optimizer steps per compiled call, one host round trip each (default 1)
   --clip-norm X               clip gradients to this global norm (default: no clipping)
   --seed N                    seed of init, shuffling, masking and dropout (default 42)
 Devices and precision:
@@ -60,7 +61,7 @@ const FLAGS = {
   "per-replica-batch-size": { type: "string" }, epochs: { type: "string" }, "max-steps": { type: "string" },
   "learning-rate": { type: "string" }, "weight-decay": { type: "string" }, warmup: { type: "string" },
   "mlm-probability": { type: "string" }, "shuffle-buffer-size": { type: "string" }, "gradient-accumulation": { type: "string" },
-  "clip-norm": { type: "string" }, seed: { type: "string" }, "output-dir": { type: "string" }, "eval-every": { type: "string" },
+  "clip-norm": { type: "string" }, "steps-per-execution": { type: "string" }, seed: { type: "string" }, "output-dir": { type: "string" }, "eval-every": { type: "string" },
   "log-every": { type: "string" }, "checkpoint-every": { type: "string" }, "keep-checkpoints": { type: "string" },
   resume: { type: "boolean" }, quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
   accelerator: { type: "string" }, devices: { type: "string" }, strategy: { type: "string" }, precision: { type: "string" },
@@ -120,6 +121,7 @@ export async function runTrain(argv: string[]): Promise<void> {
 
   const trainer = new Trainer({
     outputDir: v["output-dir"]!, maxSteps, epochs, seed, gradientAccumulation: accum, strategy: makeStrategy(strategy, devices), precision,
+    stepsPerExecution: intFlag("steps-per-execution", v["steps-per-execution"], 1, 1),
     evalEvery: intFlag("eval-every", v["eval-every"], 0, 0), logEvery: intFlag("log-every", v["log-every"], 10, 1),
     keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1), resume: Boolean(v.resume), progress: !v.quiet,
     callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
