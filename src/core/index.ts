@@ -9,8 +9,7 @@ export { registerExecutor, registeredExecutors, allDevices, findDevice, getDefau
 export { jit, type JitOptions, type Jitted } from "./jit.js";
 export { vjp, grad, valueAndGrad, evalShape, ShapeDtype, traceProgram, type GradOptions } from "./autodiff.js";
 export { bufferOn } from "./ops/dispatch.js";
-export { newFunctionMetrics } from "./metrics.js";
-export { recompileWarning } from "./diagnostics.js";
+export { CompileLog } from "./compile-log.js";
 export { flatten, treeMap, leaves, leafPaths, type PyTree, type TreeDef } from "./pytree.js";
 export { metrics, metricsReport, resetMetrics, type FunctionMetrics, type MetricsSnapshot } from "./metrics.js";
 export { TracerReadError, DataDependentShapeError, EscapedTracerError } from "./diagnostics.js";

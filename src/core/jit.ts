@@ -9,8 +9,8 @@ import { flatten, type TreeDef } from "./pytree.js";
 import { currentTrace } from "./trace.js";
 import { traceToProgram } from "./autodiff.js";
 import { getDefaultDevice, findDevice } from "./devices.js";
-import { newFunctionMetrics, type FunctionMetrics } from "./metrics.js";
-import { recompileWarning } from "./diagnostics.js";
+import type { FunctionMetrics } from "./metrics.js";
+import { CompileLog } from "./compile-log.js";
 import { bufferOn } from "./ops/dispatch.js";
 import { asArray } from "./ops/creation.js";
 
@@ -47,30 +47,12 @@ function leafSignature(x: unknown, i: number): string {
   throw new TypeError(`jit: argument leaf ${i} is a ${typeof x}; only Arrays and numbers can be traced — list its argument in staticArgs`);
 }
 
-/** Names the dimensions that differ between signatures, e.g. "arg leaf 1 dim 1: 37, 41, 52". */
-function changingDims(sigs: readonly string[][]): string[] {
-  const out: string[] = [];
-  const n = Math.min(...sigs.map((s) => s.length));
-  for (let leaf = 0; leaf < n; leaf++) {
-    const shapes = sigs.map((s) => /\[(.*)\]/.exec(s[leaf]!)?.[1]?.split(",") ?? []);
-    const rank = shapes[0]!.length;
-    if (!shapes.every((s) => s.length === rank)) { out.push(`input ${leaf}: rank changes`); continue; }
-    for (let d = 0; d < rank; d++) {
-      const vals = [...new Set(shapes.map((s) => s[d]))];
-      if (vals.length > 1) out.push(`input ${leaf} dim ${d}: ${vals.join(", ")}`);
-    }
-  }
-  return out;
-}
-
 export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions = {}): Jitted<F> {
   const name = opts.name ?? (fn.name || "jitted");
   const statics = new Set(opts.staticArgs ?? []);
   const donated = new Set(opts.donateArgs ?? []);
-  const warnAfter = opts.recompileWarnAfter ?? 3;
-  const metrics = newFunctionMetrics(name);
+  const log = new CompileLog(name, opts.recompileWarnAfter ?? 3);
   const cache = new Map<string, Compiled>();
-  const seen: string[][] = [];
 
   const isLeaf = (x: unknown) => x instanceof Array || typeof x === "number";
 
@@ -103,7 +85,7 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
     const dev = device();
     const key = `${dev.executor.name}:${dev.id}|${treedef.key}|${sig.join(";")}|${staticKey}`;
     let c = cache.get(key);
-    if (c) metrics.cacheHits++;
+    if (c) log.hit();
     else {
       const t0 = performance.now();
       const { program, captured, outTree } = traceFor(args, leaves, treedef, dynIdx);
@@ -112,25 +94,19 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
       const executable = dev.executor.compile(program, { donate, devices: [dev] });
       c = { executable, program, outTree };
       cache.set(key, c);
-      metrics.compiles++;
-      metrics.compileMs += performance.now() - t0;
-      metrics.signatures.push(sig.join(", "));
-      seen.push(sig);
-      if (metrics.compiles > warnAfter) process.emitWarning(recompileWarning(name, metrics.compiles, changingDims(seen)), { code: "KILN_RECOMPILE" });
+      log.compiled(sig, performance.now() - t0);
     }
     const arrays = leaves.map((l) => asArray(l));
     const bufs: DeviceBuffer[] = arrays.map((a) => bufferOn(a, dev));
     const t1 = performance.now();
     const outs = c.executable.execute([bufs])[0]!;
-    metrics.executions++;
-    const done = Promise.all(outs.map((o) => o.ready)).then(() => { metrics.executeMs += performance.now() - t1; }, () => {});
-    void done;
+    log.executed(outs, t1);
     arrays.forEach((a, i) => { if (donated.has(owner[i]!)) a.invalidate(`was donated to ${name} (donateArgs); use the value it returned`); });
     return c.outTree.unflatten(outs.map((b) => Array.fromBuffer(b)));
   };
 
   const jitted = call as unknown as Jitted<F>;
-  Object.defineProperty(jitted, "metrics", { value: metrics });
+  Object.defineProperty(jitted, "metrics", { value: log.metrics });
   Object.defineProperty(jitted, "lower", {
     value: (...args: unknown[]) => {
       const { leaves, treedef, dynIdx } = split(args);

@@ -28,7 +28,7 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
   const executor = devices[0]!.executor;
   if (devices.some((d) => d.executor !== executor)) throw new Error("replicated: all devices must belong to one executor");
   const name = opts.name ?? (fn.name || "replicated");
-  const metrics = k.newFunctionMetrics(name);
+  const log = new k.CompileLog(name);
   const cache = new Map<string, { exe: k.Executable; outTree: k.TreeDef }>();
 
   const call = (...args: unknown[]) => {
@@ -38,29 +38,26 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
       if (l instanceof PerReplica && l.replicas !== n) throw new Error(`${name}: a PerReplica value has ${l.replicas} values for ${n} replicas`);
     }
     const first = leaves.map((l) => (l instanceof PerReplica ? l.values[0]! : (l as k.Array)));
-    const sig = first.map((a) => k.fmtAVal(a.aval)).join(",");
-    const key = `${treedef.key}|${sig}`;
+    const sig = first.map((a) => k.fmtAVal(a.aval));
+    const key = `${treedef.key}|${sig.join(",")}`;
     let c = cache.get(key);
-    if (c) metrics.cacheHits++;
+    if (c) log.hit();
     else {
       const t0 = performance.now();
       const { program, outTree } = k.traceProgram(name, (...a: unknown[]) => fn(...a), treedef.unflatten(first) as unknown[]);
       c = { exe: executor.compile(program, { replicas: n, devices }), outTree };
       cache.set(key, c);
-      metrics.compiles++;
-      metrics.compileMs += performance.now() - t0;
-      metrics.signatures.push(sig);
+      log.compiled(sig, performance.now() - t0);
     }
     const place = (a: k.Array, r: number) => (sharesMemory(executor) && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!));
     const perReplicaArgs = devices.map((_, r) => leaves.map((l) => place(l instanceof PerReplica ? l.values[r]! : (l as k.Array), r)));
     const t1 = performance.now();
     const outs = c.exe.execute(perReplicaArgs);
-    metrics.executions++;
-    void Promise.all(outs.flat().map((b) => b.ready)).then(() => { metrics.executeMs += performance.now() - t1; }, () => {});
+    log.executed(outs.flat(), t1);
     const numOut = outs[0]!.length;
     const results = Array.from({ length: numOut }, (_, i) => new PerReplica(outs.map((o) => k.Array.fromBuffer(o[i]!))));
     return c.outTree.unflatten(results);
   };
-  Object.defineProperty(call, "metrics", { value: metrics });
+  Object.defineProperty(call, "metrics", { value: log.metrics });
   return call as Replicated<F>;
 }
