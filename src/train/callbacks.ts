@@ -58,7 +58,7 @@ export class ModelCheckpoint implements Callback {
     const better = this.best === undefined || ((this.o.mode ?? "min") === "min" ? v < this.best : v > this.best);
     if (better) {
       this.best = v;
-      await t.saveCheckpoint("best", m);
+      await t.saveCheckpoint("best", { ...m, best_metric: v });
     }
   }
 }

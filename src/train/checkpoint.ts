@@ -52,10 +52,14 @@ export interface SaveCheckpointArgs {
   tokenizerDir?: string;
 }
 
+export function checkpointPath(outputDir: string, step: number): string {
+  return join(outputDir, `checkpoint-${step}`);
+}
+
 /** Writes `{outputDir}/checkpoint-{step}` atomically and returns its path. */
 export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): Promise<string> {
   const name = `checkpoint-${a.state.global_step}`;
-  const final = join(outputDir, name);
+  const final = checkpointPath(outputDir, a.state.global_step);
   const tmp = join(outputDir, `.${name}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });

@@ -12,7 +12,7 @@ import { AdamW } from "../optim/adamw.js";
 import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import type { Callback, Metrics, TrainerView } from "./callbacks.js";
-import { copyTokenizerFiles, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerStateJson } from "./checkpoint.js";
+import { checkpointPath, copyTokenizerFiles, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerStateJson } from "./checkpoint.js";
 import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
@@ -139,21 +139,20 @@ export class Trainer implements TrainerView {
     for (const l of this.loggers) l.log(this.globalStep, metrics);
   }
 
+  /** `metrics.best_metric` (else eval_loss) is recorded as the best value when `reason` is "best". */
   async saveCheckpoint(reason: string, metrics: Metrics): Promise<string> {
     const c = this.current!;
+    if (reason === "best") {
+      // Recorded first, so the best checkpoint's own trainer_state.json names itself.
+      this.bestMetric = metrics.best_metric ?? metrics.eval_loss;
+      this.bestCheckpoint = checkpointPath(this.o.outputDir, this.globalStep);
+    }
     const state: TrainerStateJson = {
       global_step: this.globalStep, epoch: this.epoch, data_state: c.data(), seed: this.o.seed,
       log_history: c.history.slice(-100), reason,
       ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
     };
-    if (reason === "best" && metrics.eval_loss !== undefined) {
-      state.best_metric = metrics.eval_loss;
-    }
     const path = await saveCheckpoint(this.o.outputDir, { model: c.model, params: c.state.params, opt: c.state.opt, state, ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}) });
-    if (reason === "best") {
-      this.bestMetric = metrics.eval_loss;
-      this.bestCheckpoint = path;
-    }
     await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
     return path;
   }

@@ -68,4 +68,6 @@ test("early stopping ends training when the eval loss stops improving; the best 
   assert.equal(state.best_model_checkpoint, join(out, `checkpoint-${best.step}`));
   assert.equal(state.best_metric, best.eval_loss);
   assert.ok(existsSync(join(out, `checkpoint-${best.step}`)), "the best checkpoint survives pruning");
+  const own = JSON.parse(readFileSync(join(out, `checkpoint-${best.step}`, "trainer_state.json"), "utf8"));
+  assert.equal(own.best_model_checkpoint, join(out, `checkpoint-${best.step}`), "the best checkpoint names itself");
 });
