@@ -34,8 +34,12 @@ export async function run(args: string[]): Promise<void> {
   const perLayer = lowered(programFor(2), executor).nodeCount - lowered(programFor(1), executor).nodeCount;
   const program = programFor(Math.max(1, Math.round(flags.nodes / perLayer)));
 
-  const lower: number[] = [], session: number[] = [], total: number[] = [], peer: number[] = [];
-  let nodes = 0, bytes = 0;
+  const lower: number[] = [],
+    session: number[] = [],
+    total: number[] = [],
+    peer: number[] = [];
+  let nodes = 0,
+    bytes = 0;
   for (let i = 0; i < flags.iters; i++) {
     let t0 = performance.now();
     const lo = lowered(program, executor);
@@ -51,9 +55,17 @@ export async function run(args: string[]): Promise<void> {
     peer.push(performance.now() - t0);
     await s.release();
   }
-  console.log(JSON.stringify({
-    bench: "compile", onnx_nodes: nodes, ir_eqns: program.eqns.length, model_bytes: bytes,
-    lower_ms: round(median(lower), 1), session_ms: round(median(session), 1), compile_ms: round(median(total), 1),
-    ort_session_ms: round(median(peer), 1), iters: flags.iters,
-  }));
+  console.log(
+    JSON.stringify({
+      bench: "compile",
+      onnx_nodes: nodes,
+      ir_eqns: program.eqns.length,
+      model_bytes: bytes,
+      lower_ms: round(median(lower), 1),
+      session_ms: round(median(session), 1),
+      compile_ms: round(median(total), 1),
+      ort_session_ms: round(median(peer), 1),
+      iters: flags.iters,
+    }),
+  );
 }

@@ -32,7 +32,9 @@ export async function run(args: string[]): Promise<void> {
   // Program inputs and outputs are the leaves of the arguments and of the result, in jit's flattening
   // order (leafPaths walks trees the same way): new params and state feed the old ones' inputs.
   const initial = k.flatten([params, state, x, y, lr], (v) => v instanceof k.Array).leaves as k.Array[];
-  initial.forEach((a, i) => { feeds[lo.inputNames[i]!] = tensor(a.dtype, a.dataSync(), a.shape); });
+  initial.forEach((a, i) => {
+    feeds[lo.inputNames[i]!] = tensor(a.dtype, a.dataSync(), a.shape);
+  });
   const inPaths = k.leafPaths([params, state]);
   const outPaths = k.leafPaths({ params, state, loss: 0 });
   const outputName = (path: string) => {
@@ -43,25 +45,38 @@ export async function run(args: string[]): Promise<void> {
   const carried = inPaths.map((p) => outputName(p.replace(/^0\./, "params.").replace(/^1\./, "state.")));
   const lossName = outputName("loss");
 
-  const ms = await interleaved({
-    kiln: async () => {
-      const out = step(params, state, x, y, lr);
-      params = out.params;
-      state = out.state;
-      finite((await out.loss.data())[0] as number, "Kiln");
+  const ms = await interleaved(
+    {
+      kiln: async () => {
+        const out = step(params, state, x, y, lr);
+        params = out.params;
+        state = out.state;
+        finite((await out.loss.data())[0] as number, "Kiln");
+      },
+      ort: async () => {
+        const out = await session.run(feeds);
+        const next = { ...feeds };
+        carried.forEach((name, i) => {
+          next[lo.inputNames[i]!] = out[name]!;
+        });
+        feeds = next;
+        finite((out[lossName]!.data as Float32Array)[0]!, "ONNX Runtime's session");
+      },
     },
-    ort: async () => {
-      const out = await session.run(feeds);
-      const next = { ...feeds };
-      carried.forEach((name, i) => { next[lo.inputNames[i]!] = out[name]!; });
-      feeds = next;
-      finite((out[lossName]!.data as Float32Array)[0]!, "ONNX Runtime's session");
-    },
-  }, flags.iters);
-  console.log(JSON.stringify({
-    bench: "mlp", layers: [dIn, hidden, classes], batch, threads: executor.threads, onnx_nodes: lo.nodeCount,
-    step_ms: round(ms.kiln!), ort_step_ms: round(ms.ort!), ratio: round(ms.ort! / ms.kiln!),
-    iters: flags.iters,
-  }));
+    flags.iters,
+  );
+  console.log(
+    JSON.stringify({
+      bench: "mlp",
+      layers: [dIn, hidden, classes],
+      batch,
+      threads: executor.threads,
+      onnx_nodes: lo.nodeCount,
+      step_ms: round(ms.kiln!),
+      ort_step_ms: round(ms.ort!),
+      ratio: round(ms.ort! / ms.kiln!),
+      iters: flags.iters,
+    }),
+  );
   await session.release();
 }

@@ -7,7 +7,10 @@ import { defaultWorkers, prepareDataset } from "../src/data/prepare/prepare.js";
 import { makeTestCorpus } from "../test/helpers/sotu-slice.js";
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { "max-length": { type: "string" }, repeats: { type: "string" }, workers: { type: "string" } } });
+  const { values } = parseArgs({
+    args,
+    options: { "max-length": { type: "string" }, repeats: { type: "string" }, workers: { type: "string" } },
+  });
   const maxLength = Number(values["max-length"] ?? 128);
   const repeats = Number(values.repeats ?? 5);
   const workers = Number(values.workers ?? defaultWorkers());
@@ -16,7 +19,14 @@ export async function run(args: string[]): Promise<void> {
   const runs: { mbPerS: number; seconds: number; cpuSeconds: number; records: number; inputMB: number }[] = [];
   for (let r = 0; r < repeats; r++) {
     const cpu = process.cpuUsage();
-    const result = await prepareDataset({ tokenizer: fixture.tokenizerDir, inputs: [fixture.corpus], out: join(fixture.dir, `out-${r}`), maxLength, workers, progress: null });
+    const result = await prepareDataset({
+      tokenizer: fixture.tokenizerDir,
+      inputs: [fixture.corpus],
+      out: join(fixture.dir, `out-${r}`),
+      maxLength,
+      workers,
+      progress: null,
+    });
     const used = process.cpuUsage(cpu);
     runs.push({
       mbPerS: result.inputBytes / 1e6 / result.seconds,

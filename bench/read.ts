@@ -11,7 +11,10 @@ import { openEncoder } from "../src/data/prepare/encoder.js";
 import { makeTestCorpus } from "../test/helpers/sotu-slice.js";
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { "batch-size": { type: "string" }, epochs: { type: "string" }, repeats: { type: "string" } } });
+  const { values } = parseArgs({
+    args,
+    options: { "batch-size": { type: "string" }, epochs: { type: "string" }, repeats: { type: "string" } },
+  });
   const batchSize = Number(values["batch-size"] ?? 256);
   const epochs = Number(values.epochs ?? 8);
   const repeats = Number(values.repeats ?? 5);
@@ -25,7 +28,9 @@ export async function run(args: string[]): Promise<void> {
     const rates: number[] = [];
     for (let r = 0; r < repeats; r++) {
       const ds = await openDataset(options);
-      const source = masked ? ds.map(maskingMap({ maskTokenId: encoder.maskId!, vocabSize: encoder.vocabSize, specialIds: encoder.specialIds, seed: 1 })) : ds;
+      const source = masked
+        ? ds.map(maskingMap({ maskTokenId: encoder.maskId!, vocabSize: encoder.vocabSize, specialIds: encoder.specialIds, seed: 1 }))
+        : ds;
       const start = performance.now();
       let records = 0;
       for await (const batch of source) records += batch.shape[0];

@@ -15,9 +15,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../src/text/index.js";
 
-interface HfEncoding { getIds(): number[] }
-interface HfTokenizer { encodeBatch(texts: string[]): Promise<HfEncoding[]> }
-interface HfModule { Tokenizer: { fromFile(path: string): HfTokenizer } }
+interface HfEncoding {
+  getIds(): number[];
+}
+interface HfTokenizer {
+  encodeBatch(texts: string[]): Promise<HfEncoding[]>;
+}
+interface HfModule {
+  Tokenizer: { fromFile(path: string): HfTokenizer };
+}
 
 export async function run(args: string[]): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "kiln-bench-tokenizer-"));
@@ -26,7 +32,11 @@ export async function run(args: string[]): Promise<void> {
     // Written by a child process, so that this process's peak memory is the tokenizer's alone.
     if (args[0] === undefined) {
       const sotu = new URL("../src/data/sotu.js", import.meta.url).href;
-      execFileSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(sotu)})).writeSotuCorpus(${JSON.stringify(file)})`]);
+      execFileSync(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `(await import(${JSON.stringify(sotu)})).writeSotuCorpus(${JSON.stringify(file)})`,
+      ]);
     }
     const vocabSize = Number(args[1] ?? 8000);
 
@@ -53,21 +63,24 @@ export async function run(args: string[]): Promise<void> {
     const theirs = await hf.encodeBatch(lines);
     let mismatched = 0;
     lines.forEach((line, i) => {
-      const a = tokenizer.encode(line), b = theirs[i].getIds();
+      const a = tokenizer.encode(line),
+        b = theirs[i].getIds();
       if (a.length !== b.length || a.some((id, k) => id !== b[k])) mismatched++;
     });
 
-    console.log(JSON.stringify({
-      bench: "tokenizer",
-      file: args[0] ?? "sotu (all speeches)",
-      vocab_size: trained.vocabSize,
-      train_s: round(trainSeconds, 3),
-      chars_per_token: round(chars / tokens, 4),
-      peak_mb: round(peakMb, 1),
-      encode_mb_per_s: round(bytes.length / 1e6 / encodeSeconds, 2),
-      lines: lines.length,
-      hf_mismatched_lines: mismatched,
-    }));
+    console.log(
+      JSON.stringify({
+        bench: "tokenizer",
+        file: args[0] ?? "sotu (all speeches)",
+        vocab_size: trained.vocabSize,
+        train_s: round(trainSeconds, 3),
+        chars_per_token: round(chars / tokens, 4),
+        peak_mb: round(peakMb, 1),
+        encode_mb_per_s: round(bytes.length / 1e6 / encodeSeconds, 2),
+        lines: lines.length,
+        hf_mismatched_lines: mismatched,
+      }),
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -14,10 +14,22 @@ export function lowered(program: Program, executor: OrtExecutor): LoweredProgram
 }
 
 export async function peerSession(model: Uint8Array, threads: number): Promise<ort.InferenceSession> {
-  return ort.InferenceSession.create(model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: "all", executionMode: "sequential" });
+  return ort.InferenceSession.create(model, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: "all",
+    executionMode: "sequential",
+  });
 }
 
-const TENSOR_TYPE: Record<string, ort.Tensor.Type> = { f32: "float32", f64: "float64", i32: "int32", u32: "uint32", i64: "int64", bool: "bool" };
+const TENSOR_TYPE: Record<string, ort.Tensor.Type> = {
+  f32: "float32",
+  f64: "float64",
+  i32: "int32",
+  u32: "uint32",
+  i64: "int64",
+  bool: "bool",
+};
 
 export function tensor(dtype: string, data: ArrayBufferView, dims: readonly number[]): ort.Tensor {
   const t = TENSOR_TYPE[dtype];

@@ -15,7 +15,8 @@ export function median(xs: readonly number[]): number {
  * by half (1024³ matmul: 17 ms each instead of 7.5 and 10 ms alone), and a pause long enough to let
  * them sleep makes the next run start cold (an MLP step: 11 ms instead of 2.7).
  */
-const WARM_MS = 60, TIMED = 5;
+const WARM_MS = 60,
+  TIMED = 5;
 
 /** Runs each contender `iters` timed times in alternating turns; returns their median times in ms. */
 export async function interleaved(contenders: Record<string, () => Promise<void>>, iters: number): Promise<Record<string, number>> {
@@ -25,7 +26,8 @@ export async function interleaved(contenders: Record<string, () => Promise<void>
     for (const n of names) {
       const f = contenders[n]!;
       const start = performance.now();
-      do await f(); while (performance.now() - start < WARM_MS);
+      do await f();
+      while (performance.now() - start < WARM_MS);
       for (let i = 0; i < TIMED && times[n]!.length < iters; i++) {
         const t0 = performance.now();
         await f();
@@ -38,9 +40,17 @@ export async function interleaved(contenders: Record<string, () => Promise<void>
 
 /** `--iters N --threads T --nodes N` flags shared by the benchmarks. */
 export function benchFlags(args: string[], defaults: { iters: number }) {
-  const { values } = parseArgs({ args, options: { iters: { type: "string" }, threads: { type: "string" }, nodes: { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { iters: { type: "string" }, threads: { type: "string" }, nodes: { type: "string" } },
+    strict: true,
+  });
   const int = (v: string | undefined, d: number) => (v === undefined ? d : Number.parseInt(v, 10));
-  return { iters: int(values.iters, defaults.iters), threads: values.threads ? int(values.threads, 0) : undefined, nodes: int(values.nodes, 5000) };
+  return {
+    iters: int(values.iters, defaults.iters),
+    threads: values.threads ? int(values.threads, 0) : undefined,
+    nodes: int(values.nodes, 5000),
+  };
 }
 
 export const round = (x: number, digits = 3) => Number(x.toFixed(digits));

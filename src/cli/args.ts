@@ -25,7 +25,8 @@ export function parseFlags<O extends OptionSpec>(command: string, argv: string[]
 export function intFlag(name: string, value: string | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : ""}, got "${value}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : ""}, got "${value}"`);
   return n;
 }
 

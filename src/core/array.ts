@@ -45,11 +45,21 @@ export class Array {
     return new Array(v.aval, weak, undefined, trace, v);
   }
 
-  get shape(): Shape { return this.aval.shape; }
-  get dtype(): DType { return this.aval.dtype; }
-  get ndim(): number { return this.aval.shape.length; }
-  get size(): number { return sizeOf(this.aval.shape); }
-  get isTraced(): boolean { return this.trace !== undefined; }
+  get shape(): Shape {
+    return this.aval.shape;
+  }
+  get dtype(): DType {
+    return this.aval.dtype;
+  }
+  get ndim(): number {
+    return this.aval.shape.length;
+  }
+  get size(): number {
+    return sizeOf(this.aval.shape);
+  }
+  get isTraced(): boolean {
+    return this.trace !== undefined;
+  }
 
   /** The device buffer of a concrete array (throws for traced, donated or disposed arrays). */
   buffer(): DeviceBuffer {
@@ -61,7 +71,9 @@ export class Array {
     return this.#buffer!;
   }
 
-  get device(): Device { return this.buffer().device; }
+  get device(): Device {
+    return this.buffer().device;
+  }
 
   /** Marks the array unusable (its buffer was donated to a call or disposed). */
   invalidate(reason: string): void {
@@ -115,7 +127,8 @@ export class Array {
     const buf = this.readGuard(".toArray()");
     const h = buf.toHostSync();
     countTransfer("toHost", h.byteLength);
-    const d = this.dtype, shape = this.shape;
+    const d = this.dtype,
+      shape = this.shape;
     const nest = (dim: number, off: number): unknown => {
       if (dim === shape.length) return readElem(d, h, off);
       const stride = sizeOf(shape.slice(dim + 1));
@@ -129,7 +142,11 @@ export class Array {
     return this.item();
   }
   [Symbol.toPrimitive](hint: string): number | string {
-    if (this.trace) throw new TracerReadError(`converting it to a ${hint === "string" ? "string (template literal)" : "number (comparison, arithmetic or if)"}`, fmtAVal(this.aval));
+    if (this.trace)
+      throw new TracerReadError(
+        `converting it to a ${hint === "string" ? "string (template literal)" : "number (comparison, arithmetic or if)"}`,
+        fmtAVal(this.aval),
+      );
     return hint === "string" ? this.toString() : this.item();
   }
   toString(): string {
@@ -148,60 +165,156 @@ export class Array {
   }
 
   // ---- arithmetic (broadcasting, dtype promotion) ----
-  add(y: ArrayOrScalar): Array { return ew.add(this, y); }
-  sub(y: ArrayOrScalar): Array { return ew.sub(this, y); }
-  mul(y: ArrayOrScalar): Array { return ew.mul(this, y); }
-  div(y: ArrayOrScalar): Array { return ew.div(this, y); }
-  pow(y: ArrayOrScalar): Array { return ew.pow(this, y); }
-  maximum(y: ArrayOrScalar): Array { return ew.maximum(this, y); }
-  minimum(y: ArrayOrScalar): Array { return ew.minimum(this, y); }
-  neg(): Array { return ew.neg(this); }
-  exp(): Array { return ew.exp(this); }
-  log(): Array { return ew.log(this); }
-  tanh(): Array { return ew.tanh(this); }
-  erf(): Array { return ew.erf(this); }
-  sqrt(): Array { return ew.sqrt(this); }
-  rsqrt(): Array { return ew.rsqrt(this); }
-  abs(): Array { return ew.abs(this); }
-  sin(): Array { return ew.sin(this); }
-  cos(): Array { return ew.cos(this); }
-  square(): Array { return ew.mul(this, this); }
-  isFinite(): Array { return ew.isFinite(this); }
+  add(y: ArrayOrScalar): Array {
+    return ew.add(this, y);
+  }
+  sub(y: ArrayOrScalar): Array {
+    return ew.sub(this, y);
+  }
+  mul(y: ArrayOrScalar): Array {
+    return ew.mul(this, y);
+  }
+  div(y: ArrayOrScalar): Array {
+    return ew.div(this, y);
+  }
+  pow(y: ArrayOrScalar): Array {
+    return ew.pow(this, y);
+  }
+  maximum(y: ArrayOrScalar): Array {
+    return ew.maximum(this, y);
+  }
+  minimum(y: ArrayOrScalar): Array {
+    return ew.minimum(this, y);
+  }
+  neg(): Array {
+    return ew.neg(this);
+  }
+  exp(): Array {
+    return ew.exp(this);
+  }
+  log(): Array {
+    return ew.log(this);
+  }
+  tanh(): Array {
+    return ew.tanh(this);
+  }
+  erf(): Array {
+    return ew.erf(this);
+  }
+  sqrt(): Array {
+    return ew.sqrt(this);
+  }
+  rsqrt(): Array {
+    return ew.rsqrt(this);
+  }
+  abs(): Array {
+    return ew.abs(this);
+  }
+  sin(): Array {
+    return ew.sin(this);
+  }
+  cos(): Array {
+    return ew.cos(this);
+  }
+  square(): Array {
+    return ew.mul(this, this);
+  }
+  isFinite(): Array {
+    return ew.isFinite(this);
+  }
 
   // ---- comparisons and logic (results are bool) ----
-  equal(y: ArrayOrScalar): Array { return ew.compare(this, y, "eq"); }
-  notEqual(y: ArrayOrScalar): Array { return ew.compare(this, y, "ne"); }
-  less(y: ArrayOrScalar): Array { return ew.compare(this, y, "lt"); }
-  lessEqual(y: ArrayOrScalar): Array { return ew.compare(this, y, "le"); }
-  greater(y: ArrayOrScalar): Array { return ew.compare(this, y, "gt"); }
-  greaterEqual(y: ArrayOrScalar): Array { return ew.compare(this, y, "ge"); }
-  and(y: ArrayOrScalar): Array { return ew.bitAnd(this, y); }
-  or(y: ArrayOrScalar): Array { return ew.bitOr(this, y); }
-  xor(y: ArrayOrScalar): Array { return ew.bitXor(this, y); }
-  not(): Array { return ew.bitNot(this); }
-  shiftLeft(y: ArrayOrScalar): Array { return ew.shiftLeft(this, y); }
-  shiftRight(y: ArrayOrScalar): Array { return ew.shiftRightLogical(this, y); }
-  astype(dtype: DType): Array { return ew.astype(this, dtype); }
+  equal(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "eq");
+  }
+  notEqual(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "ne");
+  }
+  less(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "lt");
+  }
+  lessEqual(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "le");
+  }
+  greater(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "gt");
+  }
+  greaterEqual(y: ArrayOrScalar): Array {
+    return ew.compare(this, y, "ge");
+  }
+  and(y: ArrayOrScalar): Array {
+    return ew.bitAnd(this, y);
+  }
+  or(y: ArrayOrScalar): Array {
+    return ew.bitOr(this, y);
+  }
+  xor(y: ArrayOrScalar): Array {
+    return ew.bitXor(this, y);
+  }
+  not(): Array {
+    return ew.bitNot(this);
+  }
+  shiftLeft(y: ArrayOrScalar): Array {
+    return ew.shiftLeft(this, y);
+  }
+  shiftRight(y: ArrayOrScalar): Array {
+    return ew.shiftRightLogical(this, y);
+  }
+  astype(dtype: DType): Array {
+    return ew.astype(this, dtype);
+  }
 
   // ---- reductions ----
-  sum(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array { return rd.sum(this, axes, opts); }
-  mean(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array { return rd.mean(this, axes, opts); }
-  max(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array { return rd.max(this, axes, opts); }
-  min(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array { return rd.min(this, axes, opts); }
-  var(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array { return rd.variance(this, axes, opts); }
-  argmax(axis: number): Array { return rd.argmax(this, axis); }
-  cumsum(axis: number, opts?: { reverse?: boolean }): Array { return rd.cumsum(this, axis, opts); }
+  sum(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
+    return rd.sum(this, axes, opts);
+  }
+  mean(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
+    return rd.mean(this, axes, opts);
+  }
+  max(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
+    return rd.max(this, axes, opts);
+  }
+  min(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
+    return rd.min(this, axes, opts);
+  }
+  var(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
+    return rd.variance(this, axes, opts);
+  }
+  argmax(axis: number): Array {
+    return rd.argmax(this, axis);
+  }
+  cumsum(axis: number, opts?: { reverse?: boolean }): Array {
+    return rd.cumsum(this, axis, opts);
+  }
 
   // ---- shapes ----
-  reshape(shape: readonly number[]): Array { return sh.reshape(this, shape); }
-  transpose(perm?: readonly number[]): Array { return sh.transpose(this, perm); }
-  broadcastTo(shape: Shape): Array { return sh.broadcastTo(this, shape); }
-  expandDims(axis: number): Array { return sh.expandDims(this, axis); }
-  squeeze(axes?: number | readonly number[]): Array { return sh.squeeze(this, axes); }
-  flatten(): Array { return sh.reshape(this, [this.size]); }
-  slice(start: readonly number[], limit: readonly number[]): Array { return sh.slice(this, start, limit); }
+  reshape(shape: readonly number[]): Array {
+    return sh.reshape(this, shape);
+  }
+  transpose(perm?: readonly number[]): Array {
+    return sh.transpose(this, perm);
+  }
+  broadcastTo(shape: Shape): Array {
+    return sh.broadcastTo(this, shape);
+  }
+  expandDims(axis: number): Array {
+    return sh.expandDims(this, axis);
+  }
+  squeeze(axes?: number | readonly number[]): Array {
+    return sh.squeeze(this, axes);
+  }
+  flatten(): Array {
+    return sh.reshape(this, [this.size]);
+  }
+  slice(start: readonly number[], limit: readonly number[]): Array {
+    return sh.slice(this, start, limit);
+  }
 
   // ---- linear algebra and indexing ----
-  matmul(y: Array): Array { return la.matmul(this, y); }
-  take(indices: Array, axis = 0): Array { return ix.take(this, indices, axis); }
+  matmul(y: Array): Array {
+    return la.matmul(this, y);
+  }
+  take(indices: Array, axis = 0): Array {
+    return ix.take(this, indices, axis);
+  }
 }

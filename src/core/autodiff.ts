@@ -51,10 +51,13 @@ export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (c
  */
 export function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonly unknown[]): [any, (ct: unknown) => any[], any] {
   const { leaves, treedef } = arrayLeaves(primals, "vjp");
-  let numOut = 0, outTreeDef: TreeDef | undefined, auxTreeDef: TreeDef | undefined;
+  let numOut = 0,
+    outTreeDef: TreeDef | undefined,
+    auxTreeDef: TreeDef | undefined;
   const split = (...a: unknown[]) => {
     const [o, aux] = fn(...a);
-    const f = arrayLeaves(o, fn.name || "vjp"), g = arrayLeaves(aux, `${fn.name || "vjp"} aux`);
+    const f = arrayLeaves(o, fn.name || "vjp"),
+      g = arrayLeaves(aux, `${fn.name || "vjp"} aux`);
     numOut = f.leaves.length;
     outTreeDef = f.treedef;
     auxTreeDef = g.treedef;
@@ -85,7 +88,12 @@ export function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: 
       const ct = ctEnv.get(e.out.id);
       if (!ct) continue;
       const ins = e.inputs.map((v) => env.get(v.id)!);
-      const inCts = (VJP_RULES[e.prim] as (ct: Array, i: readonly Array[], o: Array, p: unknown) => (Array | null)[])(ct, ins, env.get(e.out.id)!, e.params);
+      const inCts = (VJP_RULES[e.prim] as (ct: Array, i: readonly Array[], o: Array, p: unknown) => (Array | null)[])(
+        ct,
+        ins,
+        env.get(e.out.id)!,
+        e.params,
+      );
       e.inputs.forEach((v, i) => {
         const c = inCts[i];
         if (c && isFloat(v.aval.dtype)) accumulate(v.id, c);
@@ -115,13 +123,19 @@ export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions = {}
     for (const n of nums) if (n >= args.length) throw new Error(`valueAndGrad: argnums ${n} but only ${args.length} arguments were given`);
     const inner = (...d: unknown[]): [unknown, unknown] => {
       const full = args.slice();
-      nums.forEach((n, i) => { full[n] = d[i]; });
+      nums.forEach((n, i) => {
+        full[n] = d[i];
+      });
       const r = fn(...full);
       if (!opts.hasAux) return [r, []];
-      if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("valueAndGrad with hasAux: the function must return [value, aux]");
+      if (!globalThis.Array.isArray(r) || r.length !== 2)
+        throw new Error("valueAndGrad with hasAux: the function must return [value, aux]");
       return [r[0], r[1]];
     };
-    const [value, pullback, aux] = vjpWithAux(inner, nums.map((n) => args[n]));
+    const [value, pullback, aux] = vjpWithAux(
+      inner,
+      nums.map((n) => args[n]),
+    );
     if (!(value instanceof Array) || value.size !== 1 || !isFloat(value.dtype)) {
       throw new Error(`grad needs a function returning a float scalar, got ${value instanceof Array ? fmtAVal(value.aval) : typeof value}`);
     }
@@ -142,7 +156,10 @@ export function grad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
 
 /** A leaf of evalShape's result: the shape and dtype an array would have. */
 export class ShapeDtype implements AVal {
-  constructor(readonly shape: readonly number[], readonly dtype: DType) {}
+  constructor(
+    readonly shape: readonly number[],
+    readonly dtype: DType,
+  ) {}
 }
 
 /** The shapes and dtypes fn would return for these arguments, without computing anything (jax.eval_shape). */
@@ -156,7 +173,11 @@ export function evalShape(fn: (...args: any[]) => unknown, ...args: unknown[]): 
  * Traces fn on abstract stand-ins for `args` (a list of argument trees whose leaves are Arrays) into a
  * program: the building block of jit and of replicated execution.
  */
-export function traceProgram(name: string, fn: (...args: any[]) => unknown, args: readonly unknown[]): { program: Program; outTree: TreeDef; leaves: Array[] } {
+export function traceProgram(
+  name: string,
+  fn: (...args: any[]) => unknown,
+  args: readonly unknown[],
+): { program: Program; outTree: TreeDef; leaves: Array[] } {
   const { leaves, treedef } = arrayLeaves(args, name);
   const { program, captured, outTree } = traceToProgram(name, fn, leaves, treedef);
   if (captured.length) throw new Error(`${name}: the function closed over traced values from an enclosing trace`);

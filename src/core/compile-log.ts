@@ -12,7 +12,10 @@ function changingDims(sigs: readonly (readonly string[])[]): string[] {
   for (let leaf = 0; leaf < n; leaf++) {
     const shapes = sigs.map((s) => /\[(.*)\]/.exec(s[leaf]!)?.[1]?.split(",") ?? []);
     const rank = shapes[0]!.length;
-    if (!shapes.every((s) => s.length === rank)) { out.push(`input ${leaf}: rank changes`); continue; }
+    if (!shapes.every((s) => s.length === rank)) {
+      out.push(`input ${leaf}: rank changes`);
+      continue;
+    }
     for (let d = 0; d < rank; d++) {
       const vals = [...new Set(shapes.map((s) => s[d]))];
       if (vals.length > 1) out.push(`input ${leaf} dim ${d}: ${vals.join(", ")}`);
@@ -25,7 +28,10 @@ export class CompileLog {
   readonly metrics: FunctionMetrics;
   private readonly seen: string[][] = [];
 
-  constructor(readonly name: string, private readonly warnAfter = 3) {
+  constructor(
+    readonly name: string,
+    private readonly warnAfter = 3,
+  ) {
     this.metrics = newFunctionMetrics(name);
   }
 
@@ -40,12 +46,18 @@ export class CompileLog {
     m.compileMs += ms;
     m.signatures.push(sig.join(", "));
     this.seen.push([...sig]);
-    if (m.compiles > this.warnAfter) process.emitWarning(recompileWarning(this.name, m.compiles, changingDims(this.seen)), { code: "KILN_RECOMPILE" });
+    if (m.compiles > this.warnAfter)
+      process.emitWarning(recompileWarning(this.name, m.compiles, changingDims(this.seen)), { code: "KILN_RECOMPILE" });
   }
 
   /** An execution started at `started` (performance.now()); its time counts once every output is ready. */
   executed(outputs: readonly DeviceBuffer[], started: number): void {
     this.metrics.executions++;
-    void Promise.all(outputs.map((o) => o.ready)).then(() => { this.metrics.executeMs += performance.now() - started; }, () => {});
+    void Promise.all(outputs.map((o) => o.ready)).then(
+      () => {
+        this.metrics.executeMs += performance.now() - started;
+      },
+      () => {},
+    );
   }
 }

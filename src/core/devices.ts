@@ -22,7 +22,14 @@ export function allDevices(): Device[] {
 /** Looks a device up by id ("cpu:0", "ref:0") with an error listing what exists. */
 export function findDevice(id: string): Device {
   const d = allDevices().find((x) => x.id === id || `${x.executor.name}:${x.id}` === id);
-  if (!d) throw new Error(`no device "${id}"; devices here: ${allDevices().map((x) => `${x.executor.name}:${x.id}`).join(", ") || "none (import 'kiln' to register the executors)"}`);
+  if (!d)
+    throw new Error(
+      `no device "${id}"; devices here: ${
+        allDevices()
+          .map((x) => `${x.executor.name}:${x.id}`)
+          .join(", ") || "none (import 'kiln' to register the executors)"
+      }`,
+    );
   return d;
 }
 

@@ -19,35 +19,59 @@ export function isInt(d: DType): boolean {
 
 export function itemSize(d: DType): number {
   switch (d) {
-    case "f64": case "i64": return 8;
-    case "f32": case "i32": case "u32": return 4;
-    case "bf16": case "f16": return 2;
-    case "bool": return 1;
+    case "f64":
+    case "i64":
+      return 8;
+    case "f32":
+    case "i32":
+    case "u32":
+      return 4;
+    case "bf16":
+    case "f16":
+      return 2;
+    case "bool":
+      return 1;
   }
 }
 
 export function allocHost(d: DType, n: number): HostArray {
   switch (d) {
-    case "f32": return new Float32Array(n);
-    case "f64": return new Float64Array(n);
-    case "i32": return new Int32Array(n);
-    case "u32": return new Uint32Array(n);
-    case "bf16": case "f16": return new Uint16Array(n);
-    case "bool": return new Uint8Array(n);
-    case "i64": return new BigInt64Array(n);
+    case "f32":
+      return new Float32Array(n);
+    case "f64":
+      return new Float64Array(n);
+    case "i32":
+      return new Int32Array(n);
+    case "u32":
+      return new Uint32Array(n);
+    case "bf16":
+    case "f16":
+      return new Uint16Array(n);
+    case "bool":
+      return new Uint8Array(n);
+    case "i64":
+      return new BigInt64Array(n);
   }
 }
 
 /** A typed-array view of `d` over existing bytes (no copy). */
 export function viewHost(d: DType, buf: ArrayBufferLike, byteOffset: number, n: number): HostArray {
   switch (d) {
-    case "f32": return new Float32Array(buf, byteOffset, n);
-    case "f64": return new Float64Array(buf, byteOffset, n);
-    case "i32": return new Int32Array(buf, byteOffset, n);
-    case "u32": return new Uint32Array(buf, byteOffset, n);
-    case "bf16": case "f16": return new Uint16Array(buf, byteOffset, n);
-    case "bool": return new Uint8Array(buf, byteOffset, n);
-    case "i64": return new BigInt64Array(buf, byteOffset, n);
+    case "f32":
+      return new Float32Array(buf, byteOffset, n);
+    case "f64":
+      return new Float64Array(buf, byteOffset, n);
+    case "i32":
+      return new Int32Array(buf, byteOffset, n);
+    case "u32":
+      return new Uint32Array(buf, byteOffset, n);
+    case "bf16":
+    case "f16":
+      return new Uint16Array(buf, byteOffset, n);
+    case "bool":
+      return new Uint8Array(buf, byteOffset, n);
+    case "i64":
+      return new BigInt64Array(buf, byteOffset, n);
   }
 }
 
@@ -83,12 +107,12 @@ export function f32ToF16Bits(x: number): number {
     const half = 1 << (shift - 1);
     const rest = mant & ((1 << shift) - 1);
     let h = mant >>> shift;
-    if (rest > half || (rest === half && (h & 1))) h++;
+    if (rest > half || (rest === half && h & 1)) h++;
     return sign | h;
   }
   let h = (e << 10) | (mant >>> 13);
   const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (h & 1))) h++;
+  if (rest > 0x1000 || (rest === 0x1000 && h & 1)) h++;
   return sign | h;
 }
 export function f16BitsToF32(h: number): number {
@@ -103,14 +127,22 @@ export function f16BitsToF32(h: number): number {
 /** Rounds a JS number to what `d` can hold (the value an element of that dtype would read back as). */
 export function roundTo(d: DType, x: number): number {
   switch (d) {
-    case "f64": return x;
-    case "f32": return Math.fround(x);
-    case "bf16": return bf16BitsToF32(f32ToBf16Bits(x));
-    case "f16": return f16BitsToF32(f32ToF16Bits(x));
-    case "i32": return x | 0;
-    case "u32": return x >>> 0;
-    case "bool": return x ? 1 : 0;
-    case "i64": return Math.trunc(x);
+    case "f64":
+      return x;
+    case "f32":
+      return Math.fround(x);
+    case "bf16":
+      return bf16BitsToF32(f32ToBf16Bits(x));
+    case "f16":
+      return f16BitsToF32(f32ToF16Bits(x));
+    case "i32":
+      return x | 0;
+    case "u32":
+      return x >>> 0;
+    case "bool":
+      return x ? 1 : 0;
+    case "i64":
+      return Math.trunc(x);
   }
 }
 
@@ -164,7 +196,8 @@ export function promoteTypes(a: DType, b: DType): DType {
   if (a === b) return a;
   if (a === "bool") return b;
   if (b === "bool") return a;
-  const fa = FLOAT_RANK[a], fb = FLOAT_RANK[b];
+  const fa = FLOAT_RANK[a],
+    fb = FLOAT_RANK[b];
   if (fa !== undefined && fb !== undefined) return fa === fb ? "f32" : fa > fb ? a : b;
   if (fa !== undefined) return a;
   if (fb !== undefined) return b;

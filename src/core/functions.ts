@@ -4,7 +4,23 @@ import { Array } from "./array.js";
 import { isFloat } from "./dtype.js";
 import { normAxis } from "./shape.js";
 import { iota } from "./ops/creation.js";
-import { add, astype, compare, div, erf, exp, isFinite, log, maximum, mul, neg, rsqrt, stopGradient, sub, where } from "./ops/elementwise.js";
+import {
+  add,
+  astype,
+  compare,
+  div,
+  erf,
+  exp,
+  isFinite,
+  log,
+  maximum,
+  mul,
+  neg,
+  rsqrt,
+  stopGradient,
+  sub,
+  where,
+} from "./ops/elementwise.js";
 import { max, mean, sum } from "./ops/reduce.js";
 import { reshape } from "./ops/shape.js";
 import { take } from "./ops/indexing.js";
@@ -16,7 +32,12 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
   const m = stopGradient(max(x, a, { keepDims: true }));
   const shift = where(isFinite(m), m, 0);
   const r = add(log(sum(exp(sub(x, shift)), a, { keepDims: true })), shift);
-  return opts.keepDims ? r : reshape(r, x.shape.filter((_, i) => i !== a));
+  return opts.keepDims
+    ? r
+    : reshape(
+        r,
+        x.shape.filter((_, i) => i !== a),
+      );
 }
 
 export function softmax(x: Array, axis = -1): Array {

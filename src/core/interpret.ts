@@ -7,7 +7,8 @@ import { fromHost } from "./ops/creation.js";
 
 /** Runs `program` on `args` (inputs then captures); returns every var's value and the outputs. */
 export function replay(program: Program, args: readonly Array[]): { env: Map<number, Array>; outputs: Array[] } {
-  if (args.length !== program.inputs.length) throw new Error(`replay: ${program.name} takes ${program.inputs.length} inputs, got ${args.length}`);
+  if (args.length !== program.inputs.length)
+    throw new Error(`replay: ${program.name} takes ${program.inputs.length} inputs, got ${args.length}`);
   const env = new Map<number, Array>();
   program.inputs.forEach((v, i) => env.set(v.id, args[i]!));
   for (const c of program.consts) env.set(c.v.id, fromHost(c.value, c.v.aval.shape, c.v.aval.dtype));

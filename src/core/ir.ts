@@ -24,11 +24,31 @@ export type CompareDirection = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
  */
 export interface PrimParams {
   // elementwise unary
-  neg: {}; exp: {}; log: {}; tanh: {}; erf: {}; rsqrt: {}; sqrt: {}; abs: {}; sin: {}; cos: {};
-  is_finite: {}; not: {};
+  neg: {};
+  exp: {};
+  log: {};
+  tanh: {};
+  erf: {};
+  rsqrt: {};
+  sqrt: {};
+  abs: {};
+  sin: {};
+  cos: {};
+  is_finite: {};
+  not: {};
   // elementwise binary (equal shapes and dtypes; broadcasting is done above the IR)
-  add: {}; sub: {}; mul: {}; div: {}; pow: {}; max: {}; min: {};
-  and: {}; or: {}; xor: {}; shift_left: {}; shift_right_logical: {};
+  add: {};
+  sub: {};
+  mul: {};
+  div: {};
+  pow: {};
+  max: {};
+  min: {};
+  and: {};
+  or: {};
+  xor: {};
+  shift_left: {};
+  shift_right_logical: {};
   compare: { direction: CompareDirection };
   select: {}; // (pred: bool, onTrue, onFalse)
   convert: { dtype: DType };
@@ -42,8 +62,10 @@ export interface PrimParams {
   pad: { low: readonly number[]; high: readonly number[]; value: number };
   // contraction and reduction
   dot_general: {
-    lhsContract: readonly number[]; rhsContract: readonly number[];
-    lhsBatch: readonly number[]; rhsBatch: readonly number[];
+    lhsContract: readonly number[];
+    rhsContract: readonly number[];
+    lhsBatch: readonly number[];
+    rhsBatch: readonly number[];
     /** Result dtype; defaults to the operands' (bf16 operands with f32 here accumulate and return f32). */
     outDtype?: DType;
   };

@@ -59,7 +59,10 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
   /** Dynamic leaves (with the argument each came from), their tree, and the cache key parts. */
   const split = (args: unknown[]) => {
     const dynIdx = args.map((_, i) => i).filter((i) => !statics.has(i));
-    const { leaves, treedef } = flatten(dynIdx.map((i) => args[i]), isLeaf);
+    const { leaves, treedef } = flatten(
+      dynIdx.map((i) => args[i]),
+      isLeaf,
+    );
     const owner = dynIdx.flatMap((i) => flatten(args[i], isLeaf).leaves.map(() => i));
     const sig = leaves.map(leafSignature);
     const staticKey = JSON.stringify(args.map((a, i) => (statics.has(i) ? a : null)));
@@ -70,7 +73,9 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
     const arrays = leaves.map((l) => asArray(l));
     const body = (...dyn: unknown[]) => {
       const full = args.slice();
-      dynIdx.forEach((i, k) => { full[i] = dyn[k]; });
+      dynIdx.forEach((i, k) => {
+        full[i] = dyn[k];
+      });
       return fn(...full);
     };
     return { arrays, ...traceToProgram(name, body, arrays, treedef) };
@@ -101,7 +106,9 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
     const t1 = performance.now();
     const outs = c.executable.execute([bufs])[0]!;
     log.executed(outs, t1);
-    arrays.forEach((a, i) => { if (donated.has(owner[i]!)) a.invalidate(`was donated to ${name} (donateArgs); use the value it returned`); });
+    arrays.forEach((a, i) => {
+      if (donated.has(owner[i]!)) a.invalidate(`was donated to ${name} (donateArgs); use the value it returned`);
+    });
     return c.outTree.unflatten(outs.map((b) => Array.fromBuffer(b)));
   };
 

@@ -18,7 +18,10 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
 }
 
 /** Leaves are Arrays by default; `isLeaf` can widen that. Non-container values are leaves too. */
-export function flatten(tree: unknown, isLeaf: (x: unknown) => boolean = (x) => x instanceof Array): { leaves: unknown[]; treedef: TreeDef } {
+export function flatten(
+  tree: unknown,
+  isLeaf: (x: unknown) => boolean = (x) => x instanceof Array,
+): { leaves: unknown[]; treedef: TreeDef } {
   const leaves: unknown[] = [];
   const build = (x: unknown): { key: string; make: (next: () => unknown) => unknown } => {
     if (isLeaf(x) || (!globalThis.Array.isArray(x) && !isPlainObject(x))) {

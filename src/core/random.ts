@@ -17,7 +17,8 @@ export function randomKey(seed: number): Array {
 }
 
 function keyWords(key: Array): [Array, Array] {
-  if (key.dtype !== "u32" || key.shape.length !== 1 || key.shape[0] !== 2) throw new Error(`a PRNG key is u32[2] (from randomKey), got ${key.dtype}[${key.shape.join(",")}]`);
+  if (key.dtype !== "u32" || key.shape.length !== 1 || key.shape[0] !== 2)
+    throw new Error(`a PRNG key is u32[2] (from randomKey), got ${key.dtype}[${key.shape.join(",")}]`);
   return [reshape(sliceAxis(key, 0, 0, 1), []), reshape(sliceAxis(key, 0, 1, 2), [])];
 }
 
@@ -69,7 +70,11 @@ export function foldIn(key: Array, data: number | Array): Array {
 }
 
 /** Uniform floats in [min, max): 24 random bits per value (exact in f32). `offset` as in randomBits. */
-export function uniform(key: Array, shape: Shape, opts: { dtype?: DType; min?: number; max?: number; offset?: number | Array } = {}): Array {
+export function uniform(
+  key: Array,
+  shape: Shape,
+  opts: { dtype?: DType; min?: number; max?: number; offset?: number | Array } = {},
+): Array {
   const { dtype = "f32", min = 0, max = 1 } = opts;
   const u = mul(astype(shiftRightLogical(randomBits(key, shape, opts.offset ?? 0), 8), "f32"), 2 ** -24);
   const scaled = min === 0 && max === 1 ? u : add(mul(u, max - min), min);
@@ -99,4 +104,3 @@ export function randint(key: Array, shape: Shape, low: number, high: number): Ar
   const u = uniform(key, shape);
   return add(astype(mul(u, high - low), "i32"), low);
 }
-

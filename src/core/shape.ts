@@ -11,7 +11,10 @@ export function sizeOf(shape: Shape): number {
 export function stridesOf(shape: Shape): number[] {
   const s = new Array<number>(shape.length);
   let acc = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]!; }
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i]!;
+  }
   return s;
 }
 
@@ -28,7 +31,8 @@ export function broadcastShapes(a: Shape, b: Shape): number[] {
   const n = Math.max(a.length, b.length);
   const out = new Array<number>(n);
   for (let i = 0; i < n; i++) {
-    const da = a[a.length - n + i] ?? 1, db = b[b.length - n + i] ?? 1;
+    const da = a[a.length - n + i] ?? 1,
+      db = b[b.length - n + i] ?? 1;
     if (da !== db && da !== 1 && db !== 1) {
       throw new Error(`shapes ${fmtShape(a)} and ${fmtShape(b)} do not broadcast (dimension ${i}: ${da} vs ${db})`);
     }

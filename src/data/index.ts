@@ -17,7 +17,14 @@ export { recordsFromFileName, shardFileName } from "./shards.js";
 export { prepareDataset, type PrepareOptions, type PrepareResult, type SplitSummary } from "./prepare/prepare.js";
 export { openEncoder, type Encoder } from "./prepare/encoder.js";
 
-export { openDataset, TFRecordDataset, DatasetIterator, type BatchInfo, type DatasetOptions, type DatasetState } from "./pipeline/dataset.js";
+export {
+  openDataset,
+  TFRecordDataset,
+  DatasetIterator,
+  type BatchInfo,
+  type DatasetOptions,
+  type DatasetState,
+} from "./pipeline/dataset.js";
 export { RecordParseError } from "./pipeline/batch-stream.js";
 export { recordCounts, resolveFiles } from "./pipeline/files.js";
 

@@ -24,7 +24,9 @@ export function sotuSpeeches(): Speech[] {
     .map((file) => ({
       year: Number(file.slice(0, 4)),
       file,
-      text: readFileSync(join(dir, file), "utf8").replace(/\s*\n\s*/g, " ").trim(),
+      text: readFileSync(join(dir, file), "utf8")
+        .replace(/\s*\n\s*/g, " ")
+        .trim(),
     }));
 }
 

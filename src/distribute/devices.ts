@@ -36,7 +36,17 @@ interface ResizableExecutor extends k.Executor {
 const resizable = (e: k.Executor): e is ResizableExecutor => typeof (e as Partial<ResizableExecutor>).setDeviceCount === "function";
 
 function describeAvailable(): string {
-  return k.registeredExecutors().filter((e) => e.name !== "ref").map((e) => `${e.devices().map((d) => d.id).join(", ")} (${e.name})`).join("; ");
+  return k
+    .registeredExecutors()
+    .filter((e) => e.name !== "ref")
+    .map(
+      (e) =>
+        `${e
+          .devices()
+          .map((d) => d.id)
+          .join(", ")} (${e.name})`,
+    )
+    .join("; ");
 }
 
 export interface DeviceSelection {
@@ -78,7 +88,8 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   const all = executor.devices();
   if (spec === "auto") return [...all];
   if (typeof spec === "number") {
-    if (all.length < spec) throw new Error(`${spec} ${executor.platform} devices were requested but ${all.length} exist: ${all.map((d) => d.id).join(", ")}`);
+    if (all.length < spec)
+      throw new Error(`${spec} ${executor.platform} devices were requested but ${all.length} exist: ${all.map((d) => d.id).join(", ")}`);
     return all.slice(0, spec);
   }
   return spec.map((i) => {

@@ -35,7 +35,8 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
     const { leaves, treedef } = k.flatten(args, isLeaf);
     for (const l of leaves) {
       if (!isLeaf(l)) throw new TypeError(`${name}: arguments must be Arrays or PerReplica values, got ${typeof l}`);
-      if (l instanceof PerReplica && l.replicas !== n) throw new Error(`${name}: a PerReplica value has ${l.replicas} values for ${n} replicas`);
+      if (l instanceof PerReplica && l.replicas !== n)
+        throw new Error(`${name}: a PerReplica value has ${l.replicas} values for ${n} replicas`);
     }
     const first = leaves.map((l) => (l instanceof PerReplica ? l.values[0]! : (l as k.Array)));
     const sig = first.map((a) => k.fmtAVal(a.aval));
@@ -49,7 +50,8 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
       cache.set(key, c);
       log.compiled(sig, performance.now() - t0);
     }
-    const place = (a: k.Array, r: number) => (sharesMemory(executor) && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!));
+    const place = (a: k.Array, r: number) =>
+      sharesMemory(executor) && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!);
     const perReplicaArgs = devices.map((_, r) => leaves.map((l) => place(l instanceof PerReplica ? l.values[r]! : (l as k.Array), r)));
     const t1 = performance.now();
     const outs = c.exe.execute(perReplicaArgs);

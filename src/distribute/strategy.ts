@@ -22,7 +22,10 @@ export interface Strategy {
   /** Sum or mean of a per-replica value across replicas (identity for a plain Array). */
   reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array;
   /** Each replica's rows of a global batch, with the epoch-wide index of its first example. */
-  splitBatch(batch: TokenBatch, exampleOffset: number): { inputIds: PerReplica | k.Array; attentionMask: PerReplica | k.Array; exampleOffset: PerReplica | k.Array };
+  splitBatch(
+    batch: TokenBatch,
+    exampleOffset: number,
+  ): { inputIds: PerReplica | k.Array; attentionMask: PerReplica | k.Array; exampleOffset: PerReplica | k.Array };
   /** The per-replica batches of a dataset of global batches (Keras' experimental_distribute_dataset). */
   distributeDataset(ds: AsyncIterable<TokenBatch>): AsyncIterable<ReturnType<Strategy["splitBatch"]>>;
 }
@@ -53,11 +56,16 @@ abstract class BaseStrategy implements Strategy {
     const n = this.numReplicas;
     if (rows % n !== 0) throw new Error(`a global batch of ${rows} rows does not split evenly over ${n} replicas`);
     const per = rows / n;
-    const part = (data: Int32Array, r: number) => k.array(data.subarray(r * per * length, (r + 1) * per * length), { shape: [per, length], device: this.devices[r]! });
+    const part = (data: Int32Array, r: number) =>
+      k.array(data.subarray(r * per * length, (r + 1) * per * length), { shape: [per, length], device: this.devices[r]! });
     const offset = (r: number) => k.array(new Int32Array([exampleOffset + r * per]), { shape: [], device: this.devices[r]! });
     if (n === 1) return { inputIds: part(batch.inputIds, 0), attentionMask: part(batch.attentionMask, 0), exampleOffset: offset(0) };
     const each = <T>(f: (r: number) => T) => new PerReplica(this.devices.map((_, r) => f(r)) as k.Array[]);
-    return { inputIds: each((r) => part(batch.inputIds, r)), attentionMask: each((r) => part(batch.attentionMask, r)), exampleOffset: each(offset) };
+    return {
+      inputIds: each((r) => part(batch.inputIds, r)),
+      attentionMask: each((r) => part(batch.attentionMask, r)),
+      exampleOffset: each(offset),
+    };
   }
 
   async *distributeDataset(ds: AsyncIterable<TokenBatch>) {
@@ -75,7 +83,11 @@ export class OneDevice extends BaseStrategy {
     super([device]);
   }
   compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string; donateArgs?: number[] } = {}) {
-    return k.jit(fn, { device: this.devices[0]!, ...(opts.name ? { name: opts.name } : {}), ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}) }) as unknown as CompiledFn;
+    return k.jit(fn, {
+      device: this.devices[0]!,
+      ...(opts.name ? { name: opts.name } : {}),
+      ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}),
+    }) as unknown as CompiledFn;
   }
 }
 
@@ -97,7 +109,8 @@ export type StrategyName = "auto" | "one-device" | "data-parallel";
 export function makeStrategy(name: StrategyName | Strategy, devices: readonly k.Device[]): Strategy {
   if (typeof name !== "string") return name;
   if (name === "one-device") {
-    if (devices.length !== 1) throw new Error(`strategy "one-device" needs exactly one device, got ${devices.length} (${devices.map((d) => d.id).join(", ")})`);
+    if (devices.length !== 1)
+      throw new Error(`strategy "one-device" needs exactly one device, got ${devices.length} (${devices.map((d) => d.id).join(", ")})`);
     return new OneDevice(devices[0]!);
   }
   if (name === "data-parallel" || devices.length > 1) return new DataParallel(devices);

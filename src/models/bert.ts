@@ -14,7 +14,10 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
   const h = c.hidden_size;
   return {
     config: c,
-    tiedWeights: { "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight", "cls.predictions.decoder.bias": "cls.predictions.bias" },
+    tiedWeights: {
+      "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+      "cls.predictions.decoder.bias": "cls.predictions.bias",
+    },
 
     init(key: k.Array): Params {
       const keys = new KeySequence(key);
@@ -24,7 +27,9 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
           embeddings: embeddingsInit(keys, c),
           encoder: encoderInit(keys, c),
         },
-        cls: { predictions: { transform: { dense: denseInit(keys, h, h, std), LayerNorm: layerNormInit(h) }, bias: k.zeros([c.vocab_size]) } },
+        cls: {
+          predictions: { transform: { dense: denseInit(keys, h, h, std), LayerNorm: layerNormInit(h) }, bias: k.zeros([c.vocab_size]) },
+        },
       };
     },
 

@@ -25,11 +25,22 @@ export interface MlmConfig {
   [extra: string]: unknown;
 }
 
-const INT_FIELDS = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings", "type_vocab_size", "pad_token_id"] as const;
+const INT_FIELDS = [
+  "vocab_size",
+  "hidden_size",
+  "num_hidden_layers",
+  "num_attention_heads",
+  "intermediate_size",
+  "max_position_embeddings",
+  "type_vocab_size",
+  "pad_token_id",
+] as const;
 
 /** Checks a config object; `where` names its source in errors (a file path or "preset mlm-small"). */
 export function validateConfig(raw: Record<string, unknown>, where: string): MlmConfig {
-  const fail = (msg: string): never => { throw new Error(`${where}: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new Error(`${where}: ${msg}`);
+  };
   const type = raw.model_type;
   if (type !== "roberta" && type !== "bert") fail(`model_type must be "roberta" or "bert", got ${JSON.stringify(type)}`);
   for (const f of INT_FIELDS) {
@@ -47,7 +58,8 @@ export function validateConfig(raw: Record<string, unknown>, where: string): Mlm
     eos_token_id: 2,
     ...raw,
   } as MlmConfig;
-  if (c.hidden_size % c.num_attention_heads !== 0) fail(`hidden_size ${c.hidden_size} is not a multiple of num_attention_heads ${c.num_attention_heads}`);
+  if (c.hidden_size % c.num_attention_heads !== 0)
+    fail(`hidden_size ${c.hidden_size} is not a multiple of num_attention_heads ${c.num_attention_heads}`);
   if (!["gelu", "relu", "tanh"].includes(c.hidden_act)) fail(`hidden_act "${c.hidden_act}" is not supported (gelu, relu, tanh)`);
   for (const f of ["hidden_dropout_prob", "attention_probs_dropout_prob"] as const) {
     if (!(c[f] >= 0 && c[f] < 1)) fail(`"${f}" must be in [0, 1), got ${c[f]}`);
@@ -78,18 +90,46 @@ export function positionsNeeded(type: ModelType, maxLength: number, padId: numbe
   return type === "roberta" ? maxLength + padId + 1 : maxLength;
 }
 
-export interface TokenizerIds { vocabSize: number; padId: number; clsId: number; sepId: number }
+export interface TokenizerIds {
+  vocabSize: number;
+  padId: number;
+  clsId: number;
+  sepId: number;
+}
 
-const PRESETS: Record<string, Omit<MlmConfig, "vocab_size" | "pad_token_id" | "bos_token_id" | "eos_token_id" | "max_position_embeddings"> & { max_length: number }> = {
+const PRESETS: Record<
+  string,
+  Omit<MlmConfig, "vocab_size" | "pad_token_id" | "bos_token_id" | "eos_token_id" | "max_position_embeddings"> & { max_length: number }
+> = {
   "mlm-small": {
-    model_type: "roberta", architectures: ["RobertaForMaskedLM"], hidden_size: 256, num_hidden_layers: 4, num_attention_heads: 4,
-    intermediate_size: 1024, hidden_act: "gelu", hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
-    type_vocab_size: 1, layer_norm_eps: 1e-5, initializer_range: 0.02, max_length: 128,
+    model_type: "roberta",
+    architectures: ["RobertaForMaskedLM"],
+    hidden_size: 256,
+    num_hidden_layers: 4,
+    num_attention_heads: 4,
+    intermediate_size: 1024,
+    hidden_act: "gelu",
+    hidden_dropout_prob: 0.1,
+    attention_probs_dropout_prob: 0.1,
+    type_vocab_size: 1,
+    layer_norm_eps: 1e-5,
+    initializer_range: 0.02,
+    max_length: 128,
   },
   "roberta-base": {
-    model_type: "roberta", architectures: ["RobertaForMaskedLM"], hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12,
-    intermediate_size: 3072, hidden_act: "gelu", hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
-    type_vocab_size: 1, layer_norm_eps: 1e-5, initializer_range: 0.02, max_length: 512,
+    model_type: "roberta",
+    architectures: ["RobertaForMaskedLM"],
+    hidden_size: 768,
+    num_hidden_layers: 12,
+    num_attention_heads: 12,
+    intermediate_size: 3072,
+    hidden_act: "gelu",
+    hidden_dropout_prob: 0.1,
+    attention_probs_dropout_prob: 0.1,
+    type_vocab_size: 1,
+    layer_norm_eps: 1e-5,
+    initializer_range: 0.02,
+    max_length: 512,
   },
 };
 
@@ -104,14 +144,17 @@ export function presetConfig(name: string, tok: TokenizerIds, maxLength?: number
   if (!p) throw new Error(`unknown preset "${name}"; presets: ${PRESET_NAMES.join(", ")}`);
   const { max_length, ...rest } = p;
   const len = maxLength ?? max_length;
-  return validateConfig({
-    ...rest,
-    vocab_size: tok.vocabSize,
-    pad_token_id: tok.padId,
-    bos_token_id: tok.clsId,
-    eos_token_id: tok.sepId,
-    max_position_embeddings: positionsNeeded(p.model_type as ModelType, len, tok.padId),
-  }, `preset ${name}`);
+  return validateConfig(
+    {
+      ...rest,
+      vocab_size: tok.vocabSize,
+      pad_token_id: tok.padId,
+      bos_token_id: tok.clsId,
+      eos_token_id: tok.sepId,
+      max_position_embeddings: positionsNeeded(p.model_type as ModelType, len, tok.padId),
+    },
+    `preset ${name}`,
+  );
 }
 
 /** The longest sequence a config's position table allows. */

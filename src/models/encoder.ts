@@ -2,7 +2,18 @@
 // names of Hugging Face's `encoder.layer.N.…` modules.
 import * as k from "../core/index.js";
 import { KeySequence } from "../nn/init.js";
-import { ACTIVATIONS, castLike, dense, denseInit, embeddingInit, layerNorm, layerNormInit, type DenseParams, type EmbeddingParams, type NormParams } from "../nn/layers.js";
+import {
+  ACTIVATIONS,
+  castLike,
+  dense,
+  denseInit,
+  embeddingInit,
+  layerNorm,
+  layerNormInit,
+  type DenseParams,
+  type EmbeddingParams,
+  type NormParams,
+} from "../nn/layers.js";
 import { selfAttention, type SelfAttentionParams } from "../nn/attention.js";
 import type { DropoutSites } from "../nn/dropout-sites.js";
 import type { MlmConfig } from "./config.js";
@@ -13,7 +24,9 @@ export interface EncoderLayerParams {
   output: { dense: DenseParams; LayerNorm: NormParams };
 }
 
-export interface EncoderParams { layer: EncoderLayerParams[] }
+export interface EncoderParams {
+  layer: EncoderLayerParams[];
+}
 
 export interface EmbeddingsParams {
   word_embeddings: EmbeddingParams;
@@ -24,7 +37,8 @@ export interface EmbeddingsParams {
 
 /** The `embeddings` module both BERT and RoBERTa have (word, position, token type, LayerNorm). */
 export function embeddingsInit(keys: KeySequence, c: MlmConfig): EmbeddingsParams {
-  const h = c.hidden_size, std = c.initializer_range;
+  const h = c.hidden_size,
+    std = c.initializer_range;
   return {
     word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
     position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
@@ -35,12 +49,18 @@ export function embeddingsInit(keys: KeySequence, c: MlmConfig): EmbeddingsParam
 
 /** Vocabulary logits with the decoder tied to the word embeddings: t · Eᵀ + bias. */
 export function tiedLogits(t: k.Array, wordEmbeddings: k.Array, bias: k.Array): k.Array {
-  const logits = k.bind("dot_general", [t, castLike(wordEmbeddings, t)], { lhsContract: [t.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+  const logits = k.bind("dot_general", [t, castLike(wordEmbeddings, t)], {
+    lhsContract: [t.ndim - 1],
+    rhsContract: [1],
+    lhsBatch: [],
+    rhsBatch: [],
+  });
   return logits.add(castLike(bias, logits));
 }
 
 export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
-  const h = c.hidden_size, std = c.initializer_range;
+  const h = c.hidden_size,
+    std = c.initializer_range;
   return {
     layer: Array.from({ length: c.num_hidden_layers }, () => ({
       attention: {

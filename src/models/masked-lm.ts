@@ -65,7 +65,8 @@ export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden:
  * mean + 8 standard deviations of the binomial count, rounded up to a multiple of 64 (never more than tokens).
  */
 export function maskCapacity(tokens: number, p: number): number {
-  const mean = tokens * p, sd = Math.sqrt(tokens * p * (1 - p));
+  const mean = tokens * p,
+    sd = Math.sqrt(tokens * p * (1 - p));
   return Math.min(tokens, Math.ceil((mean + 8 * sd + 1) / 64) * 64);
 }
 

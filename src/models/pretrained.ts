@@ -21,10 +21,12 @@ export async function namedTensors(params: Params): Promise<Record<string, Named
   const names = k.leafPaths(params);
   const arrays = k.leaves<k.Array>(params as k.PyTree);
   const out: Record<string, NamedTensor> = {};
-  await Promise.all(arrays.map(async (a, i) => {
-    const f32 = a.dtype === "f32" ? a : a.astype("f32");
-    out[names[i]!] = { dtype: "f32", shape: [...a.shape], data: await f32.data() };
-  }));
+  await Promise.all(
+    arrays.map(async (a, i) => {
+      const f32 = a.dtype === "f32" ? a : a.astype("f32");
+      out[names[i]!] = { dtype: "f32", shape: [...a.shape], data: await f32.data() };
+    }),
+  );
   return out;
 }
 
@@ -39,14 +41,20 @@ export async function saveModel(dir: string, model: MaskedLanguageModel, params:
 }
 
 /** Named tensors → a parameter tree for `model`, checking every name and shape. */
-export function paramsFromTensors(model: MaskedLanguageModel, tensors: Record<string, NamedTensor>, where: string, device?: k.Device): Params {
+export function paramsFromTensors(
+  model: MaskedLanguageModel,
+  tensors: Record<string, NamedTensor>,
+  where: string,
+  device?: k.Device,
+): Params {
   const { names, avals, tree } = parameterLayout(model);
   const tied = model.tiedWeights;
   const leaves = names.map((name, i) => {
     const t = tensors[name] ?? (tied[name] ? tensors[tied[name]!] : undefined);
     const want = avals[i]!;
     if (!t) throw new Error(`${where}: missing parameter "${name}" (${k.fmtAVal(want)})`);
-    if (t.shape.join() !== want.shape.join()) throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
+    if (t.shape.join() !== want.shape.join())
+      throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
     const a = k.array(t.data, { shape: t.shape, dtype: t.dtype, device });
     return a.dtype === want.dtype ? a : a.astype(want.dtype);
   });

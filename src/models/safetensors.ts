@@ -24,7 +24,8 @@ export function encodeSafetensors(tensors: Record<string, NamedTensor>, metadata
   let offset = 0;
   for (const name of names) {
     const t = tensors[name]!;
-    if (sizeOf(t.shape) !== t.data.length) throw new Error(`safetensors: "${name}" has ${t.data.length} elements but shape ${fmtShape(t.shape)}`);
+    if (sizeOf(t.shape) !== t.data.length)
+      throw new Error(`safetensors: "${name}" has ${t.data.length} elements but shape ${fmtShape(t.shape)}`);
     const bytes = t.data.length * itemSize(t.dtype);
     header[name] = { dtype: TO_ST[t.dtype], shape: t.shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
@@ -45,17 +46,24 @@ export function encodeSafetensors(tensors: Record<string, NamedTensor>, metadata
   return out;
 }
 
-export function decodeSafetensors(buf: Buffer, where = "safetensors data"): { tensors: Record<string, NamedTensor>; metadata: Record<string, string> } {
+export function decodeSafetensors(
+  buf: Buffer,
+  where = "safetensors data",
+): { tensors: Record<string, NamedTensor>; metadata: Record<string, string> } {
   if (buf.length < 8) throw new Error(`${where}: file too short (${buf.length} bytes) to be safetensors`);
   const n = Number(buf.readBigUInt64LE(0));
-  if (8 + n > buf.length) throw new Error(`${where}: header length ${n} runs past the end of the file (${buf.length} bytes); the file is truncated or not safetensors`);
+  if (8 + n > buf.length)
+    throw new Error(
+      `${where}: header length ${n} runs past the end of the file (${buf.length} bytes); the file is truncated or not safetensors`,
+    );
   let header: Record<string, any>;
   try {
     header = JSON.parse(buf.subarray(8, 8 + n).toString("utf8"));
   } catch (e) {
     throw new Error(`${where}: header is not valid JSON (${(e as Error).message})`);
   }
-  const dataStart = 8 + n, dataLen = buf.length - dataStart;
+  const dataStart = 8 + n,
+    dataLen = buf.length - dataStart;
   const tensors: Record<string, NamedTensor> = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === "__metadata__") continue;
@@ -65,7 +73,9 @@ export function decodeSafetensors(buf: Buffer, where = "safetensors data"): { te
     const shape = info.shape as number[];
     const count = sizeOf(shape);
     if (!(begin >= 0 && end <= dataLen && end - begin === count * itemSize(dtype))) {
-      throw new Error(`${where}: tensor "${name}" (${info.dtype}${fmtShape(shape)}) has bad data offsets [${begin}, ${end}] for ${dataLen} data bytes`);
+      throw new Error(
+        `${where}: tensor "${name}" (${info.dtype}${fmtShape(shape)}) has bad data offsets [${begin}, ${end}] for ${dataLen} data bytes`,
+      );
     }
     // Copy into an aligned buffer: typed arrays need element-aligned offsets.
     const bytes = new Uint8Array(end - begin);
@@ -76,7 +86,11 @@ export function decodeSafetensors(buf: Buffer, where = "safetensors data"): { te
 }
 
 /** Writes atomically: a crash leaves either the old file or the new one, never a torn file. */
-export async function writeSafetensors(path: string, tensors: Record<string, NamedTensor>, metadata?: Record<string, string>): Promise<void> {
+export async function writeSafetensors(
+  path: string,
+  tensors: Record<string, NamedTensor>,
+  metadata?: Record<string, string>,
+): Promise<void> {
   await writeFileAtomic(path, encodeSafetensors(tensors, metadata));
 }
 

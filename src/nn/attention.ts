@@ -4,7 +4,11 @@ import * as k from "../core/index.js";
 import { accumulationDtype, dense, type DenseParams } from "./layers.js";
 import type { DropoutSites } from "./dropout-sites.js";
 
-export interface SelfAttentionParams { query: DenseParams; key: DenseParams; value: DenseParams }
+export interface SelfAttentionParams {
+  query: DenseParams;
+  key: DenseParams;
+  value: DenseParams;
+}
 
 /** Additive attention bias [batch, 1, 1, seq] from an attention mask [batch, seq] of 1 (keep) / 0 (pad). */
 export function paddingBias(attentionMask: k.Array, dtype: k.DType): k.Array {
@@ -14,7 +18,15 @@ export function paddingBias(attentionMask: k.Array, dtype: k.DType): k.Array {
 }
 
 /** x [batch, seq, hidden] → context [batch, seq, hidden]; dropout on the probabilities at `dropoutSite`. */
-export function selfAttention(p: SelfAttentionParams, x: k.Array, bias: k.Array, heads: number, dropoutRate: number, sites: DropoutSites, dropoutSite: number): k.Array {
+export function selfAttention(
+  p: SelfAttentionParams,
+  x: k.Array,
+  bias: k.Array,
+  heads: number,
+  dropoutRate: number,
+  sites: DropoutSites,
+  dropoutSite: number,
+): k.Array {
   const [b, t, h] = x.shape as [number, number, number];
   const d = h / heads;
   const split = (y: k.Array) => y.reshape([b, t, heads, d]);

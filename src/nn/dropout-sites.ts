@@ -5,7 +5,10 @@ import * as k from "../core/index.js";
 
 export class DropoutSites {
   /** `key` null: no dropout (evaluation). `exampleOffset`: global index of this batch's first example. */
-  constructor(private readonly key: k.Array | null, private readonly exampleOffset: number | k.Array = 0) {}
+  constructor(
+    private readonly key: k.Array | null,
+    private readonly exampleOffset: number | k.Array = 0,
+  ) {}
 
   get active(): boolean {
     return this.key !== null;
@@ -14,7 +17,8 @@ export class DropoutSites {
   apply(x: k.Array, rate: number, site: number): k.Array {
     if (!this.key || rate === 0) return x;
     const perExample = x.size / x.shape[0]!;
-    const offset = typeof this.exampleOffset === "number" ? this.exampleOffset * perExample : this.exampleOffset.astype("u32").mul(perExample >>> 0);
+    const offset =
+      typeof this.exampleOffset === "number" ? this.exampleOffset * perExample : this.exampleOffset.astype("u32").mul(perExample >>> 0);
     return k.dropout(k.foldIn(this.key, site), x, rate, { offset });
   }
 }

@@ -3,9 +3,17 @@
 import * as k from "../core/index.js";
 import { KeySequence, normalInit, onesInit, zerosInit } from "./init.js";
 
-export interface DenseParams { weight: k.Array; bias: k.Array }
-export interface NormParams { weight: k.Array; bias: k.Array }
-export interface EmbeddingParams { weight: k.Array }
+export interface DenseParams {
+  weight: k.Array;
+  bias: k.Array;
+}
+export interface NormParams {
+  weight: k.Array;
+  bias: k.Array;
+}
+export interface EmbeddingParams {
+  weight: k.Array;
+}
 
 export function denseInit(keys: KeySequence, inDim: number, outDim: number, std = 0.02): DenseParams {
   return { weight: normalInit(keys.next(), [outDim, inDim], std), bias: zerosInit([outDim]) };

@@ -56,9 +56,13 @@ export class AdamW {
     const c1 = k.sub(1, k.pow(k.full([], b1), t));
     const c2 = k.sub(1, k.pow(k.full([], b2), t));
     const names = k.leafPaths(params);
-    const ps = k.leaves<k.Array>(params as k.PyTree), gs = k.leaves<k.Array>(grads as k.PyTree);
-    const ms = k.leaves<k.Array>(state.m), vs = k.leaves<k.Array>(state.v);
-    const newP: k.Array[] = [], newM: k.Array[] = [], newV: k.Array[] = [];
+    const ps = k.leaves<k.Array>(params as k.PyTree),
+      gs = k.leaves<k.Array>(grads as k.PyTree);
+    const ms = k.leaves<k.Array>(state.m),
+      vs = k.leaves<k.Array>(state.v);
+    const newP: k.Array[] = [],
+      newM: k.Array[] = [],
+      newV: k.Array[] = [];
     ps.forEach((p, i) => {
       const g = gs[i]!.astype("f32");
       const m = ms[i]!.mul(b1).add(g.mul(1 - b1));

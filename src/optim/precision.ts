@@ -20,11 +20,17 @@ export interface PrecisionPolicy {
 
 export function precisionPolicy(name: string): PrecisionPolicy {
   switch (name) {
-    case "32": case "32-true": return { name, paramDtype: "f32", computeDtype: "f32", lossScaling: false };
-    case "bf16-mixed": return { name, paramDtype: "f32", computeDtype: "bf16", lossScaling: false };
-    case "bf16-true": return { name, paramDtype: "bf16", computeDtype: "bf16", lossScaling: false };
-    case "16-mixed": return { name, paramDtype: "f32", computeDtype: "f16", lossScaling: true };
-    default: throw new Error(`unknown precision "${name}"; choose one of ${PRECISIONS.join(", ")}`);
+    case "32":
+    case "32-true":
+      return { name, paramDtype: "f32", computeDtype: "f32", lossScaling: false };
+    case "bf16-mixed":
+      return { name, paramDtype: "f32", computeDtype: "bf16", lossScaling: false };
+    case "bf16-true":
+      return { name, paramDtype: "bf16", computeDtype: "bf16", lossScaling: false };
+    case "16-mixed":
+      return { name, paramDtype: "f32", computeDtype: "f16", lossScaling: true };
+    default:
+      throw new Error(`unknown precision "${name}"; choose one of ${PRECISIONS.join(", ")}`);
   }
 }
 
@@ -54,10 +60,17 @@ export function lossScaleInit(o: LossScaleOptions = {}): LossScaleState {
  * Dynamic loss scaling: given gradients of (loss × scale), unscale them, check them, and update the
  * scale — halve it and report the step skipped on overflow, double it after `growthInterval` good steps.
  */
-export function unscaleAndCheck<T>(scaledGrads: T, s: LossScaleState, o: LossScaleOptions = {}): { grads: T; finite: k.Array; next: LossScaleState } {
+export function unscaleAndCheck<T>(
+  scaledGrads: T,
+  s: LossScaleState,
+  o: LossScaleOptions = {},
+): { grads: T; finite: k.Array; next: LossScaleState } {
   const growth = o.growthInterval ?? 2000;
   const grads = k.treeMap((g: k.Array) => g.astype("f32").div(s.scale), scaledGrads);
-  const finite = k.leaves<k.Array>(grads as k.PyTree).map((g) => g.isFinite().astype("f32").min().equal(1)).reduce((a, b) => a.and(b));
+  const finite = k
+    .leaves<k.Array>(grads as k.PyTree)
+    .map((g) => g.isFinite().astype("f32").min().equal(1))
+    .reduce((a, b) => a.and(b));
   const good = k.where(finite, s.goodSteps.add(1), 0);
   const grow = good.greaterEqual(growth);
   const scale = k.where(finite, k.where(grow, s.scale.mul(2), s.scale), s.scale.mul(0.5));

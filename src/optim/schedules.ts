@@ -33,7 +33,11 @@ export function cosineDecay({ peak, warmupSteps, totalSteps, minLr = 0 }: Warmup
     const s = step.astype("f32");
     const warm = warmupSteps > 0 ? s.div(warmupSteps).mul(peak) : k.full(s.shape, peak, "f32");
     const progress = k.minimum(k.maximum(s.sub(warmupSteps).div(Math.max(1, totalSteps - warmupSteps)), 0), 1);
-    const cos = k.cos(progress.mul(Math.PI)).add(1).mul(0.5 * (peak - minLr)).add(minLr);
+    const cos = k
+      .cos(progress.mul(Math.PI))
+      .add(1)
+      .mul(0.5 * (peak - minLr))
+      .add(minLr);
     return k.where(s.less(warmupSteps), warm, cos);
   };
 }

@@ -29,13 +29,20 @@ const LENGTH_BUCKET = 32;
 export class FillMaskPipeline {
   private readonly forward;
 
-  constructor(readonly model: MaskedLanguageModel, readonly params: Params, readonly tokenizer: FillMaskTokenizer) {
+  constructor(
+    readonly model: MaskedLanguageModel,
+    readonly params: Params,
+    readonly tokenizer: FillMaskTokenizer,
+  ) {
     // Logits at the masked rows only: the head runs on a handful of rows, not the whole sequence.
-    this.forward = k.jit((p: Params, ids: k.Array, mask: k.Array, rows: k.Array) => {
-      const h = model.hidden(p, ids, mask);
-      const picked = k.take(h.reshape([-1, h.shape[2]!]), rows, 0);
-      return k.softmax(model.lmHead(p, picked).astype("f32"), -1);
-    }, { name: "fill_mask" });
+    this.forward = k.jit(
+      (p: Params, ids: k.Array, mask: k.Array, rows: k.Array) => {
+        const h = model.hidden(p, ids, mask);
+        const picked = k.take(h.reshape([-1, h.shape[2]!]), rows, 0);
+        return k.softmax(model.lmHead(p, picked).astype("f32"), -1);
+      },
+      { name: "fill_mask" },
+    );
   }
 
   /** One result list per [MASK] (a single list when the text has one [MASK]). */
@@ -44,11 +51,15 @@ export class FillMaskPipeline {
     const tok = this.tokenizer;
     const ids = tok.encode(text);
     const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
-    if (maskPositions.length === 0) throw new Error(`fill-mask: the text has no mask token (id ${tok.maskId}); write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`);
+    if (maskPositions.length === 0)
+      throw new Error(
+        `fill-mask: the text has no mask token (id ${tok.maskId}); write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
+      );
     const limit = maxSequenceLength(this.model.config);
     if (ids.length > limit) throw new Error(`fill-mask: the text is ${ids.length} tokens long; this model takes at most ${limit}`);
     const len = Math.min(limit, Math.ceil(ids.length / LENGTH_BUCKET) * LENGTH_BUCKET);
-    const padded = new Int32Array(len).fill(tok.padId), attn = new Int32Array(len);
+    const padded = new Int32Array(len).fill(tok.padId),
+      attn = new Int32Array(len);
     padded.set(ids);
     attn.fill(1, 0, ids.length);
     const probs = this.forward(

@@ -4,5 +4,11 @@ export type { Tokenizer, EncodeOptions, DecodeOptions, SpecialTokenRoles, Unigra
 export { UnigramTokenizer } from "./tokenizer.js";
 export type { AddedToken } from "./added-tokens.js";
 export { loadTokenizer, saveTokenizer, type SaveTokenizerOptions, type TextFileReader } from "./tokenizer-files.js";
-export { trainUnigram, DEFAULT_SPECIAL_TOKENS, DEFAULT_ROLES, type UnigramTrainOptions, type TrainProgress } from "./train/unigram-trainer.js";
+export {
+  trainUnigram,
+  DEFAULT_SPECIAL_TOKENS,
+  DEFAULT_ROLES,
+  type UnigramTrainOptions,
+  type TrainProgress,
+} from "./train/unigram-trainer.js";
 export { readTextLines, type ReadTextOptions } from "./text-lines.js";

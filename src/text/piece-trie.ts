@@ -20,7 +20,8 @@ export class PieceTrie {
 
   /** The child of `node` under `label`, or -1. */
   child(node: number, label: number): number {
-    const slots = this.slots, mask = this.mask;
+    const slots = this.slots,
+      mask = this.mask;
     let slot = (Math.imul(node, 0x9e3779b1) ^ Math.imul(label, 0x85ebca6b)) & mask;
     for (;;) {
       const at = slot * STRIDE;
@@ -62,7 +63,8 @@ export class PieceTrie {
   }
 
   private place(node: number, label: number, child: number): void {
-    const slots = this.slots, mask = this.mask;
+    const slots = this.slots,
+      mask = this.mask;
     let slot = (Math.imul(node, 0x9e3779b1) ^ Math.imul(label, 0x85ebca6b)) & mask;
     while (slots[slot * STRIDE] !== EMPTY) slot = (slot + 1) & mask;
     const at = slot * STRIDE;

@@ -54,7 +54,9 @@ async function* fileLines(path: string): AsyncGenerator<string> {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (gzip && (err.code?.startsWith("Z_") || /unexpected end of file/i.test(err.message))) {
-      throw new Error(`cannot read input ${path}: it looks gzip-compressed but does not decompress (${err.message}); check that the file is complete`);
+      throw new Error(
+        `cannot read input ${path}: it looks gzip-compressed but does not decompress (${err.message}); check that the file is complete`,
+      );
     }
     throw unreadable(path, err);
   }
@@ -67,11 +69,15 @@ function documentOf(line: string, field: string, path: string, lineNumber: numbe
   try {
     record = JSON.parse(line);
   } catch (e) {
-    throw new Error(`${path}:${lineNumber}: not valid JSON (${(e as Error).message}); with --text-field every non-empty line must be one JSON object`);
+    throw new Error(
+      `${path}:${lineNumber}: not valid JSON (${(e as Error).message}); with --text-field every non-empty line must be one JSON object`,
+    );
   }
   const value = typeof record === "object" && record !== null ? (record as Record<string, unknown>)[field] : undefined;
   if (typeof value !== "string") {
-    throw new Error(`${path}:${lineNumber}: the record has no string field "${field}"${value === undefined ? "" : ` (found ${typeof value})`}; pick the field that holds the text with --text-field`);
+    throw new Error(
+      `${path}:${lineNumber}: the record has no string field "${field}"${value === undefined ? "" : ` (found ${typeof value})`}; pick the field that holds the text with --text-field`,
+    );
   }
   return value;
 }

@@ -56,7 +56,8 @@ function specialTokensMap(tok: UnigramTokenizer): Record<string, unknown> {
 export async function saveTokenizer(tok: Tokenizer, dir: string, opts: SaveTokenizerOptions = {}): Promise<void> {
   if (!(tok instanceof UnigramTokenizer)) throw new Error("saveTokenizer: only tokenizers from trainUnigram or loadTokenizer can be saved");
   const modelMaxLength = opts.modelMaxLength ?? 512;
-  if (!Number.isInteger(modelMaxLength) || modelMaxLength < 1) throw new Error(`modelMaxLength must be a positive integer, got ${modelMaxLength}`);
+  if (!Number.isInteger(modelMaxLength) || modelMaxLength < 1)
+    throw new Error(`modelMaxLength must be a positive integer, got ${modelMaxLength}`);
   await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson(tok.spec));
   await writeFileAtomic(join(dir, "tokenizer_config.json"), JSON.stringify(tokenizerConfig(tok, modelMaxLength), null, 2) + "\n");
   await writeFileAtomic(join(dir, "special_tokens_map.json"), JSON.stringify(specialTokensMap(tok), null, 2) + "\n");

@@ -33,8 +33,11 @@ function postProcessor(cls: AddedToken, sep: AddedToken): Json {
     type: "TemplateProcessing",
     single: [specialPiece(cls.content, 0), sequencePiece("A", 0), specialPiece(sep.content, 0)],
     pair: [
-      specialPiece(cls.content, 0), sequencePiece("A", 0), specialPiece(sep.content, 0),
-      sequencePiece("B", 1), specialPiece(sep.content, 1),
+      specialPiece(cls.content, 0),
+      sequencePiece("A", 0),
+      specialPiece(sep.content, 0),
+      sequencePiece("B", 1),
+      specialPiece(sep.content, 1),
     ],
     special_tokens: {
       [cls.content]: { id: cls.content, ids: [cls.id], tokens: [cls.content] },
@@ -122,7 +125,8 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   };
   if (!isRecord(doc)) return fail("the top level is not a JSON object");
   if (doc.version !== "1.0") fail(`"version" is ${JSON.stringify(doc.version)}, expected "1.0"`);
-  if (doc.truncation !== null && doc.truncation !== undefined) fail(`"truncation" is set; Kiln encodes without truncation, so it must be null`);
+  if (doc.truncation !== null && doc.truncation !== undefined)
+    fail(`"truncation" is set; Kiln encodes without truncation, so it must be null`);
   if (doc.padding !== null && doc.padding !== undefined) fail(`"padding" is set; Kiln encodes without padding, so it must be null`);
 
   const model = doc.model;
@@ -130,7 +134,13 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   if (model.byte_fallback === true) fail(`"model.byte_fallback" is true; Kiln's Unigram model has no byte fallback`);
   if (!Array.isArray(model.vocab) || model.vocab.length === 0) return fail(`"model.vocab" must be a non-empty array of [piece, score]`);
   const vocab: Array<readonly [string, number]> = model.vocab.map((entry: unknown, i: number) => {
-    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string" || typeof entry[1] !== "number" || !Number.isFinite(entry[1])) {
+    if (
+      !Array.isArray(entry) ||
+      entry.length !== 2 ||
+      typeof entry[0] !== "string" ||
+      typeof entry[1] !== "number" ||
+      !Number.isFinite(entry[1])
+    ) {
       return fail(`"model.vocab[${i}]" is ${JSON.stringify(entry)}, expected [piece, finite score]`);
     }
     return [entry[0], entry[1]] as const;
@@ -143,14 +153,20 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   if (!Array.isArray(doc.added_tokens)) return fail(`"added_tokens" must be an array`);
   const addedTokens: AddedToken[] = doc.added_tokens.map((t: unknown, i: number) => {
     const where = `"added_tokens[${i}]"`;
-    if (!isRecord(t) || typeof t.content !== "string" || t.content === "" || typeof t.id !== "number") return fail(`${where} needs an "id" and a non-empty "content"`);
+    if (!isRecord(t) || typeof t.content !== "string" || t.content === "" || typeof t.id !== "number")
+      return fail(`${where} needs an "id" and a non-empty "content"`);
     if (t.single_word === true) fail(`${where} ("${t.content}") has single_word true, which Kiln does not support`);
     if (t.normalized === true) fail(`${where} ("${t.content}") has normalized true; Kiln matches added tokens on the raw text`);
-    if (vocab[t.id]?.[0] !== t.content) fail(`${where}: "${t.content}" must be model.vocab[${t.id}], found ${JSON.stringify(vocab[t.id]?.[0])}`);
+    if (vocab[t.id]?.[0] !== t.content)
+      fail(`${where}: "${t.content}" must be model.vocab[${t.id}], found ${JSON.stringify(vocab[t.id]?.[0])}`);
     return { id: t.id, content: t.content, lstrip: t.lstrip === true, rstrip: t.rstrip === true, special: t.special === true };
   });
 
-  for (const [field, expected] of [["normalizer", NORMALIZER], ["pre_tokenizer", METASPACE_STEP], ["decoder", METASPACE_STEP]] as const) {
+  for (const [field, expected] of [
+    ["normalizer", NORMALIZER],
+    ["pre_tokenizer", METASPACE_STEP],
+    ["decoder", METASPACE_STEP],
+  ] as const) {
     if (!sameJson(doc[field], expected)) fail(`"${field}" is ${JSON.stringify(doc[field])}, expected ${JSON.stringify(expected)}`);
   }
 
@@ -165,7 +181,13 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
     fail(`"post_processor" must be TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1") over two of the added tokens`);
   }
 
-  const roles: SpecialTokenRoles = { cls: cls!.content, sep: sep!.content, unk: vocab[unkId as number][0], pad: hints.pad, mask: hints.mask };
+  const roles: SpecialTokenRoles = {
+    cls: cls!.content,
+    sep: sep!.content,
+    unk: vocab[unkId as number][0],
+    pad: hints.pad,
+    mask: hints.mask,
+  };
   for (const role of ["unk", "pad", "mask"] as const) {
     if (!addedTokens.some((t) => t.content === roles[role])) fail(`the ${role} token "${roles[role]}" is not among "added_tokens"`);
   }

@@ -94,7 +94,11 @@ export class UnigramTokenizer implements Tokenizer {
     const addSpecialTokens = opts.addSpecialTokens ?? true;
     const ids: number[] = [];
     if (addSpecialTokens) ids.push(this.clsId);
-    this.splitter.split(text, (plain) => this.encodePlain(plain, ids), (id) => ids.push(id));
+    this.splitter.split(
+      text,
+      (plain) => this.encodePlain(plain, ids),
+      (id) => ids.push(id),
+    );
     if (addSpecialTokens) ids.push(this.sepId);
     return ids;
   }

@@ -54,10 +54,13 @@ export class UnigramModel {
     const n = word.length;
     if (n === 0) return;
     if (this.bestScore.length <= n) this.grow(n + 1);
-    const bestScore = this.bestScore, bestStart = this.bestStart, bestId = this.bestId;
+    const bestScore = this.bestScore,
+      bestStart = this.bestStart,
+      bestId = this.bestId;
     bestStart.fill(-1, 0, n + 1);
     bestScore[0] = 0;
-    const trie = this.trie, scores = this.scores;
+    const trie = this.trie,
+      scores = this.scores;
     for (let start = 0; start < n; start++) {
       const code = word.charCodeAt(start);
       // Paths only start at character boundaries: never inside a surrogate pair.
@@ -94,7 +97,8 @@ export class UnigramModel {
   }
 
   private emitPath(word: string, out: number[]): void {
-    const bestStart = this.bestStart, bestId = this.bestId;
+    const bestStart = this.bestStart,
+      bestId = this.bestId;
     const firstOut = out.length;
     let end = word.length;
     let unkRunEnd = -1; // end of the run of <unk>s being fused, while walking backwards

@@ -45,7 +45,8 @@ function median(xs: number[]): number {
 /** The best f32 matmul rate the device reaches (GFLOP/s), the denominator of MFU. */
 export async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
   const n = 1024;
-  const a = k.ones([n, n], dtype).astype(dtype), b = k.ones([n, n], dtype).astype(dtype);
+  const a = k.ones([n, n], dtype).astype(dtype),
+    b = k.ones([n, n], dtype).astype(dtype);
   const mm = k.jit((x: k.Array, y: k.Array) => x.matmul(y), { name: "peak_matmul", device });
   let best = 0;
   for (let i = 0; i < 20; i++) {
@@ -67,14 +68,23 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   const params0 = k.jit((key: k.Array) => model.init(key), { name: "init", device: dev })(k.randomKey(0));
   let state: TrainState = { params: params0, opt: k.jit((p: unknown) => optimizer.init(p), { name: "opt_init", device: dev })(params0) };
   if (policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(policy.paramDtype), state.params);
-  const step = k.jit(makeTrainStep({
-    model, optimizer, computeDtype: policy.computeDtype, dropoutSeed: 1,
-    masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
-  }), { name: "bench_train_step", donateArgs: [0], device: dev });
+  const step = k.jit(
+    makeTrainStep({
+      model,
+      optimizer,
+      computeDtype: policy.computeDtype,
+      dropoutSeed: 1,
+      masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+    }),
+    { name: "bench_train_step", donateArgs: [0], device: dev },
+  );
 
   const ids = new Int32Array(o.batch * o.maxLength);
   let seed = 12345;
-  for (let i = 0; i < ids.length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; ids[i] = 5 + (seed % (vocab - 5)); }
+  for (let i = 0; i < ids.length; i++) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    ids[i] = 5 + (seed % (vocab - 5));
+  }
   const shape: [number, number] = [o.batch, o.maxLength];
   const inputs = {
     inputIds: k.array(ids, { shape, device: dev }),
@@ -101,9 +111,19 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   const flops = 6 * nParams * tokens + 12 * config.num_hidden_layers * o.batch * o.maxLength ** 2 * config.hidden_size;
   const executed = matmulFlops(step.lower(state, inputs, k.array(new Int32Array([0]), { shape: [], device: dev })));
   return {
-    bench: "train", preset: o.preset, device: dev.id, precision: o.precision, batch: o.batch, seq: o.maxLength, params: nParams,
-    tokens_per_s: Math.round(tokens / stepS), step_s: Number(stepS.toFixed(4)), compile_s: Number(compileS.toFixed(2)),
-    mfu: Number((flops / stepS / (peak * 1e9)).toFixed(3)), peak_gflops: Math.round(peak), model_gflops_per_step: Number((flops / 1e9).toFixed(1)),
+    bench: "train",
+    preset: o.preset,
+    device: dev.id,
+    precision: o.precision,
+    batch: o.batch,
+    seq: o.maxLength,
+    params: nParams,
+    tokens_per_s: Math.round(tokens / stepS),
+    step_s: Number(stepS.toFixed(4)),
+    compile_s: Number(compileS.toFixed(2)),
+    mfu: Number((flops / stepS / (peak * 1e9)).toFixed(3)),
+    peak_gflops: Math.round(peak),
+    model_gflops_per_step: Number((flops / 1e9).toFixed(1)),
     executed_matmul_gflops_per_step: Number((executed / 1e9).toFixed(1)),
   };
 }

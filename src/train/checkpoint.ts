@@ -36,7 +36,8 @@ export async function copyTokenizerFiles(fromDir: string, toDir: string): Promis
 }
 
 async function optimizerTensors(opt: AdamWState): Promise<Record<string, NamedTensor>> {
-  const m = await namedTensors(opt.m), v = await namedTensors(opt.v);
+  const m = await namedTensors(opt.m),
+    v = await namedTensors(opt.v);
   const out: Record<string, NamedTensor> = {};
   for (const [n, t] of Object.entries(m)) out[`exp_avg.${n}`] = t;
   for (const [n, t] of Object.entries(v)) out[`exp_avg_sq.${n}`] = t;
@@ -118,7 +119,12 @@ export async function loadCheckpoint(path: string, model: MaskedLanguageModel, d
   const { tensors } = await readSafetensors(where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
   const optT = (await readSafetensors(where("optimizer.safetensors"))).tensors;
-  const pick = (prefix: string) => Object.fromEntries(Object.entries(optT).filter(([n]) => n.startsWith(prefix)).map(([n, t]) => [n.slice(prefix.length), t]));
+  const pick = (prefix: string) =>
+    Object.fromEntries(
+      Object.entries(optT)
+        .filter(([n]) => n.startsWith(prefix))
+        .map(([n, t]) => [n.slice(prefix.length), t]),
+    );
   const m = paramsFromTensors(model, pick("exp_avg."), where("optimizer.safetensors"), device);
   const v = paramsFromTensors(model, pick("exp_avg_sq."), where("optimizer.safetensors"), device);
   const stepT = optT.step;

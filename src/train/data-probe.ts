@@ -10,7 +10,8 @@ export async function probeRecordLength(spec: string | string[]): Promise<{ file
   const file = files[0]!;
   for await (const record of readRecords(file)) {
     const f = decodeExample(record).input_ids;
-    if (!f || f.kind !== "int64") throw new Error(`${file}: the first record has no int64 "input_ids" feature; is this a dataset written by kiln data prepare?`);
+    if (!f || f.kind !== "int64")
+      throw new Error(`${file}: the first record has no int64 "input_ids" feature; is this a dataset written by kiln data prepare?`);
     return { file, length: f.values.length };
   }
   throw new Error(`${file} holds no records`);

@@ -59,8 +59,15 @@ export interface StepInputs {
 
 function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
-  if (b % n !== 0) throw new Error(`a batch of ${b} rows does not split into ${n} micro-batches; make the per-replica batch a multiple of the accumulation steps`);
-  return k.split(x, Array.from({ length: n }, () => b / n), 0);
+  if (b % n !== 0)
+    throw new Error(
+      `a batch of ${b} rows does not split into ${n} micro-batches; make the per-replica batch a multiple of the accumulation steps`,
+    );
+  return k.split(
+    x,
+    Array.from({ length: n }, () => b / n),
+    0,
+  );
 }
 
 /**
@@ -72,9 +79,13 @@ export function makeTrainStep(o: MlmStepOptions) {
   const micro = o.microBatches ?? 1;
   const dtype = o.computeDtype ?? "f32";
   return function mlmTrainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
-    const idsParts = microSlices(batch.inputIds, micro), maskParts = microSlices(batch.attentionMask, micro);
-    const rowsPer = idsParts[0]!.shape[0]!, length = idsParts[0]!.shape[1]!;
-    const masked = idsParts.map((ids, i) => maskTokensTraced(ids, maskParts[i]!, batch.epoch, batch.exampleOffset.add(i * rowsPer), o.masking));
+    const idsParts = microSlices(batch.inputIds, micro),
+      maskParts = microSlices(batch.attentionMask, micro);
+    const rowsPer = idsParts[0]!.shape[0]!,
+      length = idsParts[0]!.shape[1]!;
+    const masked = idsParts.map((ids, i) =>
+      maskTokensTraced(ids, maskParts[i]!, batch.epoch, batch.exampleOffset.add(i * rowsPer), o.masking),
+    );
     // The global number of labelled tokens: known before the forward pass, so it can normalize every part.
     const localCount = masked.map((m) => m.labels.notEqual(-100).astype("f32").sum()).reduce((a, b) => a.add(b));
     const total = k.maximum(k.bind("all_reduce", [localCount], {}), 1);
@@ -83,7 +94,8 @@ export function makeTrainStep(o: MlmStepOptions) {
 
     const scale = state.scaler?.scale;
     let grads: any = null;
-    let lossSum = k.scalar(0), correct = k.scalar(0);
+    let lossSum = k.scalar(0),
+      correct = k.scalar(0);
     masked.forEach((m, i) => {
       const partLoss = (p: Params) => {
         const h = model.hidden(p, m.inputIds, maskParts[i]!, { dropoutKey, exampleOffset: batch.exampleOffset.add(i * rowsPer), dtype });
@@ -92,7 +104,10 @@ export function makeTrainStep(o: MlmStepOptions) {
         const part = out.loss.mul(out.count).div(total);
         return [scale ? part.mul(scale) : part, { part, correct: out.correct }] as const;
       };
-      const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [[k.Array, { part: k.Array; correct: k.Array }], Params];
+      const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [
+        [k.Array, { part: k.Array; correct: k.Array }],
+        Params,
+      ];
       lossSum = lossSum.add(out.part);
       correct = correct.add(out.correct);
       grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
@@ -103,7 +118,12 @@ export function makeTrainStep(o: MlmStepOptions) {
     if (state.scaler) ({ grads, finite, next: scaler } = unscaleAndCheck(grads, state.scaler, o.lossScaling));
     let gradNorm: k.Array;
     if (o.clipNorm) ({ grads, norm: gradNorm } = clipByGlobalNorm(grads, o.clipNorm));
-    else gradNorm = k.leaves<k.Array>(grads).map((g) => g.astype("f32").square().sum()).reduce((a, b) => a.add(b)).sqrt();
+    else
+      gradNorm = k
+        .leaves<k.Array>(grads)
+        .map((g) => g.astype("f32").square().sum())
+        .reduce((a, b) => a.add(b))
+        .sqrt();
     const upd = optimizer.update(grads, state.opt, state.params);
     const next: TrainState = finite
       ? { params: keepIfSkipped(finite, upd.params, state.params), opt: keepIfSkipped(finite, upd.state, state.opt), scaler: scaler! }
@@ -149,17 +169,28 @@ export interface StackedStepInputs {
  * steps run in order on their own batches; each step's metrics come back stacked along a new axis 0.
  */
 export function makeMultiStep(single: ReturnType<typeof makeTrainStep>) {
-  return function mlmTrainSteps(state: TrainState, inputs: StackedStepInputs, firstStep: k.Array): { state: TrainState; metrics: StepMetrics } {
+  return function mlmTrainSteps(
+    state: TrainState,
+    inputs: StackedStepInputs,
+    firstStep: k.Array,
+  ): { state: TrainState; metrics: StepMetrics } {
     const steps = inputs.inputIds.shape[0]!;
     const pick = (x: k.Array, i: number) => x.slice([i], [i + 1]).squeeze(0);
     const all: StepMetrics[] = [];
     for (let i = 0; i < steps; i++) {
-      const batch = { inputIds: pick(inputs.inputIds, i), attentionMask: pick(inputs.attentionMask, i), exampleOffset: pick(inputs.exampleOffset, i), epoch: pick(inputs.epoch, i) };
+      const batch = {
+        inputIds: pick(inputs.inputIds, i),
+        attentionMask: pick(inputs.attentionMask, i),
+        exampleOffset: pick(inputs.exampleOffset, i),
+        epoch: pick(inputs.epoch, i),
+      };
       const out = single(state, batch, firstStep.add(i));
       state = out.state;
       all.push(out.metrics);
     }
-    const stacked = Object.fromEntries(Object.keys(all[0]!).map((name) => [name, k.stack(all.map((m) => m[name as keyof StepMetrics]))])) as unknown as StepMetrics;
+    const stacked = Object.fromEntries(
+      Object.keys(all[0]!).map((name) => [name, k.stack(all.map((m) => m[name as keyof StepMetrics]))]),
+    ) as unknown as StepMetrics;
     return { state, metrics: stacked };
   };
 }

@@ -13,7 +13,9 @@ export interface ProgressState {
 
 function fmtDuration(s: number): string {
   if (!Number.isFinite(s) || s < 0) return "?";
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = Math.floor(s % 60);
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    sec = Math.floor(s % 60);
   return h ? `${h}h${String(m).padStart(2, "0")}m` : m ? `${m}m${String(sec).padStart(2, "0")}s` : `${sec}s`;
 }
 
@@ -24,7 +26,11 @@ export class ProgressBar {
   private trainingStarted: number | undefined;
   private stepsAtTrainingStart = 0;
 
-  constructor(private readonly label: string, private readonly out: NodeJS.WriteStream = process.stderr, private readonly everySeconds = 10) {
+  constructor(
+    private readonly label: string,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+    private readonly everySeconds = 10,
+  ) {
     this.tty = Boolean(out.isTTY) && !process.env.CI;
   }
 

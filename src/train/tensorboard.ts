@@ -41,7 +41,10 @@ export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
 
 export class TensorBoardLogger implements MetricsLogger {
   readonly path: string;
-  constructor(logDir: string, private readonly prefix = "") {
+  constructor(
+    logDir: string,
+    private readonly prefix = "",
+  ) {
     mkdirSync(logDir, { recursive: true });
     this.path = join(logDir, `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${hostname()}`);
     appendFileSync(this.path, frameRecord(versionEvent()));

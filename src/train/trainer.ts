@@ -12,7 +12,15 @@ import { AdamW } from "../optim/adamw.js";
 import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import type { Callback, Metrics, TrainerView } from "./callbacks.js";
-import { checkpointPath, copyTokenizerFiles, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerStateJson } from "./checkpoint.js";
+import {
+  checkpointPath,
+  copyTokenizerFiles,
+  latestCheckpoint,
+  loadCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+  type TrainerStateJson,
+} from "./checkpoint.js";
 import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
@@ -104,24 +112,42 @@ export class Trainer implements TrainerView {
   epoch = 0;
   totalSteps = 0;
   shouldStop = false;
-  private readonly o: Required<Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "strategy" | "lossScale">> & TrainerOptions;
+  private readonly o: Required<
+    Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "strategy" | "lossScale">
+  > &
+    TrainerOptions;
   readonly strategy: Strategy;
   readonly policy: PrecisionPolicy;
   private loggers: MetricsLogger[] = [];
   private bar: ProgressBar | undefined;
-  private current: { model: MaskedLanguageModel; state: TrainState; data: () => DatasetState; tokenizerDir?: string; history: Metrics[] } | undefined;
+  private current:
+    { model: MaskedLanguageModel; state: TrainState; data: () => DatasetState; tokenizerDir?: string; history: Metrics[] } | undefined;
   private bestMetric: number | undefined;
   private bestCheckpoint: string | undefined;
 
   constructor(options: TrainerOptions) {
     this.o = {
-      evalEvery: 0, evalAtStart: false, logEvery: 10, seed: 42, gradientAccumulation: 1, stepsPerExecution: 1, checkpointEvery: 0, keepCheckpoints: 3,
-      resume: false, callbacks: [], precision: "32", progress: true, ...options,
+      evalEvery: 0,
+      evalAtStart: false,
+      logEvery: 10,
+      seed: 42,
+      gradientAccumulation: 1,
+      stepsPerExecution: 1,
+      checkpointEvery: 0,
+      keepCheckpoints: 3,
+      resume: false,
+      callbacks: [],
+      precision: "32",
+      progress: true,
+      ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
-    const devices = typeof options.strategy === "object" ? options.strategy.devices
-      : options.accelerator === undefined && options.devices === undefined ? [k.getDefaultDevice()]
-      : selectDevices({ accelerator: options.accelerator ?? "auto", devices: options.devices ?? "auto" });
+    const devices =
+      typeof options.strategy === "object"
+        ? options.strategy.devices
+        : options.accelerator === undefined && options.devices === undefined
+          ? [k.getDefaultDevice()]
+          : selectDevices({ accelerator: options.accelerator ?? "auto", devices: options.devices ?? "auto" });
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
   }
 
@@ -148,11 +174,21 @@ export class Trainer implements TrainerView {
       this.bestCheckpoint = checkpointPath(this.o.outputDir, this.globalStep);
     }
     const state: TrainerStateJson = {
-      global_step: this.globalStep, epoch: this.epoch, data_state: c.data(), seed: this.o.seed,
-      log_history: c.history.slice(-100), reason,
+      global_step: this.globalStep,
+      epoch: this.epoch,
+      data_state: c.data(),
+      seed: this.o.seed,
+      log_history: c.history.slice(-100),
+      reason,
       ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
     };
-    const path = await saveCheckpoint(this.o.outputDir, { model: c.model, params: c.state.params, opt: c.state.opt, state, ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}) });
+    const path = await saveCheckpoint(this.o.outputDir, {
+      model: c.model,
+      params: c.state.params,
+      opt: c.state.opt,
+      state,
+      ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}),
+    });
     await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
     return path;
   }
@@ -160,12 +196,16 @@ export class Trainer implements TrainerView {
   async fit(a: FitArgs): Promise<FitResult> {
     const o = this.o;
     const rows = a.train.batchesPerEpoch;
-    if (rows === 0) throw new Error(`the training data has ${a.train.numRecords} records, fewer than one batch; lower --per-replica-batch-size or add data`);
+    if (rows === 0)
+      throw new Error(
+        `the training data has ${a.train.numRecords} records, fewer than one batch; lower --per-replica-batch-size or add data`,
+      );
     this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
     const warmup = a.optimizer.warmupSteps ?? defaultWarmup(this.totalSteps);
-    const sched = (a.optimizer.schedule ?? "linear") === "linear"
-      ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
-      : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
+    const sched =
+      (a.optimizer.schedule ?? "linear") === "linear"
+        ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
+        : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
     const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
     const masking: TracedMaskOptions = { ...a.masking, seed: o.seed };
     await mkdir(o.outputDir, { recursive: true });
@@ -181,7 +221,8 @@ export class Trainer implements TrainerView {
       this.globalStep = ck.state.global_step;
       this.epoch = ck.state.epoch;
       dataState = ck.state.data_state as DatasetState;
-      if (ck.state.seed !== o.seed) throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
+      if (ck.state.seed !== o.seed)
+        throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       this.bestMetric = ck.state.best_metric;
       this.bestCheckpoint = ck.state.best_model_checkpoint;
       history.push(...ck.state.log_history);
@@ -193,32 +234,66 @@ export class Trainer implements TrainerView {
     if (this.policy.lossScaling) state.scaler = lossScaleInit(o.lossScale);
     const globalBatch = a.train.batchSize;
     if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
-      throw new Error(`the global batch of ${globalBatch} does not split into ${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`);
+      throw new Error(
+        `the global batch of ${globalBatch} does not split into ${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`,
+      );
     }
 
     const K = o.stepsPerExecution;
     if (!Number.isInteger(K) || K < 1) throw new Error(`stepsPerExecution must be a positive integer, got ${K}`);
-    for (const [name, every] of [["evalEvery", o.evalEvery], ["checkpointEvery", o.checkpointEvery]] as const) {
-      if (every % K !== 0) throw new Error(`${name} ${every} is not a multiple of stepsPerExecution ${K}: evaluations and checkpoints happen between compiled calls`);
+    for (const [name, every] of [
+      ["evalEvery", o.evalEvery],
+      ["checkpointEvery", o.checkpointEvery],
+    ] as const) {
+      if (every % K !== 0)
+        throw new Error(
+          `${name} ${every} is not a multiple of stepsPerExecution ${K}: evaluations and checkpoints happen between compiled calls`,
+        );
     }
-    const stepFn = this.strategy.compile(makeMultiStep(makeTrainStep({
-      model: a.model, optimizer, masking, computeDtype: this.policy.computeDtype, microBatches: o.gradientAccumulation,
-      dropoutSeed: o.seed + 1, ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}), ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
-    })), { name: "train_step", donateArgs: [0] });
-    const evalFn = this.strategy.compile(makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: this.policy.computeDtype }), { name: "eval_step" });
+    const stepFn = this.strategy.compile(
+      makeMultiStep(
+        makeTrainStep({
+          model: a.model,
+          optimizer,
+          masking,
+          computeDtype: this.policy.computeDtype,
+          microBatches: o.gradientAccumulation,
+          dropoutSeed: o.seed + 1,
+          ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
+          ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
+        }),
+      ),
+      { name: "train_step", donateArgs: [0] },
+    );
+    const evalFn = this.strategy.compile(
+      makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: this.policy.computeDtype }),
+      { name: "eval_step" },
+    );
 
     const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
     // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
     // for the next group is not counted).
     let trainedPosition = iterator.state();
-    this.current = { model: a.model, state, data: () => trainedPosition, history, ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}) };
+    this.current = {
+      model: a.model,
+      state,
+      data: () => trainedPosition,
+      history,
+      ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
+    };
     this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
     this.bar = o.progress ? new ProgressBar("train") : undefined;
-    const stopOnSignal = () => { this.shouldStop = true; this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)"); process.once("SIGINT", () => process.exit(130)); };
+    const stopOnSignal = () => {
+      this.shouldStop = true;
+      this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)");
+      process.once("SIGINT", () => process.exit(130));
+    };
     process.once("SIGINT", stopOnSignal);
 
     const evalHistory: Metrics[] = [];
-    let compileSeconds = 0, timedTokens = 0, timedSeconds = 0;
+    let compileSeconds = 0,
+      timedTokens = 0,
+      timedSeconds = 0;
     let window: { loss: number; correct: number; count: number; n: number } = { loss: 0, correct: 0, count: 0, n: 0 };
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
@@ -248,10 +323,16 @@ export class Trainer implements TrainerView {
         this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
-        const out = this.firstReplica(stepFn(state, this.groupInputs(group), k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })));
+        const out = this.firstReplica(
+          stepFn(state, this.groupInputs(group), k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })),
+        );
         state = out.state;
         this.current.state = state;
-        const [losses, corrects, counts, lrs, skips] = await Promise.all([out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(async (x) => (await x.data()) as Float32Array));
+        const [losses, corrects, counts, lrs, skips] = await Promise.all(
+          [out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(
+            async (x) => (await x.data()) as Float32Array,
+          ),
+        );
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
           compileSeconds += seconds;
@@ -262,7 +343,10 @@ export class Trainer implements TrainerView {
         }
         let stepMetrics: Metrics = {};
         group.forEach((_, i) => {
-          const loss = losses![i]!, correct = corrects![i]!, count = counts![i]!, skipped = skips![i]!;
+          const loss = losses![i]!,
+            correct = corrects![i]!,
+            count = counts![i]!,
+            skipped = skips![i]!;
           this.globalStep++;
           if (skipped) this.log(`step ${this.globalStep}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
           stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0 };
@@ -270,12 +354,23 @@ export class Trainer implements TrainerView {
           window = { loss: window.loss + loss, correct: window.correct + correct, count: window.count + count, n: window.n + 1 };
           if (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps) {
             const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
-            this.logMetrics({ loss: window.loss / window.n, accuracy: window.count ? window.correct / window.count : 0, ...(tps ? { tokens_per_s: tps } : {}), epoch: this.epoch });
+            this.logMetrics({
+              loss: window.loss / window.n,
+              accuracy: window.count ? window.correct / window.count : 0,
+              ...(tps ? { tokens_per_s: tps } : {}),
+              epoch: this.epoch,
+            });
             window = { loss: 0, correct: 0, count: 0, n: 0 };
           }
         });
         const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
-        this.bar?.update({ step: this.globalStep, totalSteps: this.totalSteps, loss: losses!.at(group.length - 1)!, ...(tps ? { tokensPerSecond: tps } : {}), compileSeconds });
+        this.bar?.update({
+          step: this.globalStep,
+          totalSteps: this.totalSteps,
+          loss: losses!.at(group.length - 1)!,
+          ...(tps ? { tokensPerSecond: tps } : {}),
+          compileSeconds,
+        });
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
         if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, state, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
@@ -293,7 +388,14 @@ export class Trainer implements TrainerView {
       this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
       this.bar = undefined;
     }
-    return { params: state.params, globalStep: this.globalStep, history, evalHistory, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
+    return {
+      params: state.params,
+      globalStep: this.globalStep,
+      history,
+      evalHistory,
+      compileSeconds,
+      tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0,
+    };
   }
 
   /**
@@ -301,12 +403,15 @@ export class Trainer implements TrainerView {
    * stacked as [K, rows, length], with the epoch-wide index of its first example and the epoch per step.
    */
   private groupInputs(group: readonly Positioned[]): StackedStepInputs | Record<string, PerReplica> {
-    const n = this.strategy.numReplicas, K = group.length;
+    const n = this.strategy.numReplicas,
+      K = group.length;
     const [rows, length] = group[0]!.batch.shape;
-    const per = rows / n, size = per * length;
+    const per = rows / n,
+      size = per * length;
     const replica = (r: number): StackedStepInputs => {
       const dev = this.strategy.devices[r]!;
-      const ids = new Int32Array(K * size), mask = new Int32Array(K * size);
+      const ids = new Int32Array(K * size),
+        mask = new Int32Array(K * size);
       group.forEach((g, i) => {
         ids.set(g.batch.inputIds.subarray(r * size, (r + 1) * size), i * size);
         mask.set(g.batch.attentionMask.subarray(r * size, (r + 1) * size), i * size);
@@ -314,13 +419,21 @@ export class Trainer implements TrainerView {
       return {
         inputIds: k.array(ids, { shape: [K, per, length], device: dev }),
         attentionMask: k.array(mask, { shape: [K, per, length], device: dev }),
-        exampleOffset: k.array(Int32Array.from(group, (g) => g.info.exampleOffset + r * per), { shape: [K], device: dev }),
-        epoch: k.array(Int32Array.from(group, (g) => g.info.epoch), { shape: [K], device: dev }),
+        exampleOffset: k.array(
+          Int32Array.from(group, (g) => g.info.exampleOffset + r * per),
+          { shape: [K], device: dev },
+        ),
+        epoch: k.array(
+          Int32Array.from(group, (g) => g.info.epoch),
+          { shape: [K], device: dev },
+        ),
       };
     };
     if (n === 1) return replica(0);
     const parts = this.strategy.devices.map((_, r) => replica(r));
-    return Object.fromEntries((["inputIds", "attentionMask", "exampleOffset", "epoch"] as const).map((f) => [f, new PerReplica(parts.map((p) => p[f]))]));
+    return Object.fromEntries(
+      (["inputIds", "attentionMask", "exampleOffset", "epoch"] as const).map((f) => [f, new PerReplica(parts.map((p) => p[f]))]),
+    );
   }
 
   /** Each replica's share of a global batch (its rows, and the epoch-wide index of its first example). */
@@ -348,7 +461,9 @@ export class Trainer implements TrainerView {
 
   /** Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed). */
   async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
-    let lossSum = 0, correct = 0, count = 0;
+    let lossSum = 0,
+      correct = 0,
+      count = 0;
     for await (const batch of a.eval!.map((b, info) => ({ b, info }))) {
       const out = this.firstReplica(evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })));
       const [l, c, n] = await Promise.all([out.lossSum, out.correct, out.count].map(async (x) => ((await x.data()) as Float32Array)[0]!));
@@ -359,7 +474,9 @@ export class Trainer implements TrainerView {
     const m = { eval_loss: count ? lossSum / count : NaN, eval_accuracy: count ? correct / count : 0, eval_tokens: count };
     evalHistory.push({ step: this.globalStep, ...m });
     this.logMetrics(m);
-    this.log(`step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`);
+    this.log(
+      `step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`,
+    );
     for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
     return m;
   }

@@ -33,7 +33,20 @@ test("bad flags, a missing tokenizer, and shards that disagree with the model ar
   r = kiln(...base.slice(0, -2));
   assert.match(r.err, /give exactly one of --preset and --model-config/);
   const config = join(root, "config.json");
-  writeFileSync(config, JSON.stringify({ model_type: "roberta", vocab_size: 12, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 8, max_position_embeddings: 20, type_vocab_size: 1, pad_token_id: 3 }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      model_type: "roberta",
+      vocab_size: 12,
+      hidden_size: 8,
+      num_hidden_layers: 1,
+      num_attention_heads: 2,
+      intermediate_size: 8,
+      max_position_embeddings: 20,
+      type_vocab_size: 1,
+      pad_token_id: 3,
+    }),
+  );
   r = kiln(...base.slice(0, -2), "--model-config", config);
   assert.match(r.err, /config\.json: vocab_size 12 differs from the tokenizer's 300/);
   r = kiln(...base, "--precision", "fp8");

@@ -18,15 +18,22 @@ test("rule 1: reading a traced value throws with the remedy and the user's line"
     ["Number()", (a) => Number(a.sum())],
   ];
   for (const [what, read] of reads) {
-    assert.throws(() => k.jit((a: k.Array) => { read(a); return a; })(x), (e: Error) => {
-      assert.ok(e instanceof k.TracerReadError, `${what}: ${e}`);
-      assert.match(e.message, /XLA rule 1/);
-      assert.match(e.message, /where\(cond, a, b\)/);
-      assert.match(e.message, /cond\(pred, trueFn, falseFn\)/);
-      assert.match(e.message, /indicator-variable trick/);
-      assert.match(e.message, /diagnostics\.test\.js:\d+:\d+/, `${what} should point at this file`);
-      return true;
-    });
+    assert.throws(
+      () =>
+        k.jit((a: k.Array) => {
+          read(a);
+          return a;
+        })(x),
+      (e: Error) => {
+        assert.ok(e instanceof k.TracerReadError, `${what}: ${e}`);
+        assert.match(e.message, /XLA rule 1/);
+        assert.match(e.message, /where\(cond, a, b\)/);
+        assert.match(e.message, /cond\(pred, trueFn, falseFn\)/);
+        assert.match(e.message, /indicator-variable trick/);
+        assert.match(e.message, /diagnostics\.test\.js:\d+:\d+/, `${what} should point at this file`);
+        return true;
+      },
+    );
   }
   // The same under grad, which traces too.
   assert.throws(() => k.grad((a: k.Array) => (a.sum().item() > 0 ? a.sum() : a.sum().neg()))(x), /XLA rule 1/);
@@ -35,25 +42,45 @@ test("rule 1: reading a traced value throws with the remedy and the user's line"
 test("rule 1 remedies work: where and cond on traced values", () => {
   const f = k.jit((a: k.Array) => k.where(a.greater(1.5), a.mul(10), a));
   assert.deepEqual(f(x).toArray(), [1, 20, 30]);
-  const g = k.jit((a: k.Array) => k.cond(a.sum().greater(3), (b: k.Array) => b.neg(), (b: k.Array) => b, a));
+  const g = k.jit((a: k.Array) =>
+    k.cond(
+      a.sum().greater(3),
+      (b: k.Array) => b.neg(),
+      (b: k.Array) => b,
+      a,
+    ),
+  );
   assert.deepEqual(g(x).toArray(), [-1, -2, -3]);
   // A concrete predicate runs only the chosen branch.
   let ran = "";
-  k.cond(false, () => { ran += "t"; return x; }, () => { ran += "f"; return x; });
+  k.cond(
+    false,
+    () => {
+      ran += "t";
+      return x;
+    },
+    () => {
+      ran += "f";
+      return x;
+    },
+  );
   assert.equal(ran, "f");
 });
 
 test("rule 2: data-dependent shapes throw under tracing and show the mask-multiply remedy", () => {
   const mask = k.array([true, false, true], { dtype: "bool" });
   for (const bad of [(a: k.Array) => k.booleanMask(a, mask), (a: k.Array) => k.nonzero(a.greater(1))]) {
-    assert.throws(() => k.jit(bad)(x), (e: Error) => {
-      assert.ok(e instanceof k.DataDependentShapeError);
-      assert.match(e.message, /XLA rule 2/);
-      assert.match(e.message, /multiply by the mask/);
-      assert.match(e.message, /\.mul\(m\)\.sum\(\)\.div\(m\.sum\(\)\)/);
-      assert.match(e.message, /diagnostics\.test\.js:\d+/);
-      return true;
-    });
+    assert.throws(
+      () => k.jit(bad)(x),
+      (e: Error) => {
+        assert.ok(e instanceof k.DataDependentShapeError);
+        assert.match(e.message, /XLA rule 2/);
+        assert.match(e.message, /multiply by the mask/);
+        assert.match(e.message, /\.mul\(m\)\.sum\(\)\.div\(m\.sum\(\)\)/);
+        assert.match(e.message, /diagnostics\.test\.js:\d+/);
+        return true;
+      },
+    );
   }
   // Eagerly the data exists, so the same calls work; with a static size nonzero compiles.
   assert.deepEqual(k.booleanMask(x, mask).toArray(), [1, 3]);
@@ -63,7 +90,9 @@ test("rule 2: data-dependent shapes throw under tracing and show the mask-multip
 
 test("rule 3: each new signature recompiles; past the threshold a warning names the changing dims", async () => {
   const warnings: string[] = [];
-  const onWarn = (w: Error) => { if ((w as { code?: string }).code === "KILN_RECOMPILE") warnings.push(w.message); };
+  const onWarn = (w: Error) => {
+    if ((w as { code?: string }).code === "KILN_RECOMPILE") warnings.push(w.message);
+  };
   process.on("warning", onWarn);
   try {
     const f = k.jit((a: k.Array) => a.sum(), { name: "varying_len" });
@@ -84,6 +113,9 @@ test("rule 3: each new signature recompiles; past the threshold a warning names 
 
 test("a tracer that escapes its function is reported as such", () => {
   let leaked: k.Array | undefined;
-  k.jit((a: k.Array) => { leaked = a.mul(2); return a; })(x);
+  k.jit((a: k.Array) => {
+    leaked = a.mul(2);
+    return a;
+  })(x);
   assert.throws(() => leaked!.add(1), k.EscapedTracerError);
 });

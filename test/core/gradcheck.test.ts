@@ -12,39 +12,73 @@ import { randInt, randn, randShape, rng } from "../helpers/random.js";
 type Make = (r: () => number) => { args: k.Array[]; f: (...xs: k.Array[]) => k.Array; outShape: number[]; h?: number };
 
 const f64 = (data: Float64Array, shape: number[]) => k.array(data, { shape, dtype: "f64" });
-const normal = (r: () => number, shape: number[]) => f64(randn(r, shape.reduce((a, b) => a * b, 1)), shape);
-const positive = (r: () => number, shape: number[]) => f64(randn(r, shape.reduce((a, b) => a * b, 1)).map((v) => Math.abs(v) + 0.5), shape);
+const normal = (r: () => number, shape: number[]) =>
+  f64(
+    randn(
+      r,
+      shape.reduce((a, b) => a * b, 1),
+    ),
+    shape,
+  );
+const positive = (r: () => number, shape: number[]) =>
+  f64(
+    randn(
+      r,
+      shape.reduce((a, b) => a * b, 1),
+    ).map((v) => Math.abs(v) + 0.5),
+    shape,
+  );
 /** Values spaced apart so that max/min/abs have no ties or kinks within the finite-difference step. */
 const spread = (r: () => number, shape: number[]) => {
   const n = shape.reduce((a, b) => a * b, 1);
   const vals = Array.from({ length: n }, (_, i) => (i - n / 2 + 0.37) * 0.25);
-  for (let i = n - 1; i > 0; i--) { const j = randInt(r, 0, i + 1); [vals[i], vals[j]] = [vals[j]!, vals[i]!]; }
+  for (let i = n - 1; i > 0; i--) {
+    const j = randInt(r, 0, i + 1);
+    [vals[i], vals[j]] = [vals[j]!, vals[i]!];
+  }
   return f64(Float64Array.from(vals), shape);
 };
 
-const unary = (f: (x: k.Array) => k.Array, gen = normal): Make => (r) => {
-  const shape = randShape(r, randInt(r, 0, 4));
-  return { args: [gen(r, shape)], f, outShape: shape };
-};
+const unary =
+  (f: (x: k.Array) => k.Array, gen = normal): Make =>
+  (r) => {
+    const shape = randShape(r, randInt(r, 0, 4));
+    return { args: [gen(r, shape)], f, outShape: shape };
+  };
 
 /** Binary ops with broadcasting: b's shape drops leading dims and sets some dims to 1. */
-const binary = (f: (a: k.Array, b: k.Array) => k.Array, genA = normal, genB = normal): Make => (r) => {
-  const shape = randShape(r, randInt(r, 1, 4));
-  const bShape = shape.slice(randInt(r, 0, shape.length)).map((d) => (r() < 0.3 ? 1 : d));
-  return { args: [genA(r, shape), genB(r, bShape)], f, outShape: shape };
-};
+const binary =
+  (f: (a: k.Array, b: k.Array) => k.Array, genA = normal, genB = normal): Make =>
+  (r) => {
+    const shape = randShape(r, randInt(r, 1, 4));
+    const bShape = shape.slice(randInt(r, 0, shape.length)).map((d) => (r() < 0.3 ? 1 : d));
+    return { args: [genA(r, shape), genB(r, bShape)], f, outShape: shape };
+  };
 
 const CASES: Record<string, Make> = {
-  neg: unary((x) => x.neg()), exp: unary((x) => x.exp()), log: unary((x) => x.log(), positive),
-  tanh: unary((x) => x.tanh()), erf: unary((x) => x.erf()), rsqrt: unary((x) => x.rsqrt(), positive),
-  sqrt: unary((x) => x.sqrt(), positive), abs: unary((x) => x.abs(), spread),
-  sin: unary((x) => x.sin()), cos: unary((x) => x.cos()),
-  add: binary((a, b) => a.add(b)), sub: binary((a, b) => a.sub(b)), mul: binary((a, b) => a.mul(b)),
-  div: binary((a, b) => a.div(b), normal, positive), pow: binary((a, b) => a.pow(b), positive, normal),
-  max: binary((a, b) => a.maximum(b), spread, spread), min: binary((a, b) => a.minimum(b), spread, spread),
+  neg: unary((x) => x.neg()),
+  exp: unary((x) => x.exp()),
+  log: unary((x) => x.log(), positive),
+  tanh: unary((x) => x.tanh()),
+  erf: unary((x) => x.erf()),
+  rsqrt: unary((x) => x.rsqrt(), positive),
+  sqrt: unary((x) => x.sqrt(), positive),
+  abs: unary((x) => x.abs(), spread),
+  sin: unary((x) => x.sin()),
+  cos: unary((x) => x.cos()),
+  add: binary((a, b) => a.add(b)),
+  sub: binary((a, b) => a.sub(b)),
+  mul: binary((a, b) => a.mul(b)),
+  div: binary((a, b) => a.div(b), normal, positive),
+  pow: binary((a, b) => a.pow(b), positive, normal),
+  max: binary((a, b) => a.maximum(b), spread, spread),
+  min: binary((a, b) => a.minimum(b), spread, spread),
   select: (r) => {
     const shape = randShape(r, 2);
-    const c = k.array(Array.from({ length: shape[0]! * shape[1]! }, () => r() < 0.5), { shape, dtype: "bool" });
+    const c = k.array(
+      Array.from({ length: shape[0]! * shape[1]! }, () => r() < 0.5),
+      { shape, dtype: "bool" },
+    );
     return { args: [normal(r, shape), normal(r, shape)], f: (a, b) => k.where(c, a, b), outShape: shape };
   },
   convert: (r) => {
@@ -52,7 +86,10 @@ const CASES: Record<string, Make> = {
     // Through f32 and back: the gradient passes through the conversions unchanged. Values on a 2^-8
     // grid and a 2^-10 step are exact in f32, so the differences see no rounding.
     const grid = normal(r, shape).dataSync() as Float64Array;
-    const x = f64(grid.map((v) => Math.round(v * 256) / 256), shape);
+    const x = f64(
+      grid.map((v) => Math.round(v * 256) / 256),
+      shape,
+    );
     return { args: [x], f: (y) => y.astype("f32").astype("f64").mul(1.5), outShape: shape, h: 2 ** -10 };
   },
   broadcast_in_dim: (r) => {
@@ -67,7 +104,19 @@ const CASES: Record<string, Make> = {
   },
   slice: (r) => ({ args: [normal(r, [4, 5])], f: (x) => x.slice([1, 2], [3, 5]), outShape: [2, 3] }),
   concatenate: (r) => ({ args: [normal(r, [2, 3]), normal(r, [2, 2])], f: (a, b) => k.concat([a, b, a], 1), outShape: [2, 8] }),
-  pad: (r) => ({ args: [normal(r, [3, 4])], f: (x) => k.pad(x, [[1, 2], [-1, 1]], 0.5), outShape: [6, 4] }),
+  pad: (r) => ({
+    args: [normal(r, [3, 4])],
+    f: (x) =>
+      k.pad(
+        x,
+        [
+          [1, 2],
+          [-1, 1],
+        ],
+        0.5,
+      ),
+    outShape: [6, 4],
+  }),
   "dot_general (matmul)": (r) => {
     const [m, kk, n] = randShape(r, 3);
     return { args: [normal(r, [m!, kk!]), normal(r, [kk!, n!])], f: (a, b) => a.matmul(b), outShape: [m!, n!] };
@@ -78,9 +127,17 @@ const CASES: Record<string, Make> = {
   },
   "dot_general (einsum bqhd,bkhd->bhqk)": (r) => {
     const [b, q, h, d] = randShape(r, 4, 3);
-    return { args: [normal(r, [b!, q!, h!, d!]), normal(r, [b!, 3, h!, d!])], f: (x, y) => k.einsum("bqhd,bkhd->bhqk", x, y), outShape: [b!, h!, q!, 3] };
+    return {
+      args: [normal(r, [b!, q!, h!, d!]), normal(r, [b!, 3, h!, d!])],
+      f: (x, y) => k.einsum("bqhd,bkhd->bhqk", x, y),
+      outShape: [b!, h!, q!, 3],
+    };
   },
-  "dot_general (contract two dims)": (r) => ({ args: [normal(r, [2, 3, 4]), normal(r, [4, 3, 5])], f: (x, y) => k.einsum("abc,cbd->ad", x, y), outShape: [2, 5] }),
+  "dot_general (contract two dims)": (r) => ({
+    args: [normal(r, [2, 3, 4]), normal(r, [4, 3, 5])],
+    f: (x, y) => k.einsum("abc,cbd->ad", x, y),
+    outShape: [2, 5],
+  }),
   reduce_sum: (r) => ({ args: [normal(r, [2, 3, 4])], f: (x) => x.sum([0, 2]), outShape: [3] }),
   reduce_max: (r) => ({ args: [spread(r, [3, 4])], f: (x) => x.max(1), outShape: [3] }),
   take: (r) => {
@@ -97,7 +154,11 @@ const CASES: Record<string, Make> = {
   softmax: (r) => ({ args: [normal(r, [3, 5])], f: (x) => k.softmax(x), outShape: [3, 5] }),
   logSoftmax: (r) => ({ args: [normal(r, [3, 5])], f: (x) => k.logSoftmax(x, 0), outShape: [3, 5] }),
   logsumexp: (r) => ({ args: [normal(r, [4, 3])], f: (x) => k.logsumexp(x, 1), outShape: [4] }),
-  layerNorm: (r) => ({ args: [normal(r, [2, 3, 6]), normal(r, [6]), normal(r, [6])], f: (x, g, b) => k.layerNorm(x, g, b, 1e-5), outShape: [2, 3, 6] }),
+  layerNorm: (r) => ({
+    args: [normal(r, [2, 3, 6]), normal(r, [6]), normal(r, [6])],
+    f: (x, g, b) => k.layerNorm(x, g, b, 1e-5),
+    outShape: [2, 3, 6],
+  }),
   gelu: unary((x) => k.gelu(x)),
   sigmoid: unary((x) => k.sigmoid(x)),
   dropout: (r) => {
@@ -111,12 +172,24 @@ const CASES: Record<string, Make> = {
   mean: (r) => ({ args: [normal(r, [3, 4])], f: (x) => x.mean(0, { keepDims: true }), outShape: [1, 4] }),
   var: (r) => ({ args: [normal(r, [3, 4])], f: (x) => x.var(1), outShape: [3] }),
   takeAlongLastAxis: (r) => {
-    const idx = k.array([[1, 0], [2, 2]], { dtype: "i32" });
+    const idx = k.array(
+      [
+        [1, 0],
+        [2, 2],
+      ],
+      { dtype: "i32" },
+    );
     return { args: [normal(r, [2, 2, 3])], f: (x) => k.takeAlongLastAxis(x, idx), outShape: [2, 2] };
   },
   "cond (traced predicate)": (r) => ({
     args: [normal(r, [3])],
-    f: (x) => k.cond(x.sum().greater(0), (y: k.Array) => y.mul(y), (y: k.Array) => y.exp(), x),
+    f: (x) =>
+      k.cond(
+        x.sum().greater(0),
+        (y: k.Array) => y.mul(y),
+        (y: k.Array) => y.exp(),
+        x,
+      ),
     outShape: [3],
   }),
 };
@@ -126,7 +199,10 @@ for (const [name, make] of Object.entries(CASES)) {
     for (const seed of [1, 2]) {
       const r = rng(seed * 1000 + name.length);
       const { args, f, outShape, h } = make(r);
-      const weights = randn(r, outShape.reduce((a, b) => a * b, 1));
+      const weights = randn(
+        r,
+        outShape.reduce((a, b) => a * b, 1),
+      );
       checkGrad(`${name} (seed ${seed})`, weighted(f, outShape, weights), args, { h });
     }
   });

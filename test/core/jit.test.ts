@@ -53,7 +53,11 @@ test("jit inside jit and grad inside jit compile into one program", () => {
 
 test("eager results equal jitted results", () => {
   const f = (a: k.Array) => k.softmax(a.matmul(a.transpose())).sum(0);
-  const a = k.array([[1, 2], [3, 4], [0.5, -1]]);
+  const a = k.array([
+    [1, 2],
+    [3, 4],
+    [0.5, -1],
+  ]);
   assert.deepEqual(k.jit(f)(a).toArray(), f(a).toArray());
 });
 

@@ -26,13 +26,19 @@ function record(id: number): Uint8Array {
 }
 
 /** Writes shards of the given sizes; record ids are consecutive across shards. */
-async function writeShards(sizes: number[], name = (i: number, n: number) => `dataset-${i}-${n}.tfrecord`): Promise<{ dir: string; files: string[] }> {
+async function writeShards(
+  sizes: number[],
+  name = (i: number, n: number) => `dataset-${i}-${n}.tfrecord`,
+): Promise<{ dir: string; files: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "kiln-dataset-"));
   const files: string[] = [];
   let next = 0;
   for (const [i, n] of sizes.entries()) {
     const path = join(dir, name(i, n));
-    await writeRecords(path, Array.from({ length: n }, () => record(next++)));
+    await writeRecords(
+      path,
+      Array.from({ length: n }, () => record(next++)),
+    );
     files.push(path);
   }
   return { dir, files };
@@ -52,16 +58,24 @@ const shards = await writeShards(SIZES);
 
 test("evaluation order: files in sorted order, records interleaved round robin", async () => {
   const sequential = await collect({ files: shards.dir, maxLength: L, batchSize: 4, shuffle: false, cycleLength: 1, dropRemainder: false });
-  assert.deepEqual(sequential.flat(), Array.from({ length: 30 }, (_, i) => i));
-  assert.deepEqual(sequential.map((b) => b.length), [4, 4, 4, 4, 4, 4, 4, 2]);
+  assert.deepEqual(
+    sequential.flat(),
+    Array.from({ length: 30 }, (_, i) => i),
+  );
+  assert.deepEqual(
+    sequential.map((b) => b.length),
+    [4, 4, 4, 4, 4, 4, 4, 2],
+  );
 
   // Round robin over 2 open files; an exhausted file's slot goes to the next file.
-  const two = (await collect({ files: shards.dir, maxLength: L, batchSize: 30, shuffle: false, cycleLength: 2, dropRemainder: false })).flat();
+  const two = (
+    await collect({ files: shards.dir, maxLength: L, batchSize: 30, shuffle: false, cycleLength: 2, dropRemainder: false })
+  ).flat();
   const expected: number[] = [];
   const queues = SIZES.map((n, f) => Array.from({ length: n }, (_, i) => SIZES.slice(0, f).reduce((a, b) => a + b, 0) + i));
   const slots = [queues[0]!, queues[1]!];
   let nextFile = 2;
-  for (let turn = 0; slots.length > 0; ) {
+  for (let turn = 0; slots.length > 0;) {
     if (turn >= slots.length) turn = 0;
     const slot = slots[turn]!;
     if (slot.length === 0) {
@@ -92,19 +106,38 @@ async function collectBatches(options: DatasetOptions, n: number): Promise<Token
 }
 
 test("training order is a seeded shuffle, different every epoch, each record once per epoch", async () => {
-  const options: DatasetOptions = { files: join(shards.dir, "*.tfrecord"), maxLength: L, batchSize: 5, seed: 42, shuffleBuffer: 10, epochs: 3, dropRemainder: false, cycleLength: 2 };
+  const options: DatasetOptions = {
+    files: join(shards.dir, "*.tfrecord"),
+    maxLength: L,
+    batchSize: 5,
+    seed: 42,
+    shuffleBuffer: 10,
+    epochs: 3,
+    dropRemainder: false,
+    cycleLength: 2,
+  };
   const run1 = await collect(options);
   const run2 = await collect(options);
   assert.deepEqual(run1, run2, "same seed, same batches");
   const epochs = [run1.slice(0, 6).flat(), run1.slice(6, 12).flat(), run1.slice(12).flat()];
-  for (const e of epochs) assert.deepEqual([...e].sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i));
+  for (const e of epochs)
+    assert.deepEqual(
+      [...e].sort((a, b) => a - b),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
   assert.notDeepEqual(epochs[0], epochs[1]);
-  assert.notDeepEqual(epochs[0], Array.from({ length: 30 }, (_, i) => i));
+  assert.notDeepEqual(
+    epochs[0],
+    Array.from({ length: 30 }, (_, i) => i),
+  );
   const otherSeed = await collect({ ...options, seed: 43 });
   assert.notDeepEqual(otherSeed, run1);
   // dropRemainder (the default) drops only the last partial batch of each epoch.
   const dropped = await collect({ ...options, batchSize: 4, dropRemainder: true });
-  assert.deepEqual(dropped.map((b) => b.length), new Array(21).fill(4));
+  assert.deepEqual(
+    dropped.map((b) => b.length),
+    new Array(21).fill(4),
+  );
 });
 
 test("record counts come from file names, or from the files when names do not say", async () => {
@@ -116,9 +149,21 @@ test("record counts come from file names, or from the files when names do not sa
 });
 
 test("processes read disjoint shares of the files that cover them all", async () => {
-  const shares = await Promise.all([0, 1].map(async (processIndex) => (await collect({ files: shards.dir, maxLength: L, batchSize: 1, seed: 3, processIndex, processCount: 2, dropRemainder: false })).flat()));
-  assert.deepEqual([...shares[0]!, ...shares[1]!].sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i));
-  await assert.rejects(openDataset({ files: shards.dir, maxLength: L, batchSize: 1, processIndex: 0, processCount: 6 }), /5 files cannot be shared among 6 processes/);
+  const shares = await Promise.all(
+    [0, 1].map(async (processIndex) =>
+      (
+        await collect({ files: shards.dir, maxLength: L, batchSize: 1, seed: 3, processIndex, processCount: 2, dropRemainder: false })
+      ).flat(),
+    ),
+  );
+  assert.deepEqual(
+    [...shares[0]!, ...shares[1]!].sort((a, b) => a - b),
+    Array.from({ length: 30 }, (_, i) => i),
+  );
+  await assert.rejects(
+    openDataset({ files: shards.dir, maxLength: L, batchSize: 1, processIndex: 0, processCount: 6 }),
+    /5 files cannot be shared among 6 processes/,
+  );
 });
 
 test("a saved state resumes exactly, within and across epochs, with masking", async () => {
@@ -140,7 +185,11 @@ test("a saved state resumes exactly, within and across epochs, with masking", as
     // A fresh dataset object, as after a restart.
     const resumed = (await openDataset(options)).map(mask).iterator(saved);
     for await (const b of resumed) seen.push(JSON.stringify([[...b.inputIds], [...b.labels]]));
-    assert.deepEqual(seen, all, `cut after ${cut} batches (state ${JSON.stringify({ epoch: saved.epoch, batchInEpoch: saved.batchInEpoch })})`);
+    assert.deepEqual(
+      seen,
+      all,
+      `cut after ${cut} batches (state ${JSON.stringify({ epoch: saved.epoch, batchInEpoch: saved.batchInEpoch })})`,
+    );
   }
 });
 
@@ -164,7 +213,10 @@ test("a state only resumes the dataset it came from", async () => {
 });
 
 test("missing files, damaged records and wrong features are reported with file and offset", async () => {
-  await assert.rejects(openDataset({ files: join(shards.dir, "nothing-*.tfrecord"), maxLength: L, batchSize: 1 }), /no TFRecord files found at .*nothing-\*\.tfrecord/);
+  await assert.rejects(
+    openDataset({ files: join(shards.dir, "nothing-*.tfrecord"), maxLength: L, batchSize: 1 }),
+    /no TFRecord files found at .*nothing-\*\.tfrecord/,
+  );
 
   const damaged = await writeShards([5]);
   const bytes = readFileSync(damaged.files[0]!);
@@ -174,17 +226,32 @@ test("missing files, damaged records and wrong features are reported with file a
   const delivered: number[] = [];
   await assert.rejects(
     (async () => {
-      for await (const b of await openDataset({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false })) delivered.push(...rowIds(b));
+      for await (const b of await openDataset({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false }))
+        delivered.push(...rowIds(b));
     })(),
     (e: unknown) => e instanceof TFRecordError && e.file === damaged.files[0] && e.offset === 2 * recordBytes,
   );
   assert.deepEqual(delivered, [0, 1], "the batches before the damaged record arrive first");
   const skipped: Error[] = [];
-  const rest = await collect({ files: damaged.dir, maxLength: L, batchSize: 1, shuffle: false, ignoreErrors: true, onSkip: (e) => skipped.push(e) });
+  const rest = await collect({
+    files: damaged.dir,
+    maxLength: L,
+    batchSize: 1,
+    shuffle: false,
+    ignoreErrors: true,
+    onSkip: (e) => skipped.push(e),
+  });
   assert.deepEqual(rest.flat(), [0, 1, 3, 4]);
   assert.equal(skipped.length, 1);
 
-  await assert.rejects(collect({ files: shards.dir, maxLength: L + 1, batchSize: 1, shuffle: false }), (e: unknown) => e instanceof RecordParseError && e.offset === 0 && /" has 8 int64 values, expected 9/.test(e.message) && /dataset-0-7\.tfrecord: record at byte offset 0/.test(e.message));
+  await assert.rejects(
+    collect({ files: shards.dir, maxLength: L + 1, batchSize: 1, shuffle: false }),
+    (e: unknown) =>
+      e instanceof RecordParseError &&
+      e.offset === 0 &&
+      /" has 8 int64 values, expected 9/.test(e.message) &&
+      /dataset-0-7\.tfrecord: record at byte offset 0/.test(e.message),
+  );
 });
 
 test("prefetch 0 and a large prefetch give the same batches", async () => {

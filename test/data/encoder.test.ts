@@ -17,14 +17,20 @@ test("the encoder gives exactly Hugging Face tokenizers' ids for the same tokeni
   const expected = await Promise.all(texts.map(async (t) => (await reference.encode(t)).getIds()));
   assert.deepEqual(await enc.encodeBatch(texts), expected);
   const flat = await enc.encodeBatchFlat(texts);
-  assert.deepEqual([...flat.lengths], expected.map((e) => e.length));
+  assert.deepEqual(
+    [...flat.lengths],
+    expected.map((e) => e.length),
+  );
   assert.deepEqual([...flat.ids], expected.flat());
 });
 
 test("the encoder reports special ids, padding, mask and vocabulary size", async () => {
   const enc = await openEncoder(fixture.tokenizerDir);
   const reference = Tokenizer.fromFile(join(fixture.tokenizerDir, "tokenizer.json"));
-  assert.deepEqual([...enc.specialIds].sort((a, b) => a - b), SPECIAL_TOKENS.map((t) => reference.tokenToId(t)!).sort((a, b) => a - b));
+  assert.deepEqual(
+    [...enc.specialIds].sort((a, b) => a - b),
+    SPECIAL_TOKENS.map((t) => reference.tokenToId(t)!).sort((a, b) => a - b),
+  );
   assert.equal(enc.padId, reference.tokenToId("<pad>"));
   assert.equal(enc.maskId, reference.tokenToId("[MASK]"));
   assert.equal(enc.vocabSize, reference.getVocabSize(true));
@@ -34,5 +40,8 @@ test("the encoder reports special ids, padding, mask and vocabulary size", async
 });
 
 test("a missing tokenizer is reported with the path and what to pass", async () => {
-  await assert.rejects(openEncoder(join(fixture.dir, "nowhere")), /cannot load the tokenizer in .*nowhere.*tokenizer\.json does not exist.*--tokenizer/);
+  await assert.rejects(
+    openEncoder(join(fixture.dir, "nowhere")),
+    /cannot load the tokenizer in .*nowhere.*tokenizer\.json does not exist.*--tokenizer/,
+  );
 });

@@ -4,7 +4,13 @@ import { decodeExample, encodeExample } from "../../src/data/example/example.js"
 import { FeatureError, FixedInt64Encoder, FixedInt64Parser } from "../../src/data/example/fixed-int64.js";
 import { ProtoError } from "../../src/data/example/wire.js";
 
-const hex = (s: string) => Uint8Array.from(s.trim().split(/\s+/).map((b) => parseInt(b, 16)));
+const hex = (s: string) =>
+  Uint8Array.from(
+    s
+      .trim()
+      .split(/\s+/)
+      .map((b) => parseInt(b, 16)),
+  );
 
 // Hand-assembled from example.proto / feature.proto field numbers (see src/data/example/example.ts).
 const EXAMPLE_ABC = hex(`
@@ -62,7 +68,10 @@ test("int64 extremes round-trip", () => {
 
 test("malformed examples fail with the byte offset of the problem", () => {
   const truncated = EXAMPLE_ABC.subarray(0, 20);
-  assert.throws(() => decodeExample(truncated), (e: unknown) => e instanceof ProtoError && /byte 1 of the record: field length 42 runs past/.test(e.message));
+  assert.throws(
+    () => decodeExample(truncated),
+    (e: unknown) => e instanceof ProtoError && /byte 1 of the record: field length 42 runs past/.test(e.message),
+  );
 });
 
 function randomRows(seed: number, rows: number, length: number, lo: number, hi: number): Int32Array {
@@ -127,10 +136,22 @@ test("the fixed-length parser reads rows, skips other features, and accepts unpa
 test("the fixed-length parser reports wrong lengths, missing features, and values beyond int32", () => {
   const parser = new FixedInt64Parser([{ name: "input_ids", length: 3 }]);
   const out = new Int32Array(3);
-  assert.throws(() => parser.parse(encodeExample({ input_ids: { kind: "int64", values: [1, 2] } }), [out], 0), (e: unknown) => e instanceof FeatureError && /has 2 int64 values, expected 3/.test(e.message));
-  assert.throws(() => parser.parse(encodeExample({ other: { kind: "int64", values: [1, 2, 3] } }), [out], 0), /record has no feature "input_ids"/);
-  assert.throws(() => parser.parse(encodeExample({ input_ids: { kind: "int64", values: [1n, 2n ** 31n, 3n] } }), [out], 0), /int64 value 2147483648 does not fit in int32/);
-  assert.throws(() => parser.parse(encodeExample({ input_ids: { kind: "float", values: [1, 2, 3] } }), [out], 0), /is a float_list, expected an int64_list/);
+  assert.throws(
+    () => parser.parse(encodeExample({ input_ids: { kind: "int64", values: [1, 2] } }), [out], 0),
+    (e: unknown) => e instanceof FeatureError && /has 2 int64 values, expected 3/.test(e.message),
+  );
+  assert.throws(
+    () => parser.parse(encodeExample({ other: { kind: "int64", values: [1, 2, 3] } }), [out], 0),
+    /record has no feature "input_ids"/,
+  );
+  assert.throws(
+    () => parser.parse(encodeExample({ input_ids: { kind: "int64", values: [1n, 2n ** 31n, 3n] } }), [out], 0),
+    /int64 value 2147483648 does not fit in int32/,
+  );
+  assert.throws(
+    () => parser.parse(encodeExample({ input_ids: { kind: "float", values: [1, 2, 3] } }), [out], 0),
+    /is a float_list, expected an int64_list/,
+  );
   assert.throws(() => parser.parse(Uint8Array.of(0x0a, 0x05, 0x0a), [out], 0), ProtoError);
 });
 
@@ -143,7 +164,9 @@ test("the fixed-length parser round-trips int32 values of every varint size, at 
   const enc = new FixedInt64Encoder(specs);
   const edges = [0, 1, 127, 128, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, -1, -(2 ** 31)];
   for (let trial = 0; trial < 200; trial++) {
-    const ids = randomRows(trial + 10, 1, 64, -(2 ** 31), 2 ** 31 - 1).map((v, i) => ((i + trial) % 3 === 0 ? edges[(i * 7 + trial) % edges.length]! : v));
+    const ids = randomRows(trial + 10, 1, 64, -(2 ** 31), 2 ** 31 - 1).map((v, i) =>
+      (i + trial) % 3 === 0 ? edges[(i * 7 + trial) % edges.length]! : v,
+    );
     const mask = Int32Array.of(1, 0, edges[trial % edges.length]!);
     const outIds = new Int32Array(64);
     const outMask = new Int32Array(3);

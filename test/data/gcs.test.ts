@@ -35,12 +35,19 @@ test("write, stat, list by glob (across pages), ranged and whole reads, delete",
   assert.equal(await storage.isFile("gs://b/d"), false);
   assert.equal(await storage.size("gs://b/d/y.txt"), "contents of d/y.txt".length);
   assert.deepEqual(await storage.glob("gs://b/d/*.tfrecord"), ["gs://b/d/x-1.tfrecord", "gs://b/d/x-2.tfrecord"]);
-  assert.deepEqual(await storage.glob("gs://b/d/**/x-*.tfrecord"), ["gs://b/d/sub/x-3.tfrecord", "gs://b/d/x-1.tfrecord", "gs://b/d/x-2.tfrecord"]);
+  assert.deepEqual(await storage.glob("gs://b/d/**/x-*.tfrecord"), [
+    "gs://b/d/sub/x-3.tfrecord",
+    "gs://b/d/x-1.tfrecord",
+    "gs://b/d/x-2.tfrecord",
+  ]);
   const chunks: Uint8Array[] = [];
   for await (const c of storage.read("gs://b/d/y.txt", { start: 3, end: 11 })) chunks.push(c);
   assert.equal(Buffer.concat(chunks).toString(), "tents of"); // bytes 3 to 10
   assert.equal(Buffer.from(await storage.readAll("gs://b/d/y.txt")).toString(), "contents of d/y.txt");
-  assert.ok(gcs.requests.some((r) => r.startsWith("GET /b/b/o?") && r.includes("pageToken=")), "listing was paginated");
+  assert.ok(
+    gcs.requests.some((r) => r.startsWith("GET /b/b/o?") && r.includes("pageToken=")),
+    "listing was paginated",
+  );
   await storage.remove("gs://b/d/y.txt");
   await storage.remove("gs://b/d/y.txt"); // removing a missing object is not an error
   assert.equal(await storage.isFile("gs://b/d/y.txt"), false);
@@ -67,7 +74,8 @@ test("prepare reads and writes gs:// and the dataset streams the shards back", a
   }
   const read = async (files: string) => {
     const rows: number[] = [];
-    for await (const b of await openDataset({ files, maxLength: 32, batchSize: 10, seed: 4, dropRemainder: false })) rows.push(...b.inputIds);
+    for await (const b of await openDataset({ files, maxLength: 32, batchSize: 10, seed: 4, dropRemainder: false }))
+      rows.push(...b.inputIds);
     return rows;
   };
   assert.deepEqual(await read("gs://b/prepared/train"), await read(localDir));
@@ -82,6 +90,10 @@ test("a damaged gs:// shard is reported with its URL and the record's offset", a
     (async () => {
       for await (const _ of await openDataset({ files: "gs://b/damaged", maxLength: 32, batchSize: 10, shuffle: false }));
     })(),
-    (e: unknown) => e instanceof TFRecordError && e.file === "gs://b/damaged/dataset-0-100.tfrecord" && e.offset <= 500 && /bad TFRecord at byte offset/.test(e.message),
+    (e: unknown) =>
+      e instanceof TFRecordError &&
+      e.file === "gs://b/damaged/dataset-0-100.tfrecord" &&
+      e.offset <= 500 &&
+      /bad TFRecord at byte offset/.test(e.message),
   );
 });

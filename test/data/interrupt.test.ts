@@ -15,7 +15,22 @@ const fixture = await makeTestCorpus(6);
 
 function prepareArgs(out: string): string[] {
   // Tiny shards make the run long enough (hundreds of atomic writes) to be killed in the middle.
-  return [main, "data", "prepare", "--tokenizer", fixture.tokenizerDir, "--input", fixture.corpus, "--out", out, "--max-length", "16", "--shard-size", "3", "--quiet"];
+  return [
+    main,
+    "data",
+    "prepare",
+    "--tokenizer",
+    fixture.tokenizerDir,
+    "--input",
+    fixture.corpus,
+    "--out",
+    out,
+    "--max-length",
+    "16",
+    "--shard-size",
+    "3",
+    "--quiet",
+  ];
 }
 
 function run(args: string[]): Promise<number> {
@@ -33,7 +48,8 @@ test("a killed data prepare leaves only whole shards, and re-running finishes th
   let running = true;
   const exited = new Promise((resolve) => child.on("exit", resolve)).then(() => (running = false));
   // Kill it once some shards exist.
-  while (running && !(existsSync(join(out, "train")) && shardNames(join(out, "train")).length >= 20)) await new Promise((r) => setTimeout(r, 5));
+  while (running && !(existsSync(join(out, "train")) && shardNames(join(out, "train")).length >= 20))
+    await new Promise((r) => setTimeout(r, 5));
   child.kill("SIGKILL");
   await exited;
 

@@ -146,7 +146,10 @@ test("masks depend on example index, not on how rows are batched, and are redraw
 
 test("bad masking options are refused with the option named", () => {
   const batch = makeBatch(2, 8);
-  assert.throws(() => maskTokens(batch, { ...options, maskFraction: 0.95, randomFraction: 0.1 }), /maskFraction \+ randomFraction must be at most 1/);
+  assert.throws(
+    () => maskTokens(batch, { ...options, maskFraction: 0.95, randomFraction: 0.1 }),
+    /maskFraction \+ randomFraction must be at most 1/,
+  );
   assert.throws(() => maskTokens(batch, { ...options, mlmProbability: 1.5 }), /mlmProbability must be in \[0, 1\]/);
   assert.throws(() => maskTokens({ ...batch, shape: [3, 8] }, options), /expected 3×8/);
 });

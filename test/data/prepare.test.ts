@@ -13,7 +13,17 @@ const fixture = await makeTestCorpus(6);
 const MAX_LENGTH = 32;
 
 function options(out: string, extra: Partial<PrepareOptions> = {}): PrepareOptions {
-  return { tokenizer: fixture.tokenizerDir, inputs: [fixture.corpus], out, maxLength: MAX_LENGTH, shardSize: 100, groupSize: 2, progress: null, workers: 2, ...extra };
+  return {
+    tokenizer: fixture.tokenizerDir,
+    inputs: [fixture.corpus],
+    out,
+    maxLength: MAX_LENGTH,
+    shardSize: 100,
+    groupSize: 2,
+    progress: null,
+    workers: 2,
+    ...extra,
+  };
 }
 
 /** The shard files of a split directory in shard order. */
@@ -64,8 +74,13 @@ test("prepare writes the reference chunks into shards named with their record co
   assert.deepEqual(await readChunks(dir), expected);
   const files = shards(dir);
   assert.equal(files.length, Math.ceil(expected.length / 100));
-  files.forEach((f, i) => assert.match(f, new RegExp(`dataset-${i}-${i < files.length - 1 ? 100 : expected.length - 100 * i}\\.tfrecord$`)));
-  assert.equal(files.reduce((n, f) => n + recordsFromFileName(f)!, 0), expected.length);
+  files.forEach((f, i) =>
+    assert.match(f, new RegExp(`dataset-${i}-${i < files.length - 1 ? 100 : expected.length - 100 * i}\\.tfrecord$`)),
+  );
+  assert.equal(
+    files.reduce((n, f) => n + recordsFromFileName(f)!, 0),
+    expected.length,
+  );
   const [train] = result.splits;
   assert.equal(train!.records, expected.length);
   assert.equal(train!.rows, corpusLines.length);
@@ -93,7 +108,10 @@ test("validation and test fractions carve deterministic splits out of one input"
   const out = join(fixture.dir, "out-split");
   const run = () => prepareDataset(options(out, { inputs: [input], validationFraction: 0.2, testFraction: 0.1, seed: 7, groupSize: 50 }));
   const result = await run();
-  assert.deepEqual(result.splits.map((s) => s.split), ["train", "validation", "test"]);
+  assert.deepEqual(
+    result.splits.map((s) => s.split),
+    ["train", "validation", "test"],
+  );
   const rowsOf = (name: string) => result.splits.find((s) => s.split === name)!.rows;
   assert.equal(rowsOf("train") + rowsOf("validation") + rowsOf("test"), rows.length);
   assert.ok(Math.abs(rowsOf("validation") / rows.length - 0.2) < 0.04, `validation ${rowsOf("validation")}/${rows.length}`);
@@ -101,7 +119,10 @@ test("validation and test fractions carve deterministic splits out of one input"
   for (const s of result.splits) assert.ok(s.records > 0 && shards(join(out, s.split)).length > 0, s.split);
   // Re-running finds everything in place.
   const again = await run();
-  assert.deepEqual(again.splits.map((s) => [s.records, s.shardsWritten]), result.splits.map((s) => [s.records, 0]));
+  assert.deepEqual(
+    again.splits.map((s) => [s.records, s.shardsWritten]),
+    result.splits.map((s) => [s.records, 0]),
+  );
 });
 
 test("a re-run after an interruption finishes the job and removes leftover temporary files", async () => {
@@ -115,14 +136,20 @@ test("a re-run after an interruption finishes the job and removes leftover tempo
   const result = await prepareDataset(options(out));
   assert.equal(result.splits[0]!.shardsReused, 2);
   assert.equal(result.splits[0]!.shardsWritten, complete.length - 2);
-  assert.deepEqual(shards(dir).map((p) => readFileSync(p)), complete);
+  assert.deepEqual(
+    shards(dir).map((p) => readFileSync(p)),
+    complete,
+  );
   assert.ok(!readdirSync(dir).some((n) => n.includes(".tmp-")));
 });
 
 test("a re-run with different settings is refused rather than mixing shards", async () => {
   const out = join(fixture.dir, "out-mismatch");
   await prepareDataset(options(out));
-  await assert.rejects(prepareDataset(options(out, { maxLength: 64 })), /already holds shards prepared with different settings \(--max-length changed\)/);
+  await assert.rejects(
+    prepareDataset(options(out, { maxLength: 64 })),
+    /already holds shards prepared with different settings \(--max-length changed\)/,
+  );
 });
 
 test("GZIP shards hold the same records", async () => {
@@ -134,9 +161,21 @@ test("GZIP shards hold the same records", async () => {
 
 test("bad inputs are reported with file and line", async () => {
   const bad = join(fixture.dir, "bad.txt");
-  writeFileSync(bad, Buffer.concat([Buffer.from("the first line\nthe second line\n"), Buffer.from([0x74, 0x68, 0xe9, 0x20, 0x0a]), Buffer.from("fourth\n")]));
-  await assert.rejects(prepareDataset(options(join(fixture.dir, "out-bad"), { inputs: [bad] })), new RegExp(`${bad}:3: the line is not valid UTF-8`));
-  await assert.rejects(prepareDataset(options(join(fixture.dir, "out-missing"), { inputs: [join(fixture.dir, "missing.txt")] })), /input .*missing\.txt does not exist/);
-  await assert.rejects(prepareDataset(options(join(fixture.dir, "out-x"), { maxLength: 0 })), /--max-length must be a positive integer, got 0/);
+  writeFileSync(
+    bad,
+    Buffer.concat([Buffer.from("the first line\nthe second line\n"), Buffer.from([0x74, 0x68, 0xe9, 0x20, 0x0a]), Buffer.from("fourth\n")]),
+  );
+  await assert.rejects(
+    prepareDataset(options(join(fixture.dir, "out-bad"), { inputs: [bad] })),
+    new RegExp(`${bad}:3: the line is not valid UTF-8`),
+  );
+  await assert.rejects(
+    prepareDataset(options(join(fixture.dir, "out-missing"), { inputs: [join(fixture.dir, "missing.txt")] })),
+    /input .*missing\.txt does not exist/,
+  );
+  await assert.rejects(
+    prepareDataset(options(join(fixture.dir, "out-x"), { maxLength: 0 })),
+    /--max-length must be a positive integer, got 0/,
+  );
   assert.ok(!existsSync(join(fixture.dir, "out-x")));
 });

@@ -101,7 +101,7 @@ test("every corrupted byte is detected and reported with file and record offset 
   const file = frameRecords(records);
   const starts = recordStarts(records);
   let seed = 12345;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   for (let trial = 0; trial < 1000; trial++) {
     const at = Math.floor(rand() * file.length);
     const flip = 1 + Math.floor(rand() * 255);
@@ -128,7 +128,10 @@ test("truncation anywhere is reported with the offset of the cut record", async 
       continue;
     }
     const expected = starts.filter((s) => s < cut).at(-1)!;
-    await assert.rejects(readAllRecords(file.subarray(0, cut)), (e: unknown) => e instanceof TFRecordError && e.offset === expected && /truncated/.test(e.message));
+    await assert.rejects(
+      readAllRecords(file.subarray(0, cut)),
+      (e: unknown) => e instanceof TFRecordError && e.offset === expected && /truncated/.test(e.message),
+    );
   }
 });
 

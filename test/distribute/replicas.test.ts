@@ -10,12 +10,18 @@ import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
 /** max |a - b| over all parameters, relative to max |b| (biases that start at 0 have no scale of their own). */
 function maxRelativeDifference(a: unknown, b: unknown): number {
-  const xs = k.leaves<k.Array>(a as k.PyTree), ys = k.leaves<k.Array>(b as k.PyTree);
+  const xs = k.leaves<k.Array>(a as k.PyTree),
+    ys = k.leaves<k.Array>(b as k.PyTree);
   assert.equal(xs.length, ys.length);
-  let scale = 0, diff = 0;
+  let scale = 0,
+    diff = 0;
   xs.forEach((x, i) => {
-    const p = x.dataSync() as Float32Array, q = ys[i]!.dataSync() as Float32Array;
-    for (let j = 0; j < p.length; j++) { scale = Math.max(scale, Math.abs(q[j]!)); diff = Math.max(diff, Math.abs(p[j]! - q[j]!)); }
+    const p = x.dataSync() as Float32Array,
+      q = ys[i]!.dataSync() as Float32Array;
+    for (let j = 0; j < p.length; j++) {
+      scale = Math.max(scale, Math.abs(q[j]!));
+      diff = Math.max(diff, Math.abs(p[j]! - q[j]!));
+    }
   });
   return diff / scale;
 }
@@ -24,7 +30,8 @@ test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 para
   const root = mkdtempSync(join(tmpdir(), "kiln-dp-"));
   const data = join(root, "data");
   await writeTinyShards(data, 96);
-  const steps = 10, batch = 32;
+  const steps = 10,
+    batch = 32;
   const one = await trainTiny(data, join(root, "one"), steps, { batch });
   const dp = await trainTiny(data, join(root, "dp8"), steps, { batch, trainer: { accelerator: "cpu", devices: 8 } });
   const accum = await trainTiny(data, join(root, "accum4"), steps, { batch, trainer: { gradientAccumulation: 4 } });
@@ -33,7 +40,10 @@ test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 para
   assert.ok(dpErr < 1e-5, `8 replicas vs one device: max relative parameter difference ${dpErr}`);
   assert.ok(accErr < 1e-5, `accumulation vs one device: max relative parameter difference ${accErr}`);
   // The runs really differed in layout, and training moved the parameters.
-  assert.deepEqual(dp.history.map((h) => h.loss!.toFixed(4)), one.history.map((h) => h.loss!.toFixed(4)));
+  assert.deepEqual(
+    dp.history.map((h) => h.loss!.toFixed(4)),
+    one.history.map((h) => h.loss!.toFixed(4)),
+  );
   assert.ok(one.history[0]!.loss !== one.history.at(-1)!.loss);
 });
 
@@ -41,11 +51,18 @@ test("steps per execution (2 steps per compiled call) on 2 replicas trains what 
   const root = mkdtempSync(join(tmpdir(), "kiln-spe-"));
   const data = join(root, "data");
   await writeTinyShards(data, 48); // 3 batches of 16 per epoch: groups stop at each epoch's end
-  const steps = 7, batch = 16;
+  const steps = 7,
+    batch = 16;
   const one = await trainTiny(data, join(root, "one"), steps, { batch });
-  const grouped = await trainTiny(data, join(root, "spe"), steps, { batch, trainer: { accelerator: "cpu", devices: 2, stepsPerExecution: 2, checkpointEvery: 0 } });
+  const grouped = await trainTiny(data, join(root, "spe"), steps, {
+    batch,
+    trainer: { accelerator: "cpu", devices: 2, stepsPerExecution: 2, checkpointEvery: 0 },
+  });
   assert.equal(grouped.globalStep, steps);
-  assert.deepEqual(grouped.history.map((h) => h.loss!.toFixed(5)), one.history.map((h) => h.loss!.toFixed(5)));
+  assert.deepEqual(
+    grouped.history.map((h) => h.loss!.toFixed(5)),
+    one.history.map((h) => h.loss!.toFixed(5)),
+  );
   const err = maxRelativeDifference(grouped.params, one.params);
   assert.ok(err < 1e-5, `max relative parameter difference ${err}`);
 });

@@ -67,7 +67,11 @@ function handle(objects: Map<string, Buffer>, req: IncomingMessage, body: Buffer
     const start = Number(url.searchParams.get("pageToken") ?? 0);
     const page = names.slice(start, start + PAGE_SIZE);
     const next = start + PAGE_SIZE < names.length ? { nextPageToken: String(start + PAGE_SIZE) } : {};
-    return json(res, 200, { kind: "storage#objects", items: page.map((n) => metadata(list[1]!, n, objects.get(`${list[1]}/${n}`)!)), ...next });
+    return json(res, 200, {
+      kind: "storage#objects",
+      items: page.map((n) => metadata(list[1]!, n, objects.get(`${list[1]}/${n}`)!)),
+      ...next,
+    });
   }
   const object = /^\/b\/([^/]+)\/o\/(.+)$/.exec(url.pathname);
   if (object) {
@@ -83,13 +87,21 @@ function handle(objects: Map<string, Buffer>, req: IncomingMessage, body: Buffer
     if (url.searchParams.get("alt") === "media") {
       const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
       if (!range) {
-        res.writeHead(200, { "content-type": "application/octet-stream", "content-length": data.length, "x-goog-hash": `crc32c=${crc32cBase64(data)}` });
+        res.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-length": data.length,
+          "x-goog-hash": `crc32c=${crc32cBase64(data)}`,
+        });
         res.end(data);
         return;
       }
       const start = Number(range[1]);
       const end = range[2] ? Math.min(Number(range[2]), data.length - 1) : data.length - 1;
-      res.writeHead(206, { "content-type": "application/octet-stream", "content-range": `bytes ${start}-${end}/${data.length}`, "content-length": end - start + 1 });
+      res.writeHead(206, {
+        "content-type": "application/octet-stream",
+        "content-range": `bytes ${start}-${end}/${data.length}`,
+        "content-length": end - start + 1,
+      });
       res.end(data.subarray(start, end + 1));
       return;
     }

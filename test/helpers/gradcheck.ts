@@ -2,13 +2,13 @@
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
 
-
 /**
  * Checks grad(f) at `args` (f64 arrays) against central differences of f, for every input element
  * of every argument. f must return a scalar.
  */
 export function checkGrad(name: string, f: (...xs: k.Array[]) => k.Array, args: k.Array[], opts: { h?: number; tol?: number } = {}): void {
-  const H = opts.h ?? 1e-6, tol = opts.tol ?? 1e-6;
+  const H = opts.h ?? 1e-6,
+    tol = opts.tol ?? 1e-6;
   const argnums = args.map((_, i) => i);
   const fj = k.jit(f, { name: `${name}_f` });
   const gj = k.jit(k.grad(f, { argnums }), { name: `${name}_grad` });
@@ -32,7 +32,14 @@ export function checkGrad(name: string, f: (...xs: k.Array[]) => k.Array, args: 
 }
 
 /** Turns an array-valued f into a scalar one by a fixed random weighting, so every output element's cotangent matters. */
-export function weighted(f: (...xs: k.Array[]) => k.Array, outShape: readonly number[], weights: Float64Array): (...xs: k.Array[]) => k.Array {
+export function weighted(
+  f: (...xs: k.Array[]) => k.Array,
+  outShape: readonly number[],
+  weights: Float64Array,
+): (...xs: k.Array[]) => k.Array {
   const w = k.array(weights, { shape: [...outShape], dtype: "f64" });
-  return (...xs) => f(...xs).mul(w).sum();
+  return (...xs) =>
+    f(...xs)
+      .mul(w)
+      .sum();
 }

@@ -26,7 +26,12 @@ export class ProgramBuilder {
 
   eqn<P extends k.Prim>(prim: P, inputs: readonly k.Var[], params: k.PrimParams[P]): k.Var {
     const rule = k.SHAPE_RULES[prim] as (ins: readonly k.AVal[], p: k.PrimParams[P]) => k.AVal;
-    const out = this.newVar(rule(inputs.map((v) => v.aval), params));
+    const out = this.newVar(
+      rule(
+        inputs.map((v) => v.aval),
+        params,
+      ),
+    );
     this.eqns.push({ prim, inputs, out, params } as k.Eqn);
     return out;
   }

@@ -16,7 +16,9 @@ export function sotuSlice(speeches: number): CorpusSlice {
   const dir = mkdtempSync(join(tmpdir(), "kiln-text-test-"));
   const path = join(dir, "sotu.txt");
   writeSotuCorpus(path, { first: speeches });
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.length > 0);
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
   return { dir, path, lines };
 }
 

@@ -35,11 +35,16 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
   };
   const checkSignature = (ref: string, operands: string[], line: number, sigLine: string) => {
     const sig = SIGNATURE.exec(sigLine);
-    if (!sig) { problems.push(`line ${line + 1}: no (operand types) -> result type`); return; }
+    if (!sig) {
+      problems.push(`line ${line + 1}: no (operand types) -> result type`);
+      return;
+    }
     const operandTypes = splitTypes(sig[1]!);
-    if (operandTypes.length !== operands.length) problems.push(`line ${line + 1}: ${operands.length} operands, ${operandTypes.length} types`);
+    if (operandTypes.length !== operands.length)
+      problems.push(`line ${line + 1}: ${operands.length} operands, ${operandTypes.length} types`);
     operands.forEach((o, i) => {
-      if (types.has(o) && types.get(o) !== operandTypes[i]) problems.push(`line ${line + 1}: ${o} is ${types.get(o)}, used as ${operandTypes[i]}`);
+      if (types.has(o) && types.get(o) !== operandTypes[i])
+        problems.push(`line ${line + 1}: ${o} is ${types.get(o)}, used as ${operandTypes[i]}`);
     });
     if (ref) types.set(ref, sig[2]!);
   };
@@ -52,20 +57,29 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
     }
     if (l.startsWith("}) {")) {
       const op = open.pop();
-      if (!op) { problems.push(`line ${i + 1}: region closes without an op`); return; }
+      if (!op) {
+        problems.push(`line ${i + 1}: region closes without an op`);
+        return;
+      }
       checkSignature(op.ref, op.operands, i, l);
       return;
     }
     const regionReturn = /^"stablehlo.return"\((%\d+)\) : \((tensor<[^>]*>)\) -> \(\)$/.exec(l);
-    if (regionReturn) { use(regionReturn[1]!, i); return; }
+    if (regionReturn) {
+      use(regionReturn[1]!, i);
+      return;
+    }
     if (l.startsWith("func.return")) {
       const m = /^func\.return(?: (.*) : (.*))?$/.exec(l)!;
-      const names = splitNames(m[1] ?? ""), rtypes = splitTypes(m[2] ?? "");
+      const names = splitNames(m[1] ?? ""),
+        rtypes = splitTypes(m[2] ?? "");
       names.forEach((n, j) => {
         use(n, i);
-        if (types.get(n) !== rtypes[j] || rtypes[j] !== resultTypes[j]) problems.push(`line ${i + 1}: result ${j} ${n} is ${types.get(n)}, returned as ${rtypes[j]}, declared ${resultTypes[j]}`);
+        if (types.get(n) !== rtypes[j] || rtypes[j] !== resultTypes[j])
+          problems.push(`line ${i + 1}: result ${j} ${n} is ${types.get(n)}, returned as ${rtypes[j]}, declared ${resultTypes[j]}`);
       });
-      if (names.length !== resultTypes.length) problems.push(`line ${i + 1}: returns ${names.length} values, declares ${resultTypes.length}`);
+      if (names.length !== resultTypes.length)
+        problems.push(`line ${i + 1}: returns ${names.length} values, declares ${resultTypes.length}`);
       return;
     }
     const op = OP_START.exec(l);
@@ -82,14 +96,19 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
   // The text against the program: every var's value has the var's type.
   const expect = (id: number, aval: Program["inputs"][number]["aval"], what: string) => {
     const name = ssa.get(id);
-    if (!name) { problems.push(`${what} %${id} has no SSA value`); return; }
-    if (types.get(name) !== tensorType(aval)) problems.push(`${what} %${id} (${name}) is ${types.get(name)}, the IR says ${tensorType(aval)}`);
+    if (!name) {
+      problems.push(`${what} %${id} has no SSA value`);
+      return;
+    }
+    if (types.get(name) !== tensorType(aval))
+      problems.push(`${what} %${id} (${name}) is ${types.get(name)}, the IR says ${tensorType(aval)}`);
   };
   program.inputs.forEach((v) => expect(v.id, v.aval, "input"));
   program.consts.forEach((c) => expect(c.v.id, c.v.aval, "const"));
   program.eqns.forEach((e) => expect(e.out.id, e.out.aval, `${e.prim} result`));
   program.outputs.forEach((v, j) => {
-    if (resultTypes[j] !== tensorType(v.aval)) problems.push(`output ${j} is declared ${resultTypes[j]}, the IR says ${tensorType(v.aval)}`);
+    if (resultTypes[j] !== tensorType(v.aval))
+      problems.push(`output ${j} is declared ${resultTypes[j]}, the IR says ${tensorType(v.aval)}`);
   });
   return problems;
 }

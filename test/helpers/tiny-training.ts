@@ -20,18 +20,35 @@ export async function writeTinyShards(dir: string, records = 48): Promise<void> 
   const r = rng(11);
   const rows = Array.from({ length: records }, () => {
     const len = 6 + Math.floor(r() * (TINY.length - 6));
-    const ids = Array.from({ length: TINY.length }, (_, p) => (p === 0 ? 0 : p === len - 1 ? 1 : p < len ? 5 + Math.floor(r() * (TINY.vocab - 5)) : 3));
-    return encodeExample({ input_ids: { kind: "int64", values: ids }, attention_mask: { kind: "int64", values: ids.map((_, p) => (p < len ? 1 : 0)) } });
+    const ids = Array.from({ length: TINY.length }, (_, p) =>
+      p === 0 ? 0 : p === len - 1 ? 1 : p < len ? 5 + Math.floor(r() * (TINY.vocab - 5)) : 3,
+    );
+    return encodeExample({
+      input_ids: { kind: "int64", values: ids },
+      attention_mask: { kind: "int64", values: ids.map((_, p) => (p < len ? 1 : 0)) },
+    });
   });
   const half = records / 2;
   await writeRecords(join(dir, `dataset-0-${half}.tfrecord`), rows.slice(0, half));
   await writeRecords(join(dir, `dataset-1-${records - half}.tfrecord`), rows.slice(half));
 }
 
-export const tinyConfig = () => validateConfig({
-  model_type: "roberta", vocab_size: TINY.vocab, hidden_size: 16, num_hidden_layers: 2, num_attention_heads: 2,
-  intermediate_size: 32, max_position_embeddings: TINY.length + 4, type_vocab_size: 1, pad_token_id: 3, layer_norm_eps: 1e-5,
-}, "tiny config");
+export const tinyConfig = () =>
+  validateConfig(
+    {
+      model_type: "roberta",
+      vocab_size: TINY.vocab,
+      hidden_size: 16,
+      num_hidden_layers: 2,
+      num_attention_heads: 2,
+      intermediate_size: 32,
+      max_position_embeddings: TINY.length + 4,
+      type_vocab_size: 1,
+      pad_token_id: 3,
+      layer_norm_eps: 1e-5,
+    },
+    "tiny config",
+  );
 
 export interface TinyOptions {
   resume?: boolean;
@@ -49,14 +66,22 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
   const train = await openDataset({ files: dataDir, ...common, shuffle: true, seed: 5, epochs: Infinity, shuffleBuffer: 64 });
   const evalData = opts.evalDir ? await openDataset({ files: opts.evalDir, ...common, shuffle: false }) : undefined;
   const trainer = new Trainer({
-    outputDir: outDir, maxSteps, seed: 3, logEvery: 1, resume: opts.resume ?? false, progress: false, keepCheckpoints: 2,
+    outputDir: outDir,
+    maxSteps,
+    seed: 3,
+    logEvery: 1,
+    resume: opts.resume ?? false,
+    progress: false,
+    keepCheckpoints: 2,
     callbacks: [new ModelCheckpoint({ everySteps: 2 }), ...(opts.callbacks ?? [])],
     ...opts.trainer,
   });
   const config = tinyConfig();
   if (opts.dropout === false) Object.assign(config, { hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 });
   return trainer.fit({
-    model: createMaskedLM(config), train, ...(evalData ? { eval: evalData } : {}),
+    model: createMaskedLM(config),
+    train,
+    ...(evalData ? { eval: evalData } : {}),
     optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2 },
     masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
   });

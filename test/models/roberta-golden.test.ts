@@ -18,7 +18,15 @@ async function load() {
   const { tensors } = await readSafetensors(fixture("roberta-tiny.safetensors"));
   const params = paramsFromTensors(model, tensors, "roberta-tiny.safetensors");
   const t = (name: string) => k.array(tensors[name]!.data, { shape: tensors[name]!.shape, dtype: tensors[name]!.dtype });
-  return { model, params, ids: t("test.input_ids"), mask: t("test.attention_mask"), labels: t("test.labels"), logits: tensors["test.logits"]!, loss: tensors["test.loss"]! };
+  return {
+    model,
+    params,
+    ids: t("test.input_ids"),
+    mask: t("test.attention_mask"),
+    labels: t("test.labels"),
+    logits: tensors["test.logits"]!,
+    loss: tensors["test.loss"]!,
+  };
 }
 
 test("parameter names and shapes are Hugging Face's", async () => {
@@ -27,7 +35,11 @@ test("parameter names and shapes are Hugging Face's", async () => {
   assert.ok(names.includes("roberta.embeddings.word_embeddings.weight"));
   assert.ok(names.includes("roberta.encoder.layer.1.attention.self.query.weight"));
   assert.ok(names.includes("lm_head.dense.weight") && names.includes("lm_head.bias") && names.includes("lm_head.layer_norm.weight"));
-  assert.deepEqual(avals[names.indexOf("roberta.encoder.layer.0.intermediate.dense.weight")]!.shape, [32, 16], "dense weights are [out, in]");
+  assert.deepEqual(
+    avals[names.indexOf("roberta.encoder.layer.0.intermediate.dense.weight")]!.shape,
+    [32, 16],
+    "dense weights are [out, in]",
+  );
   assert.equal(names.length, 5 + 16 * 2 + 5);
 });
 
@@ -38,7 +50,8 @@ test("logits and loss match the independent PyTorch implementation within 1e-4",
     return { logits: model.lmHead(p, h), ...mlmObjective(model, p, h, l), capped: mlmObjective(model, p, h, l, 8) };
   });
   const out = forward(params, ids, mask, labels);
-  const got = out.logits.dataSync() as Float32Array, want = logits.data as Float32Array;
+  const got = out.logits.dataSync() as Float32Array,
+    want = logits.data as Float32Array;
   let worst = 0;
   for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!) / Math.max(1, Math.abs(want[i]!)));
   assert.ok(worst < 1e-4, `max relative logit error ${worst}`);
@@ -61,9 +74,16 @@ test("RoBERTa's gradients match finite differences (f64, tiny config)", async ()
   const idx = pick.map((n) => names.indexOf(n));
   const f = (...xs: k.Array[]) => {
     const ls = leaves.slice();
-    idx.forEach((i, j) => { ls[i] = xs[j]!; });
+    idx.forEach((i, j) => {
+      ls[i] = xs[j]!;
+    });
     const p = treedef.unflatten(ls);
     return mlmObjective(model, p, model.hidden(p, ids, mask, { dtype: "f64" }), labels).loss;
   };
-  checkGrad("roberta", f, idx.map((i) => leaves[i]!), { tol: 1e-5 });
+  checkGrad(
+    "roberta",
+    f,
+    idx.map((i) => leaves[i]!),
+    { tol: 1e-5 },
+  );
 });

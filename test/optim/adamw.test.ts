@@ -13,20 +13,23 @@ test("AdamW matches PyTorch's algorithm step by step, decaying only what it shou
   const ref = { w: [0.5, -1.0], b: [0.2], mw: [0, 0], vw: [0, 0], mb: [0], vb: [0] };
   const step = k.jit((p: any, s: any, g: any) => opt.update(g, s, p));
   for (let t = 1; t <= 5; t++) {
-    const gw = [0.3 * t, -0.2], gb = [0.1 / t];
+    const gw = [0.3 * t, -0.2],
+      gb = [0.1 / t];
     const out = step(params, state, { dense: { weight: k.array(gw), bias: k.array(gb) } });
     params = out.params;
     state = out.state;
-    const upd = (p: number[], m: number[], v: number[], g: number[], decay: boolean) => p.forEach((_, i) => {
-      m[i] = 0.9 * m[i]! + 0.1 * g[i]!;
-      v[i] = 0.999 * v[i]! + 0.001 * g[i]! ** 2;
-      if (decay) p[i]! -= 0.01 * 0.1 * p[i]!;
-      p[i]! -= (0.01 * (m[i]! / (1 - 0.9 ** t))) / (Math.sqrt(v[i]! / (1 - 0.999 ** t)) + 1e-8);
-    });
+    const upd = (p: number[], m: number[], v: number[], g: number[], decay: boolean) =>
+      p.forEach((_, i) => {
+        m[i] = 0.9 * m[i]! + 0.1 * g[i]!;
+        v[i] = 0.999 * v[i]! + 0.001 * g[i]! ** 2;
+        if (decay) p[i]! -= 0.01 * 0.1 * p[i]!;
+        p[i]! -= (0.01 * (m[i]! / (1 - 0.9 ** t))) / (Math.sqrt(v[i]! / (1 - 0.999 ** t)) + 1e-8);
+      });
     upd(ref.w, ref.mw, ref.vw, gw, true);
     upd(ref.b, ref.mb, ref.vb, gb, false);
   }
-  const w = params.dense.weight.toArray() as number[], b = params.dense.bias.toArray() as number[];
+  const w = params.dense.weight.toArray() as number[],
+    b = params.dense.bias.toArray() as number[];
   w.forEach((x, i) => assert.ok(Math.abs(x - ref.w[i]!) < 1e-6, `weight ${x} vs ${ref.w[i]}`));
   assert.ok(Math.abs(b[0]! - ref.b[0]!) < 1e-6, `bias ${b[0]} vs ${ref.b[0]}`);
   assert.equal(state.step.item(), 5);
@@ -59,7 +62,8 @@ test("linear warmup then linear decay to zero; cosine decay", () => {
 test("global-norm clipping scales all gradients by one factor", () => {
   const { grads, norm } = clipByGlobalNorm({ a: k.array([3, 0]), b: k.array([4]) }, 1);
   assert.ok(Math.abs(norm.item() - 5) < 1e-6);
-  const a = grads.a.toArray() as number[], b = grads.b.toArray() as number[];
+  const a = grads.a.toArray() as number[],
+    b = grads.b.toArray() as number[];
   assert.ok(Math.abs(a[0]! - 0.6) < 1e-5 && Math.abs(b[0]! - 0.8) < 1e-5);
   const small = clipByGlobalNorm({ a: k.array([0.3]) }, 1);
   assert.ok(Math.abs((small.grads.a.toArray() as number[])[0]! - 0.3) < 1e-6);

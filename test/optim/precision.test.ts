@@ -17,17 +17,26 @@ test("bf16-mixed tracks the f32 loss curve (gap below 0.02 over 20 steps)", asyn
   const bf16 = await trainTiny(data, join(root, "bf16"), 20, { batch: 16, trainer: { precision: "bf16-mixed" } });
   const gaps = f32.history.map((h, i) => Math.abs(h.loss! - bf16.history[i]!.loss!));
   assert.ok(Math.max(...gaps) < 0.02, `largest per-step loss gap ${Math.max(...gaps)}`);
-  assert.ok(gaps.some((g) => g > 0), "bf16 really computed in bf16 (the curves are not identical)");
+  assert.ok(
+    gaps.some((g) => g > 0),
+    "bf16 really computed in bf16 (the curves are not identical)",
+  );
 });
 
 test("16-mixed recovers from an overflow: skipped steps, a lower scale, then training goes on", async () => {
   // A scale of 2^28 makes the f16 gradients overflow; each overflow halves it.
-  const run = await trainTiny(data, join(root, "f16"), 24, { batch: 16, trainer: { precision: "16-mixed", lossScale: { initScale: 2 ** 28 } } });
+  const run = await trainTiny(data, join(root, "f16"), 24, {
+    batch: 16,
+    trainer: { precision: "16-mixed", lossScale: { initScale: 2 ** 28 } },
+  });
   const skipped = run.history.filter((h) => h.skipped).length;
   assert.ok(skipped >= 2, `expected overflowing steps to be skipped, got ${skipped}`);
   assert.ok(skipped < 20, `the scale should come down far enough to train (skipped ${skipped} of 24)`);
   assert.ok(!run.history.at(-1)!.skipped, "the last steps are not skipped");
-  assert.ok(run.history.every((h) => Number.isFinite(h.loss!)), "the reported loss stays finite");
+  assert.ok(
+    run.history.every((h) => Number.isFinite(h.loss!)),
+    "the reported loss stays finite",
+  );
   // Steps that applied an update moved the loss away from the untouched start.
   assert.notEqual(run.history.at(-1)!.loss, run.history[0]!.loss);
 });

@@ -10,7 +10,13 @@ import { makeTestCorpus } from "../helpers/sotu-slice.js";
 
 const corpus = await makeTestCorpus(3, 500);
 const tokenizer = await loadTokenizer(corpus.tokenizerDir);
-const config = { ...presetConfig("mlm-small", tokenizer, 64), hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2 };
+const config = {
+  ...presetConfig("mlm-small", tokenizer, 64),
+  hidden_size: 32,
+  intermediate_size: 64,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+};
 const model = createMaskedLM(config);
 const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(1));
 const pipe = new FillMaskPipeline(model, params, tokenizer);
@@ -22,7 +28,10 @@ test("top-k results: {score, token, token_str, sequence}, best first, matching t
   for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
   const ids = tokenizer.encode(text);
   const at = ids.indexOf(tokenizer.maskId);
-  const logits = model.lmHead(params, model.hidden(params, k.array(Int32Array.from(ids), { shape: [1, ids.length] }), k.ones([1, ids.length], "i32")));
+  const logits = model.lmHead(
+    params,
+    model.hidden(params, k.array(Int32Array.from(ids), { shape: [1, ids.length] }), k.ones([1, ids.length], "i32")),
+  );
   const probs = k.softmax(logits, -1).dataSync() as Float32Array;
   const row = probs.subarray(at * tokenizer.vocabSize, (at + 1) * tokenizer.vocabSize);
   const best = [...row.keys()].sort((a, b) => row[b]! - row[a]!)[0]!;

@@ -8,9 +8,14 @@ import { PieceTable } from "../../src/text/train/piece-table.js";
 // Symbols: 1 = a, 2 = b. Pieces: 0 <unk>, 1 a, 2 b, 3 ab, 4 ba, 5 aba.
 const spellings = [[], [1], [2], [1, 2], [2, 1], [1, 2, 1]];
 function table(): PieceTable {
-  const start = new Int32Array(spellings.length), length = new Int32Array(spellings.length);
+  const start = new Int32Array(spellings.length),
+    length = new Int32Array(spellings.length);
   const flat: number[] = [];
-  spellings.forEach((s, p) => { start[p] = flat.length; length[p] = s.length; flat.push(...s); });
+  spellings.forEach((s, p) => {
+    start[p] = flat.length;
+    length[p] = s.length;
+    flat.push(...s);
+  });
   const score = Float64Array.from([0, -1.5, -2, -1.2, -2.5, -1.8]);
   return new PieceTable(Int32Array.from(flat), start, length, 2, score);
 }
@@ -57,7 +62,10 @@ test("long words, rescaled block by block, give the same counts as the log-space
   const inLogSpace = new Float64Array(spellings.length);
   const logZ = addExpectedCountsInLogSpace(lat, 0, logProb, inLogSpace);
   for (let p = 1; p < spellings.length; p++) {
-    assert.ok(Math.abs(scaled.expected[p] - inLogSpace[p]) < 1e-9 * Math.max(1, inLogSpace[p]), `piece ${p}: ${scaled.expected[p]} vs ${inLogSpace[p]}`);
+    assert.ok(
+      Math.abs(scaled.expected[p] - inLogSpace[p]) < 1e-9 * Math.max(1, inLogSpace[p]),
+      `piece ${p}: ${scaled.expected[p]} vs ${inLogSpace[p]}`,
+    );
   }
   assert.ok(Math.abs(scaled.objective - -logZ) < 1e-9 * Math.abs(logZ));
   // Each position is covered once per segmentation: counts × lengths add up to weight × length.
@@ -77,7 +85,10 @@ test("a word whose probability is far below float64's range still gets exact cou
 test("a piece too improbable for plain products sends the word to the log-space pass", () => {
   const pieces = table();
   pieces.score.set([0, -1, -800, -1.5, -2, -3]);
-  const words = [[1, 2, 1], [2, 1, 2, 1]];
+  const words = [
+    [1, 2, 1],
+    [2, 1, 2, 1],
+  ];
   const { expected } = expectedCounts(lattices(pieces, words, [1, 1]), edgeLogProbs(pieces));
   const want = new Array(spellings.length).fill(0);
   words.forEach((w) => bruteForce(pieces, w, 1).forEach((x, p) => (want[p] += x)));

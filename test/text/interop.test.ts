@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../src/text/index.js";
 import { EDGE_CASES, sotuSlice } from "../helpers/sotu-slice.js";
 
-interface HfEncoding { getIds(): number[] }
+interface HfEncoding {
+  getIds(): number[];
+}
 interface HfTokenizer {
   encode(text: string, pair?: null, opts?: { addSpecialTokens?: boolean }): Promise<HfEncoding>;
   encodeBatch(texts: string[]): Promise<HfEncoding[]>;
@@ -36,7 +38,11 @@ test("every SOTU line of the slice encodes to the same ids", async () => {
 test("edge cases encode to the same ids, with and without special tokens", async () => {
   for (const text of EDGE_CASES) {
     assert.deepEqual(ours.encode(text), (await hf.encode(text)).getIds(), JSON.stringify(text));
-    assert.deepEqual(ours.encode(text, { addSpecialTokens: false }), (await hf.encode(text, null, { addSpecialTokens: false })).getIds(), JSON.stringify(text));
+    assert.deepEqual(
+      ours.encode(text, { addSpecialTokens: false }),
+      (await hf.encode(text, null, { addSpecialTokens: false })).getIds(),
+      JSON.stringify(text),
+    );
   }
 });
 

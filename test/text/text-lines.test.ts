@@ -52,8 +52,14 @@ test("bad input names the file, the line and the fix", async () => {
   await assert.rejects(collect([join(dir, "missing.txt")]), /cannot read input .*missing\.txt: no such file/);
   await assert.rejects(collect([dir]), /it is a directory/);
   const zipped = gzipSync("x".repeat(100_000));
-  await assert.rejects(collect([file("cut.gz", zipped.subarray(0, zipped.length / 2))]), /cut\.gz: it looks gzip-compressed but does not decompress/);
+  await assert.rejects(
+    collect([file("cut.gz", zipped.subarray(0, zipped.length / 2))]),
+    /cut\.gz: it looks gzip-compressed but does not decompress/,
+  );
   await assert.rejects(collect([file("bad.jsonl", `{"text": "ok"}\n{oops}\n`)], "text"), /bad\.jsonl:2: not valid JSON/);
   await assert.rejects(collect([file("field.jsonl", `{"body": "x"}\n`)], "text"), /field\.jsonl:1: the record has no string field "text"/);
-  await assert.rejects(collect([file("num.jsonl", `{"text": 3}\n`)], "text"), /num\.jsonl:1: the record has no string field "text" \(found number\)/);
+  await assert.rejects(
+    collect([file("num.jsonl", `{"text": 3}\n`)], "text"),
+    /num\.jsonl:1: the record has no string field "text" \(found number\)/,
+  );
 });

@@ -33,9 +33,18 @@ test("tokenizer_config.json tells transformers what to build", () => {
   const config = read("tokenizer_config.json");
   assert.equal(config.tokenizer_class, "PreTrainedTokenizerFast");
   assert.equal(config.model_max_length, 256);
-  assert.deepEqual([config.cls_token, config.sep_token, config.unk_token, config.pad_token, config.mask_token], ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"]);
+  assert.deepEqual(
+    [config.cls_token, config.sep_token, config.unk_token, config.pad_token, config.mask_token],
+    ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"],
+  );
   assert.equal(config.added_tokens_decoder["4"].lstrip, true);
-  assert.deepEqual(read("special_tokens_map.json").mask_token, { content: "[MASK]", lstrip: true, normalized: false, rstrip: false, single_word: false });
+  assert.deepEqual(read("special_tokens_map.json").mask_token, {
+    content: "[MASK]",
+    lstrip: true,
+    normalized: false,
+    rstrip: false,
+    single_word: false,
+  });
 });
 
 test("pad and mask roles come from tokenizer_config.json", async () => {
@@ -49,7 +58,10 @@ test("pad and mask roles come from tokenizer_config.json", async () => {
 });
 
 test("a directory without a Kiln tokenizer.json is refused with the reason", async () => {
-  await assert.rejects(loadTokenizer(join(dir, "nowhere")), /nowhere\/tokenizer\.json does not exist: pass the directory that `kiln tokenizer train --out DIR` wrote/);
+  await assert.rejects(
+    loadTokenizer(join(dir, "nowhere")),
+    /nowhere\/tokenizer\.json does not exist: pass the directory that `kiln tokenizer train --out DIR` wrote/,
+  );
   const bad = join(dir, "bad");
   const original = readFileSync(join(saved, "tokenizer.json"), "utf8");
   const variants: Array<[string, string, RegExp]> = [

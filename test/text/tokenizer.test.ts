@@ -9,7 +9,16 @@ const specials = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
 const spec: UnigramTokenizerSpec = {
   vocab: [
     ...specials.map((t) => [t, 0] as const),
-    ["▁", -2], ["a", -3], ["b", -3], ["▁a", -2.5], ["ab", -2], ["▁ab", -1.5], ['"', -4], [".", -4], ["fi", -3.5], ["▁fi", -3],
+    ["▁", -2],
+    ["a", -3],
+    ["b", -3],
+    ["▁a", -2.5],
+    ["ab", -2],
+    ["▁ab", -1.5],
+    ['"', -4],
+    [".", -4],
+    ["fi", -3.5],
+    ["▁fi", -3],
   ],
   addedTokens: specials.map((content, id) => ({ id, content, lstrip: content === "[MASK]", rstrip: false, special: true })),
   roles: DEFAULT_ROLES,
@@ -62,10 +71,16 @@ test("encodeBatch is encode per text, and cached words give the same ids as fres
   const texts = ["ab ab ab", "aab ab", "ab  ab"];
   const warm = tok.encodeBatch(texts);
   const cold = new UnigramTokenizer(spec);
-  assert.deepEqual(warm, texts.map((t) => cold.encode(t)));
+  assert.deepEqual(
+    warm,
+    texts.map((t) => cold.encode(t)),
+  );
   assert.deepEqual(tok.encodeBatch(texts), warm);
 });
 
 test("a role naming a token that is not special is refused", () => {
-  assert.throws(() => new UnigramTokenizer({ ...spec, roles: { ...DEFAULT_ROLES, pad: "<nope>" } }), /the pad token "<nope>" is not one of the tokenizer's special tokens/);
+  assert.throws(
+    () => new UnigramTokenizer({ ...spec, roles: { ...DEFAULT_ROLES, pad: "<nope>" } }),
+    /the pad token "<nope>" is not one of the tokenizer's special tokens/,
+  );
 });

@@ -13,11 +13,11 @@ const tokenizer = await trainUnigram(readTextLines([corpus.path]), { vocabSize: 
 
 test("the vocabulary has the requested size, special tokens first in the given order", () => {
   assert.equal(tokenizer.vocabSize, 1000);
-  assert.deepEqual([0, 1, 2, 3, 4].map((id) => tokenizer.idToToken(id)), ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"]);
   assert.deepEqual(
-    [tokenizer.clsId, tokenizer.sepId, tokenizer.unkId, tokenizer.padId, tokenizer.maskId],
-    [0, 1, 2, 3, 4],
+    [0, 1, 2, 3, 4].map((id) => tokenizer.idToToken(id)),
+    ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"],
   );
+  assert.deepEqual([tokenizer.clsId, tokenizer.sepId, tokenizer.unkId, tokenizer.padId, tokenizer.maskId], [0, 1, 2, 3, 4]);
   assert.deepEqual([...tokenizer.specialIds].sort(), [0, 1, 2, 3, 4]);
 });
 
@@ -36,7 +36,8 @@ test("pieces are at most 16 characters and '▁' only starts them", () => {
 });
 
 test("pieces compress the text well beyond single characters", () => {
-  let chars = 0, tokens = 0;
+  let chars = 0,
+    tokens = 0;
   for (const line of corpus.lines) {
     chars += [...line].length;
     tokens += tokenizer.encode(line, { addSpecialTokens: false }).length;
@@ -55,7 +56,10 @@ test("the same input and options give a byte-identical tokenizer.json", async ()
   const again = await trainUnigram(readTextLines([corpus.path]), { vocabSize: 1000 });
   await saveTokenizer(tokenizer, join(corpus.dir, "a"));
   await saveTokenizer(again, join(corpus.dir, "b"));
-  assert.equal(readFileSync(join(corpus.dir, "b", "tokenizer.json"), "utf8"), readFileSync(join(corpus.dir, "a", "tokenizer.json"), "utf8"));
+  assert.equal(
+    readFileSync(join(corpus.dir, "b", "tokenizer.json"), "utf8"),
+    readFileSync(join(corpus.dir, "a", "tokenizer.json"), "utf8"),
+  );
 });
 
 test("custom special tokens take ids 0.. in order and play the named roles", async () => {
@@ -72,7 +76,7 @@ test("custom special tokens take ids 0.. in order and play the named roles", asy
 });
 
 test("character coverage below 1 leaves rare characters to <unk>", async () => {
-  const text = ["aaaa bbbb aaab abab " .repeat(50) + "z"];
+  const text = ["aaaa bbbb aaab abab ".repeat(50) + "z"];
   const covered = await trainUnigram(text, { vocabSize: 20, characterCoverage: 0.99 });
   assert.equal(covered.tokenToId("z"), undefined);
   assert.deepEqual(covered.encode("z", { addSpecialTokens: false }), [covered.tokenToId("▁")!, covered.unkId]);
@@ -80,8 +84,14 @@ test("character coverage below 1 leaves rare characters to <unk>", async () => {
 
 test("bad input fails with a message that names the problem", async () => {
   await assert.rejects(trainUnigram(["", "[MASK]"], { vocabSize: 100 }), /the corpus is empty: 2 documents read/);
-  await assert.rejects(trainUnigram(corpus.lines.slice(0, 2), { vocabSize: 20 }), /vocab size 20 is too small: 5 special tokens \+ \d+ required characters need at least \d+/);
-  await assert.rejects(trainUnigram(["text"], { vocabSize: 100, specialTokens: ["[CLS]", "[SEP]"] }), /the unk token "<unk>" is not among the special tokens/);
+  await assert.rejects(
+    trainUnigram(corpus.lines.slice(0, 2), { vocabSize: 20 }),
+    /vocab size 20 is too small: 5 special tokens \+ \d+ required characters need at least \d+/,
+  );
+  await assert.rejects(
+    trainUnigram(["text"], { vocabSize: 100, specialTokens: ["[CLS]", "[SEP]"] }),
+    /the unk token "<unk>" is not among the special tokens/,
+  );
   await assert.rejects(trainUnigram(["text"], { vocabSize: 100, specialTokens: ["a", "a"] }), /special token "a" is listed twice/);
   await assert.rejects(trainUnigram(["text"], { vocabSize: 0 }), /vocab size must be a positive integer/);
   await assert.rejects(trainUnigram(["text"], { vocabSize: 100, characterCoverage: 1.5 }), /character coverage must be in \(0, 1\]/);

@@ -24,5 +24,8 @@ test("counts match a naive Metaspace split, including odd spacing and '▁' in t
   const want = naiveCounts(texts);
   assert.deepEqual(got, want);
   assert.equal(counter.size, want.size);
-  assert.equal(counter.totalWords, [...want.values()].reduce((a, b) => a + b, 0));
+  assert.equal(
+    counter.totalWords,
+    [...want.values()].reduce((a, b) => a + b, 0),
+  );
 });

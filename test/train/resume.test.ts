@@ -33,7 +33,9 @@ test("kill -9 during training, then --resume: the loss sequence equals the unint
   const killedDir = join(root, "killed");
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [script, data, killedDir, String(steps)], { stdio: ["ignore", "pipe", "inherit"] });
-    child.stdout.on("data", (chunk: Buffer) => { if (/step 5\n/.test(chunk.toString())) child.kill("SIGKILL"); });
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (/step 5\n/.test(chunk.toString())) child.kill("SIGKILL");
+    });
     child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`the run was not killed (exit ${code})`))));
   });
   assert.ok(readdirSync(killedDir).includes("checkpoint-4"));
@@ -42,5 +44,8 @@ test("kill -9 during training, then --resume: the loss sequence equals the unint
 
   await trainTiny(data, killedDir, steps, { resume: true });
   const resumed = losses(killedDir);
-  assert.deepEqual([...resumed.entries()].sort((a, b) => a[0] - b[0]), [...reference.entries()].sort((a, b) => a[0] - b[0]));
+  assert.deepEqual(
+    [...resumed.entries()].sort((a, b) => a[0] - b[0]),
+    [...reference.entries()].sort((a, b) => a[0] - b[0]),
+  );
 });

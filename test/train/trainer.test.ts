@@ -11,7 +11,8 @@ import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../src/t
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-trainer-"));
-const data = join(root, "data"), evalDir = join(root, "eval");
+const data = join(root, "data"),
+  evalDir = join(root, "eval");
 await writeTinyShards(data, 48);
 await writeTinyShards(evalDir, 16);
 
@@ -19,9 +20,15 @@ test("checkpoints and the final model directory hold what Hugging Face and resum
   const out = join(root, "run");
   const result = await trainTiny(data, out, 6, { evalDir, callbacks: [new LearningRateMonitor()] });
   // Every 2 steps, the newest 2 kept.
-  assert.deepEqual(readdirSync(out).filter((n) => n.startsWith("checkpoint-")).sort(), ["checkpoint-4", "checkpoint-6"]);
+  assert.deepEqual(
+    readdirSync(out)
+      .filter((n) => n.startsWith("checkpoint-"))
+      .sort(),
+    ["checkpoint-4", "checkpoint-6"],
+  );
   const ck = join(out, "checkpoint-6");
-  for (const f of ["config.json", "model.safetensors", "optimizer.safetensors", "trainer_state.json"]) assert.ok(existsSync(join(ck, f)), f);
+  for (const f of ["config.json", "model.safetensors", "optimizer.safetensors", "trainer_state.json"])
+    assert.ok(existsSync(join(ck, f)), f);
   const config = JSON.parse(readFileSync(join(ck, "config.json"), "utf8"));
   assert.equal(config.model_type, "roberta");
   assert.deepEqual(config.architectures, ["RobertaForMaskedLM"]);
@@ -40,7 +47,10 @@ test("checkpoints and the final model directory hold what Hugging Face and resum
   assert.equal(state.data_state.version, 1);
   // Final model directory, metrics, plot, TensorBoard events.
   for (const f of ["config.json", "model.safetensors", "loss_curve.html", "metrics.jsonl"]) assert.ok(existsSync(join(out, f)), f);
-  const lines = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const lines = readFileSync(join(out, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(lines.filter((l) => l.loss !== undefined).length, 6);
   assert.equal(lines.filter((l) => l.lr !== undefined).length, 6, "the LR monitor logs the rate every step");
   assert.ok(lines.some((l) => l.eval_loss !== undefined));
@@ -50,7 +60,10 @@ test("checkpoints and the final model directory hold what Hugging Face and resum
   const records: Uint8Array[] = [];
   for await (const r of readRecords(join(out, "runs", events[0]!))) records.push(r);
   assert.ok(Buffer.from(records[0]!).includes(Buffer.from("brain.Event:2")), "the first event names the file version");
-  assert.ok(records.slice(1).some((r) => Buffer.from(r).includes(Buffer.from("eval_loss"))), "scalar summaries carry their tags");
+  assert.ok(
+    records.slice(1).some((r) => Buffer.from(r).includes(Buffer.from("eval_loss"))),
+    "scalar summaries carry their tags",
+  );
   assert.match(readFileSync(join(out, "loss_curve.html"), "utf8"), /<svg[^]*<path d="M/);
 });
 

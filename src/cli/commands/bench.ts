@@ -28,9 +28,15 @@ export const benchCommand: Command = {
     if (sub === undefined || sub === "--help" || sub === "-h") return console.log(HELP);
     if (sub !== "train") throw new UsageError(`kiln bench: unknown benchmark "${sub}"; available: train`);
     const { values: v } = parseFlags("bench train", rest, {
-      preset: { type: "string" }, precision: { type: "string" }, "per-replica-batch-size": { type: "string" },
-      "max-length": { type: "string" }, steps: { type: "string" }, warmup: { type: "string" },
-      accelerator: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" },
+      preset: { type: "string" },
+      precision: { type: "string" },
+      "per-replica-batch-size": { type: "string" },
+      "max-length": { type: "string" },
+      steps: { type: "string" },
+      warmup: { type: "string" },
+      accelerator: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
     });
     if (v.help) return console.log(HELP);
     const preset = v.preset ?? "mlm-small";
@@ -39,12 +45,18 @@ export const benchCommand: Command = {
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
     const [device] = selectDevices({ accelerator: (v.accelerator ?? "auto") as Accelerator, devices: 1 });
     const r = await benchTrain({
-      preset, precision, device: device!,
+      preset,
+      precision,
+      device: device!,
       batch: intFlag("per-replica-batch-size", v["per-replica-batch-size"], 32, 1),
       maxLength: intFlag("max-length", v["max-length"], 128, 1),
-      steps: intFlag("steps", v.steps, 5, 1), warmup: intFlag("warmup", v.warmup, 2, 1),
+      steps: intFlag("steps", v.steps, 5, 1),
+      warmup: intFlag("warmup", v.warmup, 2, 1),
     });
     if (v.json) console.log(JSON.stringify(r));
-    else console.log(`${r.preset} on ${r.device} (${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`);
+    else
+      console.log(
+        `${r.preset} on ${r.device} (${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
+      );
   },
 };

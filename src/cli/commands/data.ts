@@ -54,7 +54,10 @@ async function prepare(argv: string[]): Promise<void> {
   }
   // `--input a.txt b.txt` leaves b.txt as a positional: every positional is another input.
   const inputs = [...(values.input ?? []), ...positionals];
-  for (const [flag, value] of [["tokenizer", values.tokenizer], ["out", values.out]] as const) {
+  for (const [flag, value] of [
+    ["tokenizer", values.tokenizer],
+    ["out", values.out],
+  ] as const) {
     if (!value) throw new UsageError(`kiln data prepare: --${flag} is required\n\n${PREPARE_HELP}`);
   }
   if (inputs.length === 0) throw new UsageError(`kiln data prepare: --input is required\n\n${PREPARE_HELP}`);
@@ -83,7 +86,9 @@ async function prepare(argv: string[]): Promise<void> {
         ` — ${s.rows} rows, ${s.tokens} tokens, ${s.droppedTokens} dropped as group remainders`,
     );
   }
-  console.log(`${(result.inputBytes / 1e6).toFixed(1)} MB of text in ${result.seconds.toFixed(1)} s (${(result.inputBytes / 1e6 / result.seconds).toFixed(1)} MB/s)`);
+  console.log(
+    `${(result.inputBytes / 1e6).toFixed(1)} MB of text in ${result.seconds.toFixed(1)} s (${(result.inputBytes / 1e6 / result.seconds).toFixed(1)} MB/s)`,
+  );
 }
 
 export const dataCommand: Command = {

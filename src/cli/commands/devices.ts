@@ -10,7 +10,9 @@ export const devicesCommand: Command = {
   run(argv) {
     const { values } = parseFlags("devices", argv, { help: { type: "boolean", short: "h" }, "pjrt-plugin": { type: "string" } });
     if (values.help) {
-      console.log("Usage: kiln devices [--pjrt-plugin PATH]\n\nLists every executor with its version and threads, and the devices it provides, including a GPU/TPU\nPJRT plugin when one is found (--pjrt-plugin, KILN_PJRT_PLUGIN, a jax-cuda*-pjrt wheel, or libtpu).\nThe first device listed is the default one.");
+      console.log(
+        "Usage: kiln devices [--pjrt-plugin PATH]\n\nLists every executor with its version and threads, and the devices it provides, including a GPU/TPU\nPJRT plugin when one is found (--pjrt-plugin, KILN_PJRT_PLUGIN, a jax-cuda*-pjrt wheel, or libtpu).\nThe first device listed is the default one.",
+      );
       return;
     }
     let accelerator: string;
@@ -28,7 +30,12 @@ export const devicesCommand: Command = {
         about = `unavailable: ${(err as Error).message}`;
       }
       console.log(`${e.name}: ${about}`);
-      console.log(`  devices: ${e.devices().map((d) => d.id).join(", ")}`);
+      console.log(
+        `  devices: ${e
+          .devices()
+          .map((d) => d.id)
+          .join(", ")}`,
+      );
     }
     console.log(`GPU/TPU plugin: ${accelerator}`);
   },

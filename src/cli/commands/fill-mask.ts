@@ -14,10 +14,15 @@ export const fillMaskCommand: Command = {
   name: "fill-mask",
   summary: "predict the masked words of a text with a trained model",
   async run(argv) {
-    const { values, positionals } = parseFlags("fill-mask", argv, { model: { type: "string" }, "top-k": { type: "string" }, help: { type: "boolean", short: "h" } });
+    const { values, positionals } = parseFlags("fill-mask", argv, {
+      model: { type: "string" },
+      "top-k": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    });
     if (values.help) return console.log(HELP);
     if (!values.model) throw new UsageError(`kiln fill-mask: --model is required\n\n${HELP}`);
-    if (positionals.length !== 1) throw new UsageError(`kiln fill-mask: give exactly one text (quote it), got ${positionals.length}\n\n${HELP}`);
+    if (positionals.length !== 1)
+      throw new UsageError(`kiln fill-mask: give exactly one text (quote it), got ${positionals.length}\n\n${HELP}`);
     const [{ model, params }, tokenizer] = await Promise.all([loadModel(values.model), loadTokenizer(values.model)]);
     const pipe = new FillMaskPipeline(model, params, tokenizer);
     console.log(JSON.stringify(await pipe.call(positionals[0]!, { topK: intFlag("top-k", values["top-k"], 5, 1) }), null, 2));

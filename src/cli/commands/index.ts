@@ -8,4 +8,12 @@ import { fillMaskCommand } from "./fill-mask.js";
 import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
 
-export const COMMANDS: Command[] = [quickstartCommand, devicesCommand, tokenizerCommand, dataCommand, trainCommand, fillMaskCommand, benchCommand];
+export const COMMANDS: Command[] = [
+  quickstartCommand,
+  devicesCommand,
+  tokenizerCommand,
+  dataCommand,
+  trainCommand,
+  fillMaskCommand,
+  benchCommand,
+];

@@ -33,7 +33,10 @@ export const quickstartCommand: Command = {
   summary: "the main job: tokenizer → shards → training → fill-mask on the SOTU corpus (CPU)",
   async run(argv) {
     const { values: v } = parseFlags("quickstart", argv, {
-      dir: { type: "string" }, steps: { type: "string" }, batch: { type: "string" }, "learning-rate": { type: "string" },
+      dir: { type: "string" },
+      steps: { type: "string" },
+      batch: { type: "string" },
+      "learning-rate": { type: "string" },
       help: { type: "boolean", short: "h" },
     });
     if (v.help) return console.log(HELP);
@@ -60,18 +63,43 @@ export const quickstartCommand: Command = {
     stage("shards");
     const shards = join(dir, "shards");
     if (!existsSync(join(shards, "train"))) {
-      await prepareDataset({ tokenizer: tokDir, inputs: [corpus], out: shards, maxLength: 128, shardSize: 1000, validationFraction: 0.03, seed: 0 });
+      await prepareDataset({
+        tokenizer: tokDir,
+        inputs: [corpus],
+        out: shards,
+        maxLength: 128,
+        shardSize: 1000,
+        validationFraction: 0.03,
+        seed: 0,
+      });
     }
 
     stage("training");
     const common = { maxLength: 128, batchSize: batch };
-    const train = await openDataset({ files: join(shards, "train"), ...common, shuffle: true, seed: 42, epochs: Infinity, shuffleBuffer: 2 ** 14 });
+    const train = await openDataset({
+      files: join(shards, "train"),
+      ...common,
+      shuffle: true,
+      seed: 42,
+      epochs: Infinity,
+      shuffleBuffer: 2 ** 14,
+    });
     const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
     const model = createMaskedLM(presetConfig("mlm-small", tokenizer, 128));
     const outDir = join(dir, "model");
-    const trainer = new Trainer({ outputDir: outDir, maxSteps: steps, evalEvery: Math.max(1, Math.floor(steps / 4)), evalAtStart: true, logEvery: 10, seed: 42 });
+    const trainer = new Trainer({
+      outputDir: outDir,
+      maxSteps: steps,
+      evalEvery: Math.max(1, Math.floor(steps / 4)),
+      evalAtStart: true,
+      logEvery: 10,
+      seed: 42,
+    });
     const result = await trainer.fit({
-      model, train, eval: evalData, tokenizerDir: tokDir,
+      model,
+      train,
+      eval: evalData,
+      tokenizerDir: tokDir,
       optimizer: { learningRate: numberFlag("learning-rate", v["learning-rate"], 7e-4), weightDecay: 0.01 },
       masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },
     });
@@ -82,13 +110,20 @@ export const quickstartCommand: Command = {
       const top = (await pipe.call(prompt, { topK: 5 })) as { token_str: string; score: number }[];
       console.log(`${prompt}  →  ${top.map((r) => `${r.token_str} (${r.score.toFixed(3)})`).join(", ")}`);
     }
-    const first = result.evalHistory[0], last = result.evalHistory.at(-1);
-    console.log(JSON.stringify({
-      steps: result.globalStep, tokens_per_s: Math.round(result.tokensPerSecond), compile_s: Number(result.compileSeconds.toFixed(1)),
-      eval_loss: result.evalHistory.map((e) => Number(e.eval_loss!.toFixed(4))),
-      eval_accuracy: result.evalHistory.map((e) => Number(e.eval_accuracy!.toFixed(4))),
-      improved: first && last ? last.eval_loss! < first.eval_loss! : undefined,
-      model_dir: outDir, seconds: Math.round((performance.now() - started) / 1000), device: k.getDefaultDevice().id,
-    }));
+    const first = result.evalHistory[0],
+      last = result.evalHistory.at(-1);
+    console.log(
+      JSON.stringify({
+        steps: result.globalStep,
+        tokens_per_s: Math.round(result.tokensPerSecond),
+        compile_s: Number(result.compileSeconds.toFixed(1)),
+        eval_loss: result.evalHistory.map((e) => Number(e.eval_loss!.toFixed(4))),
+        eval_accuracy: result.evalHistory.map((e) => Number(e.eval_accuracy!.toFixed(4))),
+        improved: first && last ? last.eval_loss! < first.eval_loss! : undefined,
+        model_dir: outDir,
+        seconds: Math.round((performance.now() - started) / 1000),
+        device: k.getDefaultDevice().id,
+      }),
+    );
   },
 };

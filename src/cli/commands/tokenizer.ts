@@ -1,7 +1,15 @@
 // `kiln tokenizer train|encode`: train a Unigram tokenizer on corpus files and write it as a Hugging
 // Face tokenizer directory, or encode text with a trained one.
 import { intFlag, numberFlag, parseFlags, UsageError } from "../args.js";
-import { DEFAULT_ROLES, DEFAULT_SPECIAL_TOKENS, loadTokenizer, readTextLines, saveTokenizer, trainUnigram, type TrainProgress } from "../../text/index.js";
+import {
+  DEFAULT_ROLES,
+  DEFAULT_SPECIAL_TOKENS,
+  loadTokenizer,
+  readTextLines,
+  saveTokenizer,
+  trainUnigram,
+  type TrainProgress,
+} from "../../text/index.js";
 import type { Command } from "./types.js";
 
 const TRAIN_HELP = `Usage: kiln tokenizer train --input FILE... --vocab-size N --out DIR [flags]
@@ -38,7 +46,8 @@ const HELP = `Usage: kiln tokenizer <train|encode> [flags]
 Run \`kiln tokenizer train --help\` or \`kiln tokenizer encode --help\` for their flags.`;
 
 function required(command: string, name: string, value: string | undefined): string {
-  if (value === undefined || value === "") throw new UsageError(`kiln ${command}: --${name} is required\nRun \`kiln ${command} --help\` for the flags it takes.`);
+  if (value === undefined || value === "")
+    throw new UsageError(`kiln ${command}: --${name} is required\nRun \`kiln ${command} --help\` for the flags it takes.`);
   return value;
 }
 
@@ -55,10 +64,14 @@ function progressPrinter(): { onProgress: (p: TrainProgress) => void; finish: ()
   const stamp = (line: string) => `[${((performance.now() - started) / 1000).toFixed(1)}s] ${line}`;
   const describe = (p: TrainProgress): string => {
     switch (p.phase) {
-      case "count": return `reading: ${n(p.documents)} documents, ${n(p.words)} words (${n(p.distinctWords)} distinct)`;
-      case "seed": return `seeding: ${n(p.pieces)} seed pieces from ${n(p.distinctWords)} distinct words, ${n(p.characters)} characters`;
-      case "em": return `EM round ${p.round} of about ${p.expectedRounds}: ${n(p.pieces)} pieces, objective ${p.objective.toFixed(4)}`;
-      case "done": return `done: ${n(p.vocabSize)} tokens`;
+      case "count":
+        return `reading: ${n(p.documents)} documents, ${n(p.words)} words (${n(p.distinctWords)} distinct)`;
+      case "seed":
+        return `seeding: ${n(p.pieces)} seed pieces from ${n(p.distinctWords)} distinct words, ${n(p.characters)} characters`;
+      case "em":
+        return `EM round ${p.round} of about ${p.expectedRounds}: ${n(p.pieces)} pieces, objective ${p.objective.toFixed(4)}`;
+      case "done":
+        return `done: ${n(p.vocabSize)} tokens`;
     }
   };
   const endCounting = () => {
@@ -106,13 +119,18 @@ async function train(argv: string[]): Promise<void> {
     return;
   }
   const inputs = [...(values.input ?? []), ...positionals];
-  if (inputs.length === 0) throw new UsageError(`kiln ${command}: no input files; name them with --input FILE...\nRun \`kiln ${command} --help\` for the flags it takes.`);
+  if (inputs.length === 0)
+    throw new UsageError(
+      `kiln ${command}: no input files; name them with --input FILE...\nRun \`kiln ${command} --help\` for the flags it takes.`,
+    );
   const vocabSize = intFlag("vocab-size", required(command, "vocab-size", values["vocab-size"]), 0, 1);
   const out = required(command, "out", values.out);
   const specialTokens = values["special-tokens"] === undefined ? undefined : values["special-tokens"].split(",").map((t) => t.trim());
-  if (specialTokens?.some((t) => t === "")) throw new UsageError(`--special-tokens has an empty entry in "${values["special-tokens"]}"; separate tokens with single commas`);
+  if (specialTokens?.some((t) => t === ""))
+    throw new UsageError(`--special-tokens has an empty entry in "${values["special-tokens"]}"; separate tokens with single commas`);
   const coverage = numberFlag("character-coverage", values["character-coverage"], 1);
-  if (!(coverage > 0 && coverage <= 1)) throw new UsageError(`--character-coverage must be in (0, 1], got "${values["character-coverage"]}"`);
+  if (!(coverage > 0 && coverage <= 1))
+    throw new UsageError(`--character-coverage must be in (0, 1], got "${values["character-coverage"]}"`);
   const modelMaxLength = intFlag("model-max-length", values["model-max-length"], 512, 1);
 
   const progress = progressPrinter();
@@ -154,7 +172,8 @@ async function encode(argv: string[]): Promise<void> {
     return;
   }
   const dir = required(command, "tokenizer", values.tokenizer);
-  if (positionals.length === 0) throw new UsageError(`kiln ${command}: give the text to encode as an argument\nRun \`kiln ${command} --help\` for the flags it takes.`);
+  if (positionals.length === 0)
+    throw new UsageError(`kiln ${command}: give the text to encode as an argument\nRun \`kiln ${command} --help\` for the flags it takes.`);
   const tokenizer = await loadTokenizer(dir);
   for (const text of positionals) {
     const ids = tokenizer.encode(text, { addSpecialTokens: !values["no-special-tokens"] });

@@ -56,20 +56,42 @@ Output:
   --quiet                     no progress bar`;
 
 const FLAGS = {
-  preset: { type: "string" }, "model-config": { type: "string" }, tokenizer: { type: "string" },
-  "train-data": { type: "string", multiple: true }, "eval-data": { type: "string", multiple: true }, "max-length": { type: "string" },
-  "per-replica-batch-size": { type: "string" }, epochs: { type: "string" }, "max-steps": { type: "string" },
-  "learning-rate": { type: "string" }, "weight-decay": { type: "string" }, warmup: { type: "string" },
-  "mlm-probability": { type: "string" }, "shuffle-buffer-size": { type: "string" }, "gradient-accumulation": { type: "string" },
-  "clip-norm": { type: "string" }, "steps-per-execution": { type: "string" }, seed: { type: "string" }, "output-dir": { type: "string" }, "eval-every": { type: "string" },
-  "log-every": { type: "string" }, "checkpoint-every": { type: "string" }, "keep-checkpoints": { type: "string" },
-  resume: { type: "boolean" }, quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
-  accelerator: { type: "string" }, devices: { type: "string" }, strategy: { type: "string" }, precision: { type: "string" },
+  preset: { type: "string" },
+  "model-config": { type: "string" },
+  tokenizer: { type: "string" },
+  "train-data": { type: "string", multiple: true },
+  "eval-data": { type: "string", multiple: true },
+  "max-length": { type: "string" },
+  "per-replica-batch-size": { type: "string" },
+  epochs: { type: "string" },
+  "max-steps": { type: "string" },
+  "learning-rate": { type: "string" },
+  "weight-decay": { type: "string" },
+  warmup: { type: "string" },
+  "mlm-probability": { type: "string" },
+  "shuffle-buffer-size": { type: "string" },
+  "gradient-accumulation": { type: "string" },
+  "clip-norm": { type: "string" },
+  "steps-per-execution": { type: "string" },
+  seed: { type: "string" },
+  "output-dir": { type: "string" },
+  "eval-every": { type: "string" },
+  "log-every": { type: "string" },
+  "checkpoint-every": { type: "string" },
+  "keep-checkpoints": { type: "string" },
+  resume: { type: "boolean" },
+  quiet: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  accelerator: { type: "string" },
+  devices: { type: "string" },
+  strategy: { type: "string" },
+  precision: { type: "string" },
   "pjrt-plugin": { type: "string" },
 } as const;
 
 function required(value: string | string[] | undefined, flag: string): void {
-  if (value === undefined || (Array.isArray(value) && value.length === 0)) throw new UsageError(`kiln train: --${flag} is required\n\n${HELP}`);
+  if (value === undefined || (Array.isArray(value) && value.length === 0))
+    throw new UsageError(`kiln train: --${flag} is required\n\n${HELP}`);
 }
 
 export async function runTrain(argv: string[]): Promise<void> {
@@ -87,64 +109,106 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
 
   // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
-  if (!existsSync(join(v.tokenizer!, "tokenizer.json"))) throw new UsageError(`--tokenizer ${v.tokenizer}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
+  if (!existsSync(join(v.tokenizer!, "tokenizer.json")))
+    throw new UsageError(`--tokenizer ${v.tokenizer}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
   const tokenizer = await loadTokenizer(v.tokenizer!);
   const probe = await probeRecordLength(v["train-data"]!);
   const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
-  if (maxLength !== probe.length) throw new UsageError(`--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens (prepare the data with --max-length ${maxLength}, or drop the flag)`);
+  if (maxLength !== probe.length)
+    throw new UsageError(
+      `--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens (prepare the data with --max-length ${maxLength}, or drop the flag)`,
+    );
   let config: MlmConfig;
   if (v.preset) {
     if (!PRESET_NAMES.includes(v.preset)) throw new UsageError(`--preset "${v.preset}" is unknown; presets: ${PRESET_NAMES.join(", ")}`);
     config = presetConfig(v.preset, tokenizer, maxLength);
   } else {
     config = await readConfig(v["model-config"]!);
-    if (config.vocab_size !== tokenizer.vocabSize) throw new UsageError(`${v["model-config"]}: vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize}`);
-    if (config.pad_token_id !== tokenizer.padId) throw new UsageError(`${v["model-config"]}: pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`);
+    if (config.vocab_size !== tokenizer.vocabSize)
+      throw new UsageError(`${v["model-config"]}: vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize}`);
+    if (config.pad_token_id !== tokenizer.padId)
+      throw new UsageError(
+        `${v["model-config"]}: pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`,
+      );
   }
-  if (maxSequenceLength(config) < maxLength) throw new UsageError(`the model takes sequences of at most ${maxSequenceLength(config)} tokens (max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`);
+  if (maxSequenceLength(config) < maxLength)
+    throw new UsageError(
+      `the model takes sequences of at most ${maxSequenceLength(config)} tokens (max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`,
+    );
 
   const accelerator = (v.accelerator ?? "auto") as Accelerator;
-  if (!["auto", "cpu", "gpu", "tpu"].includes(accelerator)) throw new UsageError(`--accelerator must be cpu, gpu, tpu or auto, got "${v.accelerator}"`);
+  if (!["auto", "cpu", "gpu", "tpu"].includes(accelerator))
+    throw new UsageError(`--accelerator must be cpu, gpu, tpu or auto, got "${v.accelerator}"`);
   const strategy = (v.strategy ?? "auto") as StrategyName;
-  if (!["auto", "one-device", "data-parallel"].includes(strategy)) throw new UsageError(`--strategy must be auto, one-device or data-parallel, got "${v.strategy}"`);
+  if (!["auto", "one-device", "data-parallel"].includes(strategy))
+    throw new UsageError(`--strategy must be auto, one-device or data-parallel, got "${v.strategy}"`);
   const precision = (v.precision ?? "32") as PrecisionName;
   if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
   const devices = selectDevices({ accelerator, devices: intFlag("devices", v.devices, 1, 1) });
   const replicas = devices.length;
   const common = { maxLength, batchSize: batch * replicas };
-  const train = await openDataset({ files: v["train-data"]!, ...common, shuffle: true, seed, epochs: Infinity, shuffleBuffer: intFlag("shuffle-buffer-size", v["shuffle-buffer-size"], 2 ** 18, 1) });
+  const train = await openDataset({
+    files: v["train-data"]!,
+    ...common,
+    shuffle: true,
+    seed,
+    epochs: Infinity,
+    shuffleBuffer: intFlag("shuffle-buffer-size", v["shuffle-buffer-size"], 2 ** 18, 1),
+  });
   const evalData = v["eval-data"] ? await openDataset({ files: v["eval-data"], ...common, shuffle: false, epochs: 1 }) : undefined;
   const epochs = intFlag("epochs", v.epochs, 1, 1);
   const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
 
   const trainer = new Trainer({
-    outputDir: v["output-dir"]!, maxSteps, epochs, seed, gradientAccumulation: accum, strategy: makeStrategy(strategy, devices), precision,
+    outputDir: v["output-dir"]!,
+    maxSteps,
+    epochs,
+    seed,
+    gradientAccumulation: accum,
+    strategy: makeStrategy(strategy, devices),
+    precision,
     stepsPerExecution: intFlag("steps-per-execution", v["steps-per-execution"], 1, 1),
-    evalEvery: intFlag("eval-every", v["eval-every"], 0, 0), logEvery: intFlag("log-every", v["log-every"], 10, 1),
-    keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1), resume: Boolean(v.resume), progress: !v.quiet,
+    evalEvery: intFlag("eval-every", v["eval-every"], 0, 0),
+    logEvery: intFlag("log-every", v["log-every"], 10, 1),
+    keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1),
+    resume: Boolean(v.resume),
+    progress: !v.quiet,
     callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
     ...(v["clip-norm"] !== undefined ? { clipNorm: numberFlag("clip-norm", v["clip-norm"], 1) } : {}),
   });
   const model = createMaskedLM(config);
-  const params = k.leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0))).reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
-  console.error(`kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ` +
-    `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} (${trainer.strategy.name}, precision ${precision})`);
+  const params = k
+    .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
+    .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
+  console.error(
+    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ` +
+      `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} (${trainer.strategy.name}, precision ${precision})`,
+  );
   const result = await trainer.fit({
-    model, tokenizerDir: v.tokenizer!, train, ...(evalData ? { eval: evalData } : {}),
+    model,
+    tokenizerDir: v.tokenizer!,
+    train,
+    ...(evalData ? { eval: evalData } : {}),
     optimizer: {
-      learningRate: numberFlag("learning-rate", v["learning-rate"], 1e-4), weightDecay: numberFlag("weight-decay", v["weight-decay"], 1e-3),
+      learningRate: numberFlag("learning-rate", v["learning-rate"], 1e-4),
+      weightDecay: numberFlag("weight-decay", v["weight-decay"], 1e-3),
       ...(v.warmup !== undefined ? { warmupSteps: intFlag("warmup", v.warmup, 0, 0) } : {}),
     },
     masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
   });
   const last = result.evalHistory.at(-1);
-  console.log(JSON.stringify({
-    output_dir: v["output-dir"], steps: result.globalStep, train_loss: result.history.at(-1)?.loss,
-    ...(last ? { eval_loss: last.eval_loss, eval_accuracy: last.eval_accuracy } : {}),
-    tokens_per_s: Math.round(result.tokensPerSecond), compile_s: Number(result.compileSeconds.toFixed(2)),
-  }));
+  console.log(
+    JSON.stringify({
+      output_dir: v["output-dir"],
+      steps: result.globalStep,
+      train_loss: result.history.at(-1)?.loss,
+      ...(last ? { eval_loss: last.eval_loss, eval_accuracy: last.eval_accuracy } : {}),
+      tokens_per_s: Math.round(result.tokensPerSecond),
+      compile_s: Number(result.compileSeconds.toFixed(2)),
+    }),
+  );
 }
 
 export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };

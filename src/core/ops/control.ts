@@ -15,12 +15,14 @@ export function cond<T>(pred: ArrayOrScalar, onTrue: (...ops: any[]) => T, onFal
   if (pred.size !== 1) throw new Error(`cond needs a scalar predicate, got ${fmtAVal(pred.aval)} (use where() for elementwise choice)`);
   if (!pred.isTraced) return pred.item() ? onTrue(...operands) : onFalse(...operands);
   const p = pred.dtype === "bool" ? pred : compare(pred, 0, "ne");
-  const t = flatten(onTrue(...operands)), f = flatten(onFalse(...operands));
+  const t = flatten(onTrue(...operands)),
+    f = flatten(onFalse(...operands));
   if (t.treedef.key !== f.treedef.key) throw new Error("cond: the two branches return different structures");
   const picked = t.leaves.map((a, i) => {
     const b = f.leaves[i];
     if (!(a instanceof Array) || !(b instanceof Array)) return a;
-    if (a.dtype !== b.dtype || a.shape.join() !== b.shape.join()) throw new Error(`cond: branch results differ: ${fmtAVal(a.aval)} vs ${fmtAVal(b.aval)}`);
+    if (a.dtype !== b.dtype || a.shape.join() !== b.shape.join())
+      throw new Error(`cond: branch results differ: ${fmtAVal(a.aval)} vs ${fmtAVal(b.aval)}`);
     return where(p.reshape([]), a, b);
   });
   return t.treedef.unflatten(picked) as T;

@@ -29,7 +29,8 @@ function inferShape(x: unknown): number[] {
 /** Host data → a concrete array on a device (default: the default device). */
 export function fromHost(data: HostArray, shape: readonly number[], dtype?: DType, device?: Device): Array {
   const d = dtype ?? dtypeOfHost(data);
-  if (sizeOf(shape) !== data.length) throw new Error(`host data has ${data.length} elements but shape ${fmtShape(shape)} needs ${sizeOf(shape)}`);
+  if (sizeOf(shape) !== data.length)
+    throw new Error(`host data has ${data.length} elements but shape ${fmtShape(shape)} needs ${sizeOf(shape)}`);
   const dev = device ?? getDefaultDevice();
   countTransfer("toDevice", data.byteLength);
   return Array.fromBuffer(dev.executor.fromHost(data, { shape: [...shape], dtype: d }, dev));

@@ -17,10 +17,19 @@ export function abstractEval<P extends Prim>(prim: P, ins: readonly AVal[], para
 
 export function bind<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P]): Array {
   for (const x of inputs) if (x.trace && !x.trace.active) throw new EscapedTracerError(fmtAVal(x.aval));
-  const aval = abstractEval(prim, inputs.map((x) => x.aval), params);
+  const aval = abstractEval(
+    prim,
+    inputs.map((x) => x.aval),
+    params,
+  );
   const trace = currentTrace();
   if (trace) {
-    const v = trace.addEqn(prim, inputs.map((x) => trace.varFor(x)), params, aval);
+    const v = trace.addEqn(
+      prim,
+      inputs.map((x) => trace.varFor(x)),
+      params,
+      aval,
+    );
     return Array.traced(trace, v);
   }
   return Array.fromBuffer(runEager(prim, inputs, params, aval));

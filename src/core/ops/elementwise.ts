@@ -11,7 +11,8 @@ import { broadcastTo } from "./shape.js";
 
 /** Brings two operands to one dtype: weak scalars adopt the array's dtype, arrays promote. */
 function unify(a: ArrayOrScalar, b: ArrayOrScalar): [Array, Array] {
-  const weakA = !(a instanceof Array) || a.weak, weakB = !(b instanceof Array) || b.weak;
+  const weakA = !(a instanceof Array) || a.weak,
+    weakB = !(b instanceof Array) || b.weak;
   const scalarDtype = (v: ArrayOrScalar, other: DType): DType => {
     if (v instanceof Array) return isFloat(other) || !isFloat(v.dtype) ? other : v.dtype;
     if (typeof v === "boolean") return other;

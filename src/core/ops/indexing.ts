@@ -11,10 +11,14 @@ import { cumsum } from "./reduce.js";
 
 function indexArray(indices: Array | number | readonly number[]): Array {
   if (indices instanceof Array) {
-    if (indices.dtype !== "i32" && indices.dtype !== "u32") throw new Error(`indices must be i32 or u32, got ${indices.dtype} (use .astype("i32"))`);
+    if (indices.dtype !== "i32" && indices.dtype !== "u32")
+      throw new Error(`indices must be i32 or u32, got ${indices.dtype} (use .astype("i32"))`);
     return indices;
   }
-  return array(typeof indices === "number" ? indices : [...indices], { dtype: "i32", shape: typeof indices === "number" ? [] : [indices.length] });
+  return array(typeof indices === "number" ? indices : [...indices], {
+    dtype: "i32",
+    shape: typeof indices === "number" ? [] : [indices.length],
+  });
 }
 
 /** x[..., indices, ...] along `axis` (out-of-range indices are clamped, as XLA does). */
@@ -42,7 +46,8 @@ export function nonzero(x: Array, opts?: { size: number; fillValue?: number }): 
   if (x.ndim !== 1) throw new Error(`nonzero takes a 1-D array, got ${fmtShape(x.shape)} (reshape it first)`);
   if (!opts) {
     if (x.isTraced) throw new DataDependentShapeError("nonzero(x) without a static size");
-    const h = x.dataSync(), out: number[] = [];
+    const h = x.dataSync(),
+      out: number[] = [];
     for (let i = 0; i < x.size; i++) if (readElem(x.dtype, h, i) !== 0) out.push(i);
     return array(out, { dtype: "i32", shape: [out.length] });
   }
@@ -60,7 +65,7 @@ export function nonzero(x: Array, opts?: { size: number; fillValue?: number }): 
 /** x[mask]: impossible in a compiled function (rule 2); works on concrete arrays. */
 export function booleanMask(x: Array, mask: Array): Array {
   if (x.isTraced || mask.isTraced) throw new DataDependentShapeError("booleanMask(x, mask)");
-  if (mask.ndim !== 1 || mask.shape[0] !== x.shape[0]) throw new Error(`booleanMask: mask ${fmtShape(mask.shape)} must be 1-D with the length of x's first dimension ${x.shape[0]}`);
+  if (mask.ndim !== 1 || mask.shape[0] !== x.shape[0])
+    throw new Error(`booleanMask: mask ${fmtShape(mask.shape)} must be 1-D with the length of x's first dimension ${x.shape[0]}`);
   return take(x, nonzero(mask), 0);
 }
-

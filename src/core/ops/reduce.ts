@@ -8,10 +8,17 @@ import { astype, compare, div, mul, neg, sub, where } from "./elementwise.js";
 import { reshape } from "./shape.js";
 
 type Axes = number | readonly number[] | undefined;
-interface KeepDims { keepDims?: boolean }
+interface KeepDims {
+  keepDims?: boolean;
+}
 
 function keep(x: Array, r: Array, axes: number[], opts?: KeepDims): Array {
-  return opts?.keepDims ? reshape(r, x.shape.map((d, i) => (axes.includes(i) ? 1 : d))) : r;
+  return opts?.keepDims
+    ? reshape(
+        r,
+        x.shape.map((d, i) => (axes.includes(i) ? 1 : d)),
+      )
+    : r;
 }
 
 export function sum(x: Array, axes?: Axes, opts?: KeepDims): Array {

@@ -43,13 +43,22 @@ export function expandDims(x: Array, axis: number): Array {
 export function squeeze(x: Array, axes?: number | readonly number[]): Array {
   const drop = axes === undefined ? x.shape.flatMap((d, i) => (d === 1 ? [i] : [])) : normAxes(axes, x.ndim);
   for (const a of drop) if (x.shape[a] !== 1) throw new Error(`cannot squeeze axis ${a} of size ${x.shape[a]} in ${fmtShape(x.shape)}`);
-  return reshape(x, x.shape.filter((_, i) => !drop.includes(i)));
+  return reshape(
+    x,
+    x.shape.filter((_, i) => !drop.includes(i)),
+  );
 }
 
 /** x[start0:limit0, start1:limit1, …]; negative bounds count from the end. */
 export function slice(x: Array, start: readonly number[], limit: readonly number[]): Array {
-  const s = x.shape.map((d, i) => { const v = start[i] ?? 0; return v < 0 ? v + d : v; });
-  const l = x.shape.map((d, i) => { const v = limit[i] ?? d; return v < 0 ? v + d : v; });
+  const s = x.shape.map((d, i) => {
+    const v = start[i] ?? 0;
+    return v < 0 ? v + d : v;
+  });
+  const l = x.shape.map((d, i) => {
+    const v = limit[i] ?? d;
+    return v < 0 ? v + d : v;
+  });
   if (s.every((v) => v === 0) && l.every((v, i) => v === x.shape[i])) return x;
   return bind("slice", [x], { start: s, limit: l });
 }
@@ -57,7 +66,11 @@ export function slice(x: Array, start: readonly number[], limit: readonly number
 /** Slice along one axis: x[..., start:limit, ...]. */
 export function sliceAxis(x: Array, axis: number, start: number, limit: number): Array {
   const a = normAxis(axis, x.ndim);
-  return slice(x, x.shape.map((_, i) => (i === a ? start : 0)), x.shape.map((d, i) => (i === a ? limit : d)));
+  return slice(
+    x,
+    x.shape.map((_, i) => (i === a ? start : 0)),
+    x.shape.map((d, i) => (i === a ? limit : d)),
+  );
 }
 
 export function concat(xs: readonly Array[], axis = 0): Array {
@@ -68,13 +81,17 @@ export function concat(xs: readonly Array[], axis = 0): Array {
 
 export function stack(xs: readonly Array[], axis = 0): Array {
   if (xs.length === 0) throw new Error("stack needs at least one array");
-  return concat(xs.map((x) => expandDims(x, axis)), axis);
+  return concat(
+    xs.map((x) => expandDims(x, axis)),
+    axis,
+  );
 }
 
 /** Splits into `sizes` along an axis (static sizes). */
 export function split(x: Array, sizes: readonly number[], axis = 0): Array[] {
   const a = normAxis(axis, x.ndim);
-  if (sizes.reduce((p, q) => p + q, 0) !== x.shape[a]) throw new Error(`split sizes [${sizes.join(",")}] do not add up to dimension ${a} of ${fmtShape(x.shape)}`);
+  if (sizes.reduce((p, q) => p + q, 0) !== x.shape[a])
+    throw new Error(`split sizes [${sizes.join(",")}] do not add up to dimension ${a} of ${fmtShape(x.shape)}`);
   let at = 0;
   return sizes.map((n) => sliceAxis(x, a, at, (at += n)));
 }
@@ -84,4 +101,3 @@ export function pad(x: Array, widths: readonly (readonly [number, number])[], va
   if (widths.length !== x.ndim) throw new Error(`pad needs ${x.ndim} [before, after] pairs for ${fmtShape(x.shape)}, got ${widths.length}`);
   return bind("pad", [x], { low: widths.map((w) => w[0]), high: widths.map((w) => w[1]), value });
 }
-

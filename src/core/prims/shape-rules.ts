@@ -53,64 +53,108 @@ function reduceRule(prim: string): Rule<"reduce_sum" | "reduce_max"> {
 }
 
 export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
-  neg: (ins) => { arity("neg", ins, 1); if (!numeric(ins[0]!.dtype)) fail("neg", "needs a numeric operand"); return ins[0]!; },
-  exp: unaryFloat("exp"), log: unaryFloat("log"), tanh: unaryFloat("tanh"), erf: unaryFloat("erf"),
-  rsqrt: unaryFloat("rsqrt"), sqrt: unaryFloat("sqrt"), sin: unaryFloat("sin"), cos: unaryFloat("cos"),
-  abs: (ins) => { arity("abs", ins, 1); if (!numeric(ins[0]!.dtype)) fail("abs", "needs a numeric operand"); return ins[0]!; },
-  is_finite: (ins) => { arity("is_finite", ins, 1); if (!isFloat(ins[0]!.dtype)) fail("is_finite", "needs a float operand"); return { shape: ins[0]!.shape, dtype: "bool" }; },
-  not: (ins) => { arity("not", ins, 1); if (!integral(ins[0]!.dtype)) fail("not", "needs an integer or bool operand"); return ins[0]!; },
+  neg: (ins) => {
+    arity("neg", ins, 1);
+    if (!numeric(ins[0]!.dtype)) fail("neg", "needs a numeric operand");
+    return ins[0]!;
+  },
+  exp: unaryFloat("exp"),
+  log: unaryFloat("log"),
+  tanh: unaryFloat("tanh"),
+  erf: unaryFloat("erf"),
+  rsqrt: unaryFloat("rsqrt"),
+  sqrt: unaryFloat("sqrt"),
+  sin: unaryFloat("sin"),
+  cos: unaryFloat("cos"),
+  abs: (ins) => {
+    arity("abs", ins, 1);
+    if (!numeric(ins[0]!.dtype)) fail("abs", "needs a numeric operand");
+    return ins[0]!;
+  },
+  is_finite: (ins) => {
+    arity("is_finite", ins, 1);
+    if (!isFloat(ins[0]!.dtype)) fail("is_finite", "needs a float operand");
+    return { shape: ins[0]!.shape, dtype: "bool" };
+  },
+  not: (ins) => {
+    arity("not", ins, 1);
+    if (!integral(ins[0]!.dtype)) fail("not", "needs an integer or bool operand");
+    return ins[0]!;
+  },
 
-  add: sameBinary("add", numeric, "numeric"), sub: sameBinary("sub", numeric, "numeric"),
-  mul: sameBinary("mul", numeric, "numeric"), div: sameBinary("div", numeric, "numeric"),
-  pow: sameBinary("pow", isFloat, "float"), max: sameBinary("max", numeric, "numeric"), min: sameBinary("min", numeric, "numeric"),
-  and: sameBinary("and", integral, "integer or bool"), or: sameBinary("or", integral, "integer or bool"),
+  add: sameBinary("add", numeric, "numeric"),
+  sub: sameBinary("sub", numeric, "numeric"),
+  mul: sameBinary("mul", numeric, "numeric"),
+  div: sameBinary("div", numeric, "numeric"),
+  pow: sameBinary("pow", isFloat, "float"),
+  max: sameBinary("max", numeric, "numeric"),
+  min: sameBinary("min", numeric, "numeric"),
+  and: sameBinary("and", integral, "integer or bool"),
+  or: sameBinary("or", integral, "integer or bool"),
   xor: sameBinary("xor", integral, "integer or bool"),
-  shift_left: sameBinary("shift_left", isInt, "integer"), shift_right_logical: sameBinary("shift_right_logical", isInt, "integer"),
+  shift_left: sameBinary("shift_left", isInt, "integer"),
+  shift_right_logical: sameBinary("shift_right_logical", isInt, "integer"),
   compare: (ins) => {
     arity("compare", ins, 2);
     const [a, b] = ins as [AVal, AVal];
-    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype) fail("compare", `operands differ: ${a.dtype}${fmtShape(a.shape)} vs ${b.dtype}${fmtShape(b.shape)}`);
+    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
+      fail("compare", `operands differ: ${a.dtype}${fmtShape(a.shape)} vs ${b.dtype}${fmtShape(b.shape)}`);
     return { shape: a.shape, dtype: "bool" };
   },
   select: (ins) => {
     arity("select", ins, 3);
     const [p, t, f] = ins as [AVal, AVal, AVal];
     if (p.dtype !== "bool") fail("select", `predicate must be bool, got ${p.dtype}`);
-    if (!shapesEqual(p.shape, t.shape) || !shapesEqual(t.shape, f.shape)) fail("select", `shapes differ: ${fmtShape(p.shape)}, ${fmtShape(t.shape)}, ${fmtShape(f.shape)}`);
+    if (!shapesEqual(p.shape, t.shape) || !shapesEqual(t.shape, f.shape))
+      fail("select", `shapes differ: ${fmtShape(p.shape)}, ${fmtShape(t.shape)}, ${fmtShape(f.shape)}`);
     if (t.dtype !== f.dtype) fail("select", `branch dtypes differ: ${t.dtype} vs ${f.dtype}`);
     return t;
   },
-  convert: (ins, { dtype }) => { arity("convert", ins, 1); return { shape: ins[0]!.shape, dtype }; },
-  stop_gradient: (ins) => { arity("stop_gradient", ins, 1); return ins[0]!; },
+  convert: (ins, { dtype }) => {
+    arity("convert", ins, 1);
+    return { shape: ins[0]!.shape, dtype };
+  },
+  stop_gradient: (ins) => {
+    arity("stop_gradient", ins, 1);
+    return ins[0]!;
+  },
 
   broadcast_in_dim: (ins, { shape, dims }) => {
     arity("broadcast_in_dim", ins, 1);
     const x = ins[0]!;
-    if (dims.length !== x.shape.length) fail("broadcast_in_dim", `dims [${dims.join(",")}] must name one output dim per operand dim (rank ${x.shape.length})`);
+    if (dims.length !== x.shape.length)
+      fail("broadcast_in_dim", `dims [${dims.join(",")}] must name one output dim per operand dim (rank ${x.shape.length})`);
     dims.forEach((d, i) => {
-      if (d < 0 || d >= shape.length || (i > 0 && d <= dims[i - 1]!)) fail("broadcast_in_dim", `dims [${dims.join(",")}] must be increasing and within rank ${shape.length}`);
-      if (x.shape[i] !== 1 && x.shape[i] !== shape[d]) fail("broadcast_in_dim", `operand dim ${i} (${x.shape[i]}) does not broadcast to ${shape[d]} in ${fmtShape(shape)}`);
+      if (d < 0 || d >= shape.length || (i > 0 && d <= dims[i - 1]!))
+        fail("broadcast_in_dim", `dims [${dims.join(",")}] must be increasing and within rank ${shape.length}`);
+      if (x.shape[i] !== 1 && x.shape[i] !== shape[d])
+        fail("broadcast_in_dim", `operand dim ${i} (${x.shape[i]}) does not broadcast to ${shape[d]} in ${fmtShape(shape)}`);
     });
     return { shape, dtype: x.dtype };
   },
   reshape: (ins, { shape }) => {
     arity("reshape", ins, 1);
     const x = ins[0]!;
-    const n = x.shape.reduce((a, b) => a * b, 1), m = shape.reduce((a, b) => a * b, 1);
+    const n = x.shape.reduce((a, b) => a * b, 1),
+      m = shape.reduce((a, b) => a * b, 1);
     if (n !== m) fail("reshape", `cannot reshape ${fmtShape(x.shape)} (${n} elements) to ${fmtShape(shape)} (${m} elements)`);
     return { shape, dtype: x.dtype };
   },
   transpose: (ins, { perm }) => {
     arity("transpose", ins, 1);
     const x = ins[0]!;
-    if (perm.length !== x.shape.length || [...perm].sort((a, b) => a - b).some((p, i) => p !== i)) fail("transpose", `perm [${perm.join(",")}] is not a permutation of rank ${x.shape.length}`);
+    if (perm.length !== x.shape.length || [...perm].sort((a, b) => a - b).some((p, i) => p !== i))
+      fail("transpose", `perm [${perm.join(",")}] is not a permutation of rank ${x.shape.length}`);
     return { shape: perm.map((p) => x.shape[p]!), dtype: x.dtype };
   },
   slice: (ins, { start, limit }) => {
     arity("slice", ins, 1);
     const x = ins[0]!;
     if (start.length !== x.shape.length || limit.length !== x.shape.length) fail("slice", "start and limit need one entry per dimension");
-    x.shape.forEach((d, i) => { if (start[i]! < 0 || limit[i]! > d || start[i]! > limit[i]!) fail("slice", `range [${start[i]}, ${limit[i]}) is outside dimension ${i} of size ${d}`); });
+    x.shape.forEach((d, i) => {
+      if (start[i]! < 0 || limit[i]! > d || start[i]! > limit[i]!)
+        fail("slice", `range [${start[i]}, ${limit[i]}) is outside dimension ${i} of size ${d}`);
+    });
     return { shape: x.shape.map((_, i) => limit[i]! - start[i]!), dtype: x.dtype };
   },
   concatenate: (ins, { axis }) => {
@@ -119,7 +163,8 @@ export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
     checkAxes("concatenate", [axis], x.shape.length);
     let total = 0;
     for (const y of ins) {
-      if (y.dtype !== x.dtype || y.shape.length !== x.shape.length || y.shape.some((d, i) => i !== axis && d !== x.shape[i])) fail("concatenate", `operand ${y.dtype}${fmtShape(y.shape)} does not match ${x.dtype}${fmtShape(x.shape)} off axis ${axis}`);
+      if (y.dtype !== x.dtype || y.shape.length !== x.shape.length || y.shape.some((d, i) => i !== axis && d !== x.shape[i]))
+        fail("concatenate", `operand ${y.dtype}${fmtShape(y.shape)} does not match ${x.dtype}${fmtShape(x.shape)} off axis ${axis}`);
       total += y.shape[axis]!;
     }
     return { shape: x.shape.map((d, i) => (i === axis ? total : d)), dtype: x.dtype };
@@ -140,9 +185,19 @@ export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
     if (!numeric(a.dtype)) fail("dot_general", "needs numeric operands");
     checkAxes("dot_general", [...p.lhsContract, ...p.lhsBatch], a.shape.length);
     checkAxes("dot_general", [...p.rhsContract, ...p.rhsBatch], b.shape.length);
-    if (p.lhsContract.length !== p.rhsContract.length || p.lhsBatch.length !== p.rhsBatch.length) fail("dot_general", "contracting/batch dimension lists differ in length");
-    p.lhsContract.forEach((d, i) => { if (a.shape[d] !== b.shape[p.rhsContract[i]!]) fail("dot_general", `contracting sizes differ: lhs ${fmtShape(a.shape)} dim ${d} vs rhs ${fmtShape(b.shape)} dim ${p.rhsContract[i]}`); });
-    p.lhsBatch.forEach((d, i) => { if (a.shape[d] !== b.shape[p.rhsBatch[i]!]) fail("dot_general", `batch sizes differ: lhs ${fmtShape(a.shape)} dim ${d} vs rhs ${fmtShape(b.shape)} dim ${p.rhsBatch[i]}`); });
+    if (p.lhsContract.length !== p.rhsContract.length || p.lhsBatch.length !== p.rhsBatch.length)
+      fail("dot_general", "contracting/batch dimension lists differ in length");
+    p.lhsContract.forEach((d, i) => {
+      if (a.shape[d] !== b.shape[p.rhsContract[i]!])
+        fail(
+          "dot_general",
+          `contracting sizes differ: lhs ${fmtShape(a.shape)} dim ${d} vs rhs ${fmtShape(b.shape)} dim ${p.rhsContract[i]}`,
+        );
+    });
+    p.lhsBatch.forEach((d, i) => {
+      if (a.shape[d] !== b.shape[p.rhsBatch[i]!])
+        fail("dot_general", `batch sizes differ: lhs ${fmtShape(a.shape)} dim ${d} vs rhs ${fmtShape(b.shape)} dim ${p.rhsBatch[i]}`);
+    });
     const lhsFree = a.shape.map((_, i) => i).filter((i) => !p.lhsContract.includes(i) && !p.lhsBatch.includes(i));
     const rhsFree = b.shape.map((_, i) => i).filter((i) => !p.rhsContract.includes(i) && !p.rhsBatch.includes(i));
     const shape = [...p.lhsBatch.map((d) => a.shape[d]!), ...lhsFree.map((d) => a.shape[d]!), ...rhsFree.map((d) => b.shape[d]!)];
@@ -170,7 +225,8 @@ export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
     checkAxes("scatter_add", [axis], x.shape.length);
     if (idx.dtype !== "i32" && idx.dtype !== "u32") fail("scatter_add", `indices must be i32 or u32, got ${idx.dtype}`);
     const want = [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
-    if (!shapesEqual(want, upd.shape) || upd.dtype !== x.dtype) fail("scatter_add", `updates must be ${x.dtype}${fmtShape(want)}, got ${upd.dtype}${fmtShape(upd.shape)}`);
+    if (!shapesEqual(want, upd.shape) || upd.dtype !== x.dtype)
+      fail("scatter_add", `updates must be ${x.dtype}${fmtShape(want)}, got ${upd.dtype}${fmtShape(upd.shape)}`);
     return x;
   },
   cumsum: (ins, { axis }) => {
@@ -179,5 +235,9 @@ export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
     if (!numeric(ins[0]!.dtype)) fail("cumsum", "needs a numeric operand");
     return ins[0]!;
   },
-  all_reduce: (ins) => { arity("all_reduce", ins, 1); if (!numeric(ins[0]!.dtype)) fail("all_reduce", "needs a numeric operand"); return ins[0]!; },
+  all_reduce: (ins) => {
+    arity("all_reduce", ins, 1);
+    if (!numeric(ins[0]!.dtype)) fail("all_reduce", "needs a numeric operand");
+    return ins[0]!;
+  },
 };

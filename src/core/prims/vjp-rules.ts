@@ -18,23 +18,31 @@ const TWO_OVER_SQRT_PI = 1.1283791670955126;
 
 function inversePerm(perm: readonly number[]): number[] {
   const inv = new globalThis.Array<number>(perm.length);
-  perm.forEach((p, i) => { inv[p] = i; });
+  perm.forEach((p, i) => {
+    inv[p] = i;
+  });
   return inv;
 }
 
 /** Gradient of a max/min: to the operand that won, split evenly on ties (as JAX does). */
 function minmaxRule(ct: Array, a: Array, b: Array, out: Array): Cts {
-  const ta = astype(compare(a, out, "eq"), ct.dtype), tb = astype(compare(b, out, "eq"), ct.dtype);
+  const ta = astype(compare(a, out, "eq"), ct.dtype),
+    tb = astype(compare(b, out, "eq"), ct.dtype);
   const share = div(ct, add(ta, tb));
   return [mul(share, ta), mul(share, tb)];
 }
 
 /** dot_general's cotangent for one operand, contracting ct with the other operand (see derivation). */
 function dotTranspose(
-  ct: Array, other: Array, self: Array,
-  selfContract: readonly number[], otherContract: readonly number[],
-  selfBatch: readonly number[], otherBatch: readonly number[],
-  ctOtherFreeStart: number, ctOtherFreeCount: number,
+  ct: Array,
+  other: Array,
+  self: Array,
+  selfContract: readonly number[],
+  otherContract: readonly number[],
+  selfBatch: readonly number[],
+  otherBatch: readonly number[],
+  ctOtherFreeStart: number,
+  ctOtherFreeCount: number,
   outDtype: PrimParams["dot_general"]["outDtype"],
 ): Array {
   // ct dims: [batch, lhsFree, rhsFree]. Contract ct's "other free" dims with other's free dims.
@@ -51,7 +59,10 @@ function dotTranspose(
   const selfFree = self.shape.map((_, i) => i).filter((i) => !selfContract.includes(i) && !selfBatch.includes(i));
   const sortedOtherContract = [...otherContract].sort((x, y) => x - y);
   const layout = [...selfBatch, ...selfFree, ...sortedOtherContract.map((c) => selfContract[otherContract.indexOf(c)]!)];
-  const t = transpose(r, self.shape.map((_, d) => layout.indexOf(d)));
+  const t = transpose(
+    r,
+    self.shape.map((_, d) => layout.indexOf(d)),
+  );
   return t.dtype === self.dtype ? t : astype(t, self.dtype);
 }
 
@@ -80,16 +91,23 @@ export const VJP_RULES: { [P in Prim]: VjpRule<P> } = {
   ],
   max: (ct, [a, b], out) => minmaxRule(ct, a!, b!, out),
   min: (ct, [a, b], out) => minmaxRule(ct, a!, b!, out),
-  and: none, or: none, xor: none, shift_left: none, shift_right_logical: none, compare: none,
+  and: none,
+  or: none,
+  xor: none,
+  shift_left: none,
+  shift_right_logical: none,
+  compare: none,
   select: (ct, [p]) => [null, where(p!, ct, 0), where(p!, 0, ct)],
   convert: (ct, [x]) => [isFloat(x!.dtype) && isFloat(ct.dtype) ? astype(ct, x!.dtype) : null],
   stop_gradient: none,
 
   broadcast_in_dim: (ct, [x], _out, { shape, dims }) => {
-    const summed = shape.map((_, d) => d).filter((d) => {
-      const i = dims.indexOf(d);
-      return i < 0 || (x!.shape[i] === 1 && shape[d] !== 1);
-    });
+    const summed = shape
+      .map((_, d) => d)
+      .filter((d) => {
+        const i = dims.indexOf(d);
+        return i < 0 || (x!.shape[i] === 1 && shape[d] !== 1);
+      });
     return [reshape(summed.length ? sum(ct, summed) : ct, x!.shape)];
   },
   reshape: (ct, [x]) => [reshape(ct, x!.shape)],
@@ -104,13 +122,16 @@ export const VJP_RULES: { [P in Prim]: VjpRule<P> } = {
 
   dot_general: (ct, [a, b], _out, p) => {
     const nb = p.lhsBatch.length;
-    const nfl = a!.ndim - nb - p.lhsContract.length, nfr = b!.ndim - nb - p.rhsContract.length;
+    const nfl = a!.ndim - nb - p.lhsContract.length,
+      nfr = b!.ndim - nb - p.rhsContract.length;
     return [
       dotTranspose(ct, b!, a!, p.lhsContract, p.rhsContract, p.lhsBatch, p.rhsBatch, nb + nfl, nfr, p.outDtype),
       dotTranspose(ct, a!, b!, p.rhsContract, p.lhsContract, p.rhsBatch, p.lhsBatch, nb, nfl, p.outDtype),
     ];
   },
-  reduce_sum: (ct, [x], _o, { axes }) => [bind("broadcast_in_dim", [ct], { shape: x!.shape, dims: x!.shape.map((_, i) => i).filter((i) => !axes.includes(i)) })],
+  reduce_sum: (ct, [x], _o, { axes }) => [
+    bind("broadcast_in_dim", [ct], { shape: x!.shape, dims: x!.shape.map((_, i) => i).filter((i) => !axes.includes(i)) }),
+  ],
   reduce_max: (ct, [x], out, { axes }) => {
     const kept = x!.shape.map((_, i) => i).filter((i) => !axes.includes(i));
     const back = (y: Array) => bind("broadcast_in_dim", [y], { shape: x!.shape, dims: kept });

@@ -82,7 +82,8 @@ function writeInt64s(w: ProtoWriter, values: Int64Values, name: string): void {
       if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new RangeError(`feature "${name}" value ${i} (${v}) does not fit in int64`);
       w.int64(v);
     } else {
-      if (!Number.isSafeInteger(v)) throw new RangeError(`feature "${name}" value ${i} (${v}) is not an integer that a number holds exactly; pass a bigint`);
+      if (!Number.isSafeInteger(v))
+        throw new RangeError(`feature "${name}" value ${i} (${v}) is not an integer that a number holds exactly; pass a bigint`);
       if (v >= -(2 ** 31) && v < 2 ** 31) w.int64FromInt32(v);
       else w.int64(BigInt(v));
     }

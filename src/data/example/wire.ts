@@ -8,7 +8,10 @@ export const WIRE_FIXED32 = 5;
 
 /** A malformed protocol buffer: says where (byte offset within the message) and what. */
 export class ProtoError extends Error {
-  constructor(readonly at: number, problem: string) {
+  constructor(
+    readonly at: number,
+    problem: string,
+  ) {
     super(`malformed tf.train.Example at byte ${at} of the record: ${problem}`);
     this.name = "ProtoError";
   }
@@ -133,7 +136,12 @@ export function varintSize(v: number): number {
 export class ProtoReader {
   pos: number;
 
-  constructor(readonly buf: Uint8Array, start: number, readonly end: number, readonly origin = 0) {
+  constructor(
+    readonly buf: Uint8Array,
+    start: number,
+    readonly end: number,
+    readonly origin = 0,
+  ) {
     this.pos = start;
   }
 

@@ -91,14 +91,21 @@ export function maskTokens(batch: TokenBatch, options: MaskOptions): MaskedBatch
 function checkOptions(batch: TokenBatch, o: MaskOptions, mlm: number, maskF: number, randomF: number): void {
   const [rows, length] = batch.shape;
   if (batch.inputIds.length !== rows * length || batch.attentionMask.length !== rows * length) {
-    throw new RangeError(`maskTokens: batch arrays hold ${batch.inputIds.length} ids and ${batch.attentionMask.length} mask values, expected ${rows}×${length}`);
+    throw new RangeError(
+      `maskTokens: batch arrays hold ${batch.inputIds.length} ids and ${batch.attentionMask.length} mask values, expected ${rows}×${length}`,
+    );
   }
   if (length >= 65536) throw new RangeError(`maskTokens: rows of ${length} tokens are too long; positions must be below 65536`);
-  for (const [name, v] of [["mlmProbability", mlm], ["maskFraction", maskF], ["randomFraction", randomF]] as const) {
+  for (const [name, v] of [
+    ["mlmProbability", mlm],
+    ["maskFraction", maskF],
+    ["randomFraction", randomF],
+  ] as const) {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`maskTokens: ${name} must be in [0, 1], got ${v}`);
   }
   if (maskF + randomF > 1) throw new RangeError(`maskTokens: maskFraction + randomFraction must be at most 1, got ${maskF} + ${randomF}`);
-  if (!Number.isInteger(o.vocabSize) || o.vocabSize < 1 || o.vocabSize >= 2 ** 31) throw new RangeError(`maskTokens: vocabSize must be a positive int32, got ${o.vocabSize}`);
+  if (!Number.isInteger(o.vocabSize) || o.vocabSize < 1 || o.vocabSize >= 2 ** 31)
+    throw new RangeError(`maskTokens: vocabSize must be a positive int32, got ${o.vocabSize}`);
   if (!Number.isInteger(o.maskTokenId)) throw new RangeError(`maskTokens: maskTokenId must be an integer, got ${o.maskTokenId}`);
   if (!Number.isInteger(o.seed)) throw new RangeError(`maskTokens: seed must be an integer, got ${o.seed}`);
 }
@@ -107,6 +114,8 @@ function checkOptions(batch: TokenBatch, o: MaskOptions, mlm: number, maskF: num
  * A dataset map function that masks each batch, keyed by its epoch and position in the epoch:
  * `dataset.map(maskingMap({ maskTokenId, vocabSize, specialIds, seed }))`.
  */
-export function maskingMap(options: Omit<MaskOptions, "epoch" | "exampleOffset">): (batch: TokenBatch, info: { epoch: number; exampleOffset: number }) => MaskedBatch {
+export function maskingMap(
+  options: Omit<MaskOptions, "epoch" | "exampleOffset">,
+): (batch: TokenBatch, info: { epoch: number; exampleOffset: number }) => MaskedBatch {
   return (batch, info) => maskTokens(batch, { ...options, epoch: info.epoch, exampleOffset: info.exampleOffset });
 }

@@ -94,7 +94,11 @@ export class BatchStream {
         const batch: TokenBatch =
           rows === batchSize
             ? { inputIds, attentionMask, shape: [batchSize, maxLength] }
-            : { inputIds: inputIds.slice(0, rows * maxLength), attentionMask: attentionMask.slice(0, rows * maxLength), shape: [rows, maxLength] };
+            : {
+                inputIds: inputIds.slice(0, rows * maxLength),
+                attentionMask: attentionMask.slice(0, rows * maxLength),
+                shape: [rows, maxLength],
+              };
         return { batch, epoch: this.epoch, batchIndex: this.batchIndex++ };
       }
       // The epoch is over (a remainder smaller than a batch is dropped).

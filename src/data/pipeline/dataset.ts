@@ -91,16 +91,22 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
       featureNames: { inputIds: "input_ids", attentionMask: "attention_mask" },
       ...options,
     };
-    for (const [name, v] of [["maxLength", o.maxLength], ["batchSize", o.batchSize], ["shuffleBuffer", o.shuffleBuffer]] as const) {
+    for (const [name, v] of [
+      ["maxLength", o.maxLength],
+      ["batchSize", o.batchSize],
+      ["shuffleBuffer", o.shuffleBuffer],
+    ] as const) {
       if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${v}`);
     }
-    if (!(o.epochs === Infinity || (Number.isInteger(o.epochs) && o.epochs >= 1))) throw new RangeError(`epochs must be a positive integer or Infinity, got ${o.epochs}`);
+    if (!(o.epochs === Infinity || (Number.isInteger(o.epochs) && o.epochs >= 1)))
+      throw new RangeError(`epochs must be a positive integer or Infinity, got ${o.epochs}`);
     if (!Number.isInteger(o.seed)) throw new RangeError(`seed must be an integer, got ${o.seed}`);
     if (!Number.isInteger(o.prefetch) || o.prefetch < 0) throw new RangeError(`prefetch must be a non-negative integer, got ${o.prefetch}`);
     const files = processShare(await resolveFiles(o.files), o.processIndex, o.processCount);
     // Not tied to the machine's cores: the batch order must not change when a run moves machines.
     const cycleLength = o.cycleLength ?? Math.min(8, files.length);
-    if (!Number.isInteger(cycleLength) || cycleLength < 1) throw new RangeError(`cycleLength must be a positive integer, got ${cycleLength}`);
+    if (!Number.isInteger(cycleLength) || cycleLength < 1)
+      throw new RangeError(`cycleLength must be a positive integer, got ${cycleLength}`);
     const counts = await recordCounts(files, o.compression);
     const stream: BatchStreamOptions = {
       files,

@@ -17,7 +17,9 @@ export async function resolveFiles(specs: string | readonly string[]): Promise<s
     else if (await storage.isFile(spec)) matches = [spec];
     else matches = [...(await storage.glob(joinPath(spec, "*.tfrecord"))), ...(await storage.glob(joinPath(spec, "*.tfrecord.gz")))];
     if (matches.length === 0) {
-      throw new Error(`no TFRecord files found at ${spec}: pass a directory holding *.tfrecord files, a glob such as "${joinPath(spec, "*.tfrecord")}", or a file`);
+      throw new Error(
+        `no TFRecord files found at ${spec}: pass a directory holding *.tfrecord files, a glob such as "${joinPath(spec, "*.tfrecord")}", or a file`,
+      );
     }
     for (const m of matches) found.add(m);
   }
@@ -27,9 +29,12 @@ export async function resolveFiles(specs: string | readonly string[]): Promise<s
 /** The files of process `index` of `count`: every count-th file, starting at `index`. */
 export function processShare(files: readonly string[], index: number, count: number): string[] {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`processCount must be a positive integer, got ${count}`);
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`processIndex must be an integer in [0, ${count}), got ${index}`);
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new RangeError(`processIndex must be an integer in [0, ${count}), got ${index}`);
   if (files.length < count) {
-    throw new RangeError(`${files.length} files cannot be shared among ${count} processes: every process needs at least one; write more, smaller shards`);
+    throw new RangeError(
+      `${files.length} files cannot be shared among ${count} processes: every process needs at least one; write more, smaller shards`,
+    );
   }
   return files.filter((_, i) => i % count === index);
 }

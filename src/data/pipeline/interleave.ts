@@ -75,7 +75,11 @@ export class InterleavedReader {
     const { compression, ignoreErrors, onSkip } = this.options;
     return {
       file,
-      reader: openRecordReader(this.files[file]!, { ...(compression ? { compression } : {}), ...(ignoreErrors ? { ignoreErrors } : {}), ...(onSkip ? { onSkip } : {}) }),
+      reader: openRecordReader(this.files[file]!, {
+        ...(compression ? { compression } : {}),
+        ...(ignoreErrors ? { ignoreErrors } : {}),
+        ...(onSkip ? { onSkip } : {}),
+      }),
     };
   }
 }

@@ -21,7 +21,8 @@ export class ShuffleBuffer {
     readonly capacity: number,
     private readonly key: number,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`shuffle buffer size must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`shuffle buffer size must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {

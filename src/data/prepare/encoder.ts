@@ -31,7 +31,9 @@ export async function openEncoder(tokenizerDir: string): Promise<Encoder> {
   try {
     tokenizer = await loadTokenizer(tokenizerDir, readFromStorage);
   } catch (e) {
-    throw new Error(`cannot load the tokenizer in ${tokenizerDir}: ${(e as Error).message}. Pass --tokenizer the directory holding tokenizer.json.`);
+    throw new Error(
+      `cannot load the tokenizer in ${tokenizerDir}: ${(e as Error).message}. Pass --tokenizer the directory holding tokenizer.json.`,
+    );
   }
   const encodeBatchFlat = async (texts: string[]): Promise<EncodedTexts> => {
     const out = new IdBuffer();

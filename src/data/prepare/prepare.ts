@@ -215,14 +215,23 @@ function resolveOptions(options: PrepareOptions): Resolved {
     progress: options.progress,
   };
   if (o.inputs.length === 0) throw new Error("no input files: pass at least one text file with --input");
-  for (const [name, v] of [["max-length", o.maxLength], ["shard-size", o.shardSize], ["group-size", o.groupSize]] as const) {
+  for (const [name, v] of [
+    ["max-length", o.maxLength],
+    ["shard-size", o.shardSize],
+    ["group-size", o.groupSize],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
   }
-  for (const [name, v] of [["validation-fraction", o.validationFraction], ["test-fraction", o.testFraction]] as const) {
+  for (const [name, v] of [
+    ["validation-fraction", o.validationFraction],
+    ["test-fraction", o.testFraction],
+  ] as const) {
     if (!(v >= 0 && v < 1)) throw new Error(`--${name} must be in [0, 1), got ${v}`);
   }
-  if (o.validationFraction + o.testFraction >= 1) throw new Error(`--validation-fraction + --test-fraction must be below 1 so that --split ${o.split} gets rows`);
-  if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..") throw new Error(`--split must be a plain directory name like "train", got "${o.split}"`);
+  if (o.validationFraction + o.testFraction >= 1)
+    throw new Error(`--validation-fraction + --test-fraction must be below 1 so that --split ${o.split} gets rows`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..")
+    throw new Error(`--split must be a plain directory name like "train", got "${o.split}"`);
   if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test")) {
     throw new Error(`--split ${o.split} collides with the split carved out by the fractions; name the main split differently`);
   }
@@ -241,8 +250,11 @@ async function totalInputBytes(inputs: readonly string[]): Promise<number> {
 
 async function tokenizerDigest(dir: string): Promise<string> {
   const path = joinPath(dir, "tokenizer.json");
-  if (!(await storageFor(path).isFile(path))) throw new Error(`no tokenizer at ${path}: pass --tokenizer the directory holding tokenizer.json`);
-  return createHash("sha256").update(await storageFor(path).readAll(path)).digest("hex");
+  if (!(await storageFor(path).isFile(path)))
+    throw new Error(`no tokenizer at ${path}: pass --tokenizer the directory holding tokenizer.json`);
+  return createHash("sha256")
+    .update(await storageFor(path).readAll(path))
+    .digest("hex");
 }
 
 const MANIFEST = "prepare.json";
@@ -283,7 +295,8 @@ async function claimSplitDir(dir: string, settings: object): Promise<void> {
     return void (await removeTemporaries(dir));
   }
   const shards = await storage.glob(joinPath(dir, "*.tfrecord*"));
-  if (shards.length > 0) throw new Error(`${dir} already holds ${shards.length} TFRecord files not made by data prepare; write to a new --out directory`);
+  if (shards.length > 0)
+    throw new Error(`${dir} already holds ${shards.length} TFRecord files not made by data prepare; write to a new --out directory`);
   await removeTemporaries(dir);
   await writeJson(path, { settings, complete: false });
 }

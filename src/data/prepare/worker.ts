@@ -36,7 +36,9 @@ function decodeLines(batch: LineBatch): { texts: string[]; lines: number[] } {
   try {
     text = utf8.decode(batch.bytes);
   } catch {
-    throw new Error(`${batch.file}:${badLine(batch)}: the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`);
+    throw new Error(
+      `${batch.file}:${badLine(batch)}: the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
+    );
   }
   const all = text.split("\n");
   all.pop(); // every line ends with "\n", so the last element is empty

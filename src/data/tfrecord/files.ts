@@ -133,7 +133,11 @@ export class TFRecordWriter {
 }
 
 /** Writes `records` to a TFRecord file atomically. */
-export async function writeRecords(path: string, records: Iterable<Uint8Array>, options: { compression?: Compression } = {}): Promise<number> {
+export async function writeRecords(
+  path: string,
+  records: Iterable<Uint8Array>,
+  options: { compression?: Compression } = {},
+): Promise<number> {
   const writer = await TFRecordWriter.open(path, options);
   try {
     for (const r of records) await writer.write(r);

@@ -39,7 +39,10 @@ export class RecordReader {
   /** Records skipped so far because of errors (with ignoreErrors). */
   skipped = 0;
 
-  constructor(source: AsyncIterable<Uint8Array>, private readonly options: RecordReaderOptions) {
+  constructor(
+    source: AsyncIterable<Uint8Array>,
+    private readonly options: RecordReaderOptions,
+  ) {
     this.source = source[Symbol.asyncIterator]();
     this.base = options.startOffset ?? 0;
   }
@@ -81,7 +84,8 @@ export class RecordReader {
       }
       const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
       if (end > buf.length) {
-        if (this.eof) this.fail(p, `truncated record: header says ${lo} data bytes but only ${Math.max(0, avail - HEADER_BYTES)} remain`, true);
+        if (this.eof)
+          this.fail(p, `truncated record: header says ${lo} data bytes but only ${Math.max(0, avail - HEADER_BYTES)} remain`, true);
         this.need = end - p;
         return null;
       }

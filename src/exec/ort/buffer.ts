@@ -47,7 +47,14 @@ export class OrtBuffer implements DeviceBuffer {
    * @param alloc retained by the caller for this buffer (the buffer releases it)
    * @param producer the run that computes the value; none when the value is already there
    */
-  constructor(readonly aval: AVal, readonly device: Device, private readonly rt: OrtRuntime, alloc: Allocation, readonly producer?: RunTicket, value: Ptr | null = null) {
+  constructor(
+    readonly aval: AVal,
+    readonly device: Device,
+    private readonly rt: OrtRuntime,
+    alloc: Allocation,
+    readonly producer?: RunTicket,
+    value: Ptr | null = null,
+  ) {
     this.ready = producer ? producer.done : Promise.resolve();
     this.holdings = { rt, alloc, value, released: false };
     collected.register(this, this.holdings, this);
@@ -65,7 +72,13 @@ export class OrtBuffer implements DeviceBuffer {
   ortValue(): Ptr {
     this.check();
     const h = this.holdings;
-    h.value ??= this.rt.api.createTensor(this.rt.memoryInfo, h.alloc.ptr, byteSize(this.aval), BigInt64Array.from(this.aval.shape, BigInt), ONNX_TYPE[this.aval.dtype]);
+    h.value ??= this.rt.api.createTensor(
+      this.rt.memoryInfo,
+      h.alloc.ptr,
+      byteSize(this.aval),
+      BigInt64Array.from(this.aval.shape, BigInt),
+      ONNX_TYPE[this.aval.dtype],
+    );
     return h.value;
   }
 

@@ -43,46 +43,59 @@ export class OrtExecutable implements Executable {
 
     // Outputs go to recycled memory (a donated input of an earlier step, typically).
     const outAllocs = lo.outputAvals.map((aval) => pool.acquire(byteSize(aval), false));
-    const outValues = lo.outputAvals.map((aval, k) => api.createTensor(memoryInfo, outAllocs[k]!.ptr, byteSize(aval), BigInt64Array.from(aval.shape, BigInt), ONNX_TYPE[aval.dtype]));
+    const outValues = lo.outputAvals.map((aval, k) =>
+      api.createTensor(memoryInfo, outAllocs[k]!.ptr, byteSize(aval), BigInt64Array.from(aval.shape, BigInt), ONNX_TYPE[aval.dtype]),
+    );
     const inputs = bufs.flat();
-    const ticket = this.session === undefined ? undefined : queue.submit({
-      label: this.program.name,
-      session: this.session,
-      inputNames: this.inputNames.pointers,
-      inputs: BigUint64Array.from(inputs, (b) => b.ortValue()),
-      outputNames: this.outputNames.pointers,
-      outputs: BigUint64Array.from(outValues),
-      inputAllocs: inputs.map((b) => b.allocation.id),
-      outputAllocs: outAllocs.map((a) => a.id),
-    });
+    const ticket =
+      this.session === undefined
+        ? undefined
+        : queue.submit({
+            label: this.program.name,
+            session: this.session,
+            inputNames: this.inputNames.pointers,
+            inputs: BigUint64Array.from(inputs, (b) => b.ortValue()),
+            outputNames: this.outputNames.pointers,
+            outputs: BigUint64Array.from(outValues),
+            inputAllocs: inputs.map((b) => b.allocation.id),
+            outputAllocs: outAllocs.map((a) => a.id),
+          });
     const seq = ticket?.seq ?? queue.tail;
     for (const b of inputs) b.allocation.use(seq);
     for (const a of outAllocs) a.use(seq);
 
     const claimed = new Set<number>();
-    const outs = bufs.map((ins, r) => this.lowered.sources[r]!.map((src, j) => {
-      const aval = this.program.outputs[j]!.aval;
-      const device = this.devices[r]!;
-      switch (src.kind) {
-        case "graph": {
-          // The first buffer of a graph output takes over the run's OrtValue; later ones make their own.
-          const first = !claimed.has(src.index);
-          claimed.add(src.index);
-          return new OrtBuffer(aval, device, this.rt, pool.retain(outAllocs[src.index]!), ticket, first ? outValues[src.index]! : null);
+    const outs = bufs.map((ins, r) =>
+      this.lowered.sources[r]!.map((src, j) => {
+        const aval = this.program.outputs[j]!.aval;
+        const device = this.devices[r]!;
+        switch (src.kind) {
+          case "graph": {
+            // The first buffer of a graph output takes over the run's OrtValue; later ones make their own.
+            const first = !claimed.has(src.index);
+            claimed.add(src.index);
+            return new OrtBuffer(aval, device, this.rt, pool.retain(outAllocs[src.index]!), ticket, first ? outValues[src.index]! : null);
+          }
+          case "input": {
+            const x = ins[src.index]!;
+            return new OrtBuffer(aval, device, this.rt, pool.retain(x.allocation), x.producer);
+          }
+          case "constant":
+            return new OrtBuffer(aval, device, this.rt, pool.retain(this.constant(j, src.data)));
         }
-        case "input": {
-          const x = ins[src.index]!;
-          return new OrtBuffer(aval, device, this.rt, pool.retain(x.allocation), x.producer);
-        }
-        case "constant":
-          return new OrtBuffer(aval, device, this.rt, pool.retain(this.constant(j, src.data)));
-      }
-    }));
-    outValues.forEach((v, k) => { if (!claimed.has(k)) queue.whenDone(seq, () => api.releaseValue(v)); });
+      }),
+    );
+    outValues.forEach((v, k) => {
+      if (!claimed.has(k)) queue.whenDone(seq, () => api.releaseValue(v));
+    });
     for (const a of outAllocs) pool.release(a);
 
     // Donated inputs: their memory may be reused by any run submitted from now on.
-    bufs.forEach((ins) => ins.forEach((b, i) => { if (this.donate[i]) b.donate(this.program.name); }));
+    bufs.forEach((ins) =>
+      ins.forEach((b, i) => {
+        if (this.donate[i]) b.donate(this.program.name);
+      }),
+    );
     return outs;
   }
 
@@ -90,7 +103,8 @@ export class OrtExecutable implements Executable {
     if (this.disposed) return;
     this.disposed = true;
     const { api, pool, queue } = this.rt;
-    const session = this.session, names = [this.inputNames.block, this.outputNames.block];
+    const session = this.session,
+      names = [this.inputNames.block, this.outputNames.block];
     queue.whenDone(queue.tail, () => {
       if (session !== undefined) api.releaseSession(session);
       names.forEach(nativeFree);
@@ -110,14 +124,19 @@ export class OrtExecutable implements Executable {
 
   private checkArgs(args: readonly (readonly DeviceBuffer[])[]): OrtBuffer[][] {
     const p = this.program;
-    if (args.length !== this.replicas) throw new Error(`${p.name}: compiled for ${this.replicas} replica(s), got arguments for ${args.length}`);
+    if (args.length !== this.replicas)
+      throw new Error(`${p.name}: compiled for ${this.replicas} replica(s), got arguments for ${args.length}`);
     return args.map((ins, r) => {
       if (ins.length !== p.inputs.length) throw new Error(`${p.name}: expected ${p.inputs.length} inputs, got ${ins.length}`);
       return ins.map((b, i) => {
         const want = p.inputs[i]!.aval;
-        if (!this.owns(b)) throw new Error(`${p.name}: input ${i} of replica ${r} lives on ${b.device.id} (${b.device.executor.name}), not on this executor's devices`);
+        if (!this.owns(b))
+          throw new Error(
+            `${p.name}: input ${i} of replica ${r} lives on ${b.device.id} (${b.device.executor.name}), not on this executor's devices`,
+          );
         if (b.disposed) throw new Error(`${p.name}: input ${i} (${fmtAVal(b.aval)}) was disposed or donated`);
-        if (b.aval.dtype !== want.dtype || !shapesEqual(b.aval.shape, want.shape)) throw new Error(`${p.name}: input ${i} is ${fmtAVal(b.aval)}, the program takes ${fmtAVal(want)}`);
+        if (b.aval.dtype !== want.dtype || !shapesEqual(b.aval.shape, want.shape))
+          throw new Error(`${p.name}: input ${i} is ${fmtAVal(b.aval)}, the program takes ${fmtAVal(want)}`);
         return b;
       });
     });

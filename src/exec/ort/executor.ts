@@ -73,11 +73,14 @@ export class OrtExecutor implements Executor {
   compile(program: Program, options: CompileOptions = {}): Executable {
     const replicas = options.replicas ?? options.devices?.length ?? 1;
     if (replicas > this.devs.length && !options.devices) {
-      throw new Error(`${program.name}: ${replicas} replicas need ${replicas} CPU devices, but there are ${this.devs.length} (set KILN_CPU_DEVICES=${replicas} or new OrtExecutor({ devices: ${replicas} }))`);
+      throw new Error(
+        `${program.name}: ${replicas} replicas need ${replicas} CPU devices, but there are ${this.devs.length} (set KILN_CPU_DEVICES=${replicas} or new OrtExecutor({ devices: ${replicas} }))`,
+      );
     }
     const devices = options.devices ?? this.devs.slice(0, replicas);
     if (devices.length !== replicas) throw new Error(`${program.name}: ${replicas} replicas but ${devices.length} devices given`);
-    for (const d of devices) if (d.executor !== this) throw new Error(`${program.name}: device ${d.id} does not belong to the ONNX Runtime executor`);
+    for (const d of devices)
+      if (d.executor !== this) throw new Error(`${program.name}: device ${d.id} does not belong to the ONNX Runtime executor`);
     const donate = options.donate ?? program.inputs.map(() => false);
 
     const rt = ortRuntime();

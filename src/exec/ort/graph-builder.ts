@@ -15,8 +15,14 @@ import type { NodeDef, TensorDef, AttrValue } from "./onnx-proto.js";
 import { OnnxType } from "./onnx-proto.js";
 
 export const ONNX_TYPE: Record<DType, OnnxType> = {
-  f32: OnnxType.FLOAT, f64: OnnxType.DOUBLE, bf16: OnnxType.BFLOAT16, f16: OnnxType.FLOAT16,
-  i32: OnnxType.INT32, u32: OnnxType.UINT32, i64: OnnxType.INT64, bool: OnnxType.BOOL,
+  f32: OnnxType.FLOAT,
+  f64: OnnxType.DOUBLE,
+  bf16: OnnxType.BFLOAT16,
+  f16: OnnxType.FLOAT16,
+  i32: OnnxType.INT32,
+  u32: OnnxType.UINT32,
+  i64: OnnxType.INT64,
+  bool: OnnxType.BOOL,
 };
 
 /** A value in the graph: its name and dtype, the shape it has in ONNX and the IR shape it stands for. */
@@ -83,7 +89,11 @@ export class GraphBuilder {
 
   /** A 1-D int64 initializer (axes, shapes, pads), by name. */
   int64s(values: readonly number[]): string {
-    return this.constant("i64", [values.length], BigInt64Array.from(values, (v) => BigInt(v))).name;
+    return this.constant(
+      "i64",
+      [values.length],
+      BigInt64Array.from(values, (v) => BigInt(v)),
+    ).name;
   }
 
   // ---- helpers shared by the lowerings ----
@@ -126,7 +136,16 @@ export class GraphBuilder {
     const bdim = (ds: number[]) => ds.find((d) => d !== 1) ?? 1;
     const shape = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.shape[i]!)));
     const full = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.full[i]!)));
-    return { name: this.node(op, ins.map((v) => v.name), attrs), dtype, shape, full };
+    return {
+      name: this.node(
+        op,
+        ins.map((v) => v.name),
+        attrs,
+      ),
+      dtype,
+      shape,
+      full,
+    };
   }
 
   /** where(pred, a, b) for every dtype (the CPU provider's Where lacks u32, bool and bf16). */

@@ -19,13 +19,21 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
   const batchShape = batch.map((d) => v.shape[d]!);
   const target = [...batchShape, prod(v, first), prod(v, second)];
   const rest = v.shape.map((_, i) => i).filter((i) => !batch.includes(i));
-  const leadingBatch = same(batch, batch.map((_, i) => i));
+  const leadingBatch = same(
+    batch,
+    batch.map((_, i) => i),
+  );
   if (leadingBatch && same(rest, [...first, ...second])) return g.reshape(v, target);
   if (leadingBatch && same(rest, [...second, ...first])) {
     const swapped = g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]);
     const n = target.length;
     const perm = [...batchShape.map((_, i) => i), n - 1, n - 2];
-    return { name: g.node("Transpose", [swapped.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: target, full: target };
+    return {
+      name: g.node("Transpose", [swapped.name], { perm: { kind: "ints", value: perm } }),
+      dtype: v.dtype,
+      shape: target,
+      full: target,
+    };
   }
   const perm = [...batch, ...first, ...second];
   const moved = perm.map((d) => v.shape[d]!);
@@ -36,8 +44,10 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
 const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
   // bf16/f16 operands multiply in f32 (f32 accumulation) and round once to the result dtype.
   const c = computeDtype(lhs!.dtype);
-  const a = g.cast(g.materialize(lhs!), c), b = g.cast(g.materialize(rhs!), c);
-  const free = (v: Val, contract: readonly number[], batch: readonly number[]) => v.shape.map((_, i) => i).filter((i) => !contract.includes(i) && !batch.includes(i));
+  const a = g.cast(g.materialize(lhs!), c),
+    b = g.cast(g.materialize(rhs!), c);
+  const free = (v: Val, contract: readonly number[], batch: readonly number[]) =>
+    v.shape.map((_, i) => i).filter((i) => !contract.includes(i) && !batch.includes(i));
   const A = arrange(g, a, p.lhsBatch, free(a, p.lhsContract, p.lhsBatch), p.lhsContract);
   const B = arrange(g, b, p.rhsBatch, p.rhsContract, free(b, p.rhsContract, p.rhsBatch));
   const mnShape = [...A.shape.slice(0, -1), B.shape[B.shape.length - 1]!];

@@ -55,7 +55,16 @@ const isFinite: Lowering<"is_finite"> = (g, [x]) => {
 function bitwise(g: GraphBuilder, boolOp: string, intOp: string, ins: readonly Val[]): Val {
   const d = ins[0]!.dtype;
   if (d === "bool") return g.elementwise(boolOp, ins, d);
-  if (d === "i64") return g.cast(bitwise(g, boolOp, intOp, ins.map((v) => g.cast(v, "i32"))), "i64");
+  if (d === "i64")
+    return g.cast(
+      bitwise(
+        g,
+        boolOp,
+        intOp,
+        ins.map((v) => g.cast(v, "i32")),
+      ),
+      "i64",
+    );
   return g.elementwise(intOp, ins, d);
 }
 
@@ -84,7 +93,8 @@ function intDivide(g: GraphBuilder, a: Val, b: Val): Val {
   return g.select(zero, g.scalar(d, -1, rank(q)), negated);
 }
 
-const div: Lowering<"div"> = (g, ins, p, out) => (isFloat(ins[0]!.dtype) ? arithmetic("Div")(g, ins, p, out) : intDivide(g, ins[0]!, ins[1]!));
+const div: Lowering<"div"> = (g, ins, p, out) =>
+  isFloat(ins[0]!.dtype) ? arithmetic("Div")(g, ins, p, out) : intDivide(g, ins[0]!, ins[1]!);
 
 /**
  * Shifts on the 32-bit pattern (ONNX BitShift is unsigned-only; a shift by ≥ 32 gives 0 on ORT's CPU
@@ -96,14 +106,20 @@ function shift(direction: "LEFT" | "RIGHT"): Lowering<any> {
     const d = a!.dtype;
     // An i64 shift amount past 32 (or negative) must not wrap into range when narrowed: make it 32.
     const amount = d === "i64" ? outOfRangeTo32(g, b!) : b!;
-    const r = g.elementwise("BitShift", [g.cast(a!, "u32"), g.cast(amount, "u32")], "u32", { direction: { kind: "string", value: direction } });
+    const r = g.elementwise("BitShift", [g.cast(a!, "u32"), g.cast(amount, "u32")], "u32", {
+      direction: { kind: "string", value: direction },
+    });
     return d === "i64" ? g.cast(g.cast(r, "i32"), "i64") : g.cast(r, d);
   };
 }
 
 function outOfRangeTo32(g: GraphBuilder, b: Val): Val {
   const r = rank(b);
-  const out = g.elementwise("Or", [g.elementwise("Less", [b, g.scalar("i64", 0, r)], "bool"), g.elementwise("Greater", [b, g.scalar("i64", 32, r)], "bool")], "bool");
+  const out = g.elementwise(
+    "Or",
+    [g.elementwise("Less", [b, g.scalar("i64", 0, r)], "bool"), g.elementwise("Greater", [b, g.scalar("i64", 32, r)], "bool")],
+    "bool",
+  );
   return g.select(out, g.scalar("i64", 32, r), b);
 }
 
@@ -118,7 +134,14 @@ function extremum(op: "Max" | "Min"): Lowering<any> {
   };
 }
 
-const COMPARE_OP: Record<CompareDirection, string> = { eq: "Equal", ne: "Equal", lt: "Less", le: "LessOrEqual", gt: "Greater", ge: "GreaterOrEqual" };
+const COMPARE_OP: Record<CompareDirection, string> = {
+  eq: "Equal",
+  ne: "Equal",
+  lt: "Less",
+  le: "LessOrEqual",
+  gt: "Greater",
+  ge: "GreaterOrEqual",
+};
 
 const compare: Lowering<"compare"> = (g, [a, b], { direction }) => {
   // 16-bit floats compare exactly in f32; bool has only Equal, so order comparisons go through i32.
@@ -134,7 +157,9 @@ const isIntegral = (d: DType) => d === "i32" || d === "u32" || d === "i64";
 
 /** The integer range each float saturates into (exact in f64; the i64 bound is the largest double below 2^63). */
 const INT_RANGE: Record<"i32" | "u32" | "i64", [number, number]> = {
-  i32: [-2147483648, 2147483647], u32: [0, 4294967295], i64: [-(2 ** 63), 2 ** 63 - 1024],
+  i32: [-2147483648, 2147483647],
+  u32: [0, 4294967295],
+  i64: [-(2 ** 63), 2 ** 63 - 1024],
 };
 
 /** float → integer: truncate toward zero, saturate, NaN → 0 (ONNX Cast leaves these undefined). */
@@ -158,15 +183,33 @@ const convert: Lowering<"convert"> = (g, [x], { dtype: to }) => {
 };
 
 export const ELEMENTWISE_LOWERINGS = {
-  neg, exp: unary("Exp"), log: unary("Log"), tanh: unary("Tanh"),
+  neg,
+  exp: unary("Exp"),
+  log: unary("Log"),
+  tanh: unary("Tanh"),
   // The CPU provider has Erf for float only: f64 erf is computed in f32 (about 1e-7 relative).
   erf: unary("Erf", false),
-  rsqrt, sqrt: unary("Sqrt"), abs, sin: unary("Sin"), cos: unary("Cos"),
-  is_finite: isFinite, not,
-  add: arithmetic("Add"), sub: arithmetic("Sub"), mul: arithmetic("Mul"), div, pow: arithmetic("Pow"),
-  max: extremum("Max"), min: extremum("Min"),
-  and: logical("And", "BitwiseAnd"), or: logical("Or", "BitwiseOr"), xor: logical("Xor", "BitwiseXor"),
-  shift_left: shift("LEFT"), shift_right_logical: shift("RIGHT"),
-  compare, select, convert,
+  rsqrt,
+  sqrt: unary("Sqrt"),
+  abs,
+  sin: unary("Sin"),
+  cos: unary("Cos"),
+  is_finite: isFinite,
+  not,
+  add: arithmetic("Add"),
+  sub: arithmetic("Sub"),
+  mul: arithmetic("Mul"),
+  div,
+  pow: arithmetic("Pow"),
+  max: extremum("Max"),
+  min: extremum("Min"),
+  and: logical("And", "BitwiseAnd"),
+  or: logical("Or", "BitwiseOr"),
+  xor: logical("Xor", "BitwiseXor"),
+  shift_left: shift("LEFT"),
+  shift_right_logical: shift("RIGHT"),
+  compare,
+  select,
+  convert,
   stop_gradient: ((_g, [x]) => x!) as Lowering<"stop_gradient">,
 } satisfies { [P in string]: Lowering<any> };

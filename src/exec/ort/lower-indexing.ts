@@ -9,7 +9,14 @@ import type { Lowering } from "./lowering.js";
 const iota: Lowering<"iota"> = (g, _ins, { shape, dim, dtype }) => {
   const n = shape[dim]!;
   const actual = shape.map((d, i) => (i === dim ? d : 1));
-  const c = g.constant(dtype, actual, fromNumbers(dtype, Array.from({ length: n }, (_, i) => i)));
+  const c = g.constant(
+    dtype,
+    actual,
+    fromNumbers(
+      dtype,
+      Array.from({ length: n }, (_, i) => i),
+    ),
+  );
   return { ...c, full: shape };
 };
 
@@ -40,10 +47,14 @@ const scatterAdd: Lowering<"scatter_add"> = (g, [x, idx, upd], { axis }, out) =>
   const updates = g.cast(g.reshape(g.materialize(upd!), updShape), c);
   // ScatterElements wants one index per update element: the index of row j, repeated over the other dims.
   const i = g.cast(g.materialize(clampIndices(g, idx!, base.shape[axis]!)), "i32");
-  const column = g.reshape(i, Array.from({ length: rank }, (_, d) => (d === axis ? m : 1)));
+  const column = g.reshape(
+    i,
+    Array.from({ length: rank }, (_, d) => (d === axis ? m : 1)),
+  );
   const indices = g.materialize({ ...column, full: updShape });
   const name = g.node("ScatterElements", [base.name, indices.name, updates.name], {
-    axis: { kind: "int", value: axis }, reduction: { kind: "string", value: "add" },
+    axis: { kind: "int", value: axis },
+    reduction: { kind: "string", value: "add" },
   });
   return g.cast({ ...base, name }, out.dtype);
 };
@@ -53,7 +64,10 @@ const allReduce: Lowering<"all_reduce"> = (g, [x], _p, out, replicas) => {
   if (!replicas || replicas.length < 2) return x!;
   const c = computeDtype(out.dtype);
   const parts = replicas.map((v) => g.cast(v, c));
-  const sum = c === "f32" || c === "f64" ? g.elementwise("Sum", parts, c) : parts.slice(1).reduce((acc, v) => g.elementwise("Add", [acc, v], c), parts[0]!);
+  const sum =
+    c === "f32" || c === "f64"
+      ? g.elementwise("Sum", parts, c)
+      : parts.slice(1).reduce((acc, v) => g.elementwise("Add", [acc, v], c), parts[0]!);
   return g.cast(sum, out.dtype);
 };
 

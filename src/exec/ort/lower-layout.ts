@@ -5,13 +5,20 @@ import type { Lowering } from "./lowering.js";
 /** Operand dim i goes to output dim dims[i]; every other output dim is a size-1 broadcast dimension. */
 const broadcastInDim: Lowering<"broadcast_in_dim"> = (g, [x], { shape, dims }) => {
   const actual = shape.map(() => 1);
-  dims.forEach((d, i) => { actual[d] = x!.shape[i]!; });
+  dims.forEach((d, i) => {
+    actual[d] = x!.shape[i]!;
+  });
   return g.reshapeActual(x!, actual, shape);
 };
 
 const reshape: Lowering<"reshape"> = (g, [x], { shape }) => {
   // A broadcast scalar stays one element; anything else needs its real elements to be reordered.
-  if (x!.shape.every((d) => d === 1)) return g.reshapeActual(x!, shape.map(() => 1), shape);
+  if (x!.shape.every((d) => d === 1))
+    return g.reshapeActual(
+      x!,
+      shape.map(() => 1),
+      shape,
+    );
   return g.reshape(g.materialize(x!), shape);
 };
 
@@ -35,7 +42,11 @@ const slice: Lowering<"slice"> = (g, [x], { start, limit }) => {
 };
 
 const concatenate: Lowering<"concatenate"> = (g, ins, { axis }, out) => {
-  const name = g.node("Concat", ins.map((v) => g.materialize(v).name), { axis: { kind: "int", value: axis } });
+  const name = g.node(
+    "Concat",
+    ins.map((v) => g.materialize(v).name),
+    { axis: { kind: "int", value: axis } },
+  );
   return { name, dtype: out.dtype, shape: out.shape, full: out.shape };
 };
 

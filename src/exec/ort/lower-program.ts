@@ -76,7 +76,18 @@ export function lowerProgram(source: Program, replicas: number, producerVersion:
         const sum = check(lower(g, [operands[0]!], e.params, e.out.aval, operands));
         for (const env of envs) env.set(e.out.id, sum);
       } else {
-        for (const env of envs) env.set(e.out.id, check(lower(g, e.inputs.map((v) => read(env, v)), e.params, e.out.aval)));
+        for (const env of envs)
+          env.set(
+            e.out.id,
+            check(
+              lower(
+                g,
+                e.inputs.map((v) => read(env, v)),
+                e.params,
+                e.out.aval,
+              ),
+            ),
+          );
       }
     } catch (err) {
       throw new Error(`${program.name}: cannot lower %${e.out.id} = ${e.prim}: ${(err as Error).message}\n${printProgram(program)}`);
@@ -88,22 +99,24 @@ export function lowerProgram(source: Program, replicas: number, producerVersion:
   const inputNames = new Set(inputs.map((i) => i.name));
   const outputNames: string[] = [];
   const outputAvals: AVal[] = [];
-  const sources = envs.map((env) => program.outputs.map((v): OutputSource => {
-    const inputIndex = program.inputs.indexOf(v);
-    if (inputIndex >= 0) return { kind: "input", index: inputIndex };
-    const known = constData.get(v.id);
-    if (known) return { kind: "constant", dtype: v.aval.dtype, data: known };
-    const val = g.materialize(read(env, v));
-    if (inputNames.has(val.name)) return { kind: "input", index: Number(val.name.split("_")[1]) };
-    const init = g.initializerData.get(val.name);
-    if (init) return { kind: "constant", dtype: init.dtype, data: init.data };
-    let index = outputNames.indexOf(val.name);
-    if (index < 0) {
-      index = outputNames.push(val.name) - 1;
-      outputAvals.push(v.aval);
-    }
-    return { kind: "graph", index };
-  }));
+  const sources = envs.map((env) =>
+    program.outputs.map((v): OutputSource => {
+      const inputIndex = program.inputs.indexOf(v);
+      if (inputIndex >= 0) return { kind: "input", index: inputIndex };
+      const known = constData.get(v.id);
+      if (known) return { kind: "constant", dtype: v.aval.dtype, data: known };
+      const val = g.materialize(read(env, v));
+      if (inputNames.has(val.name)) return { kind: "input", index: Number(val.name.split("_")[1]) };
+      const init = g.initializerData.get(val.name);
+      if (init) return { kind: "constant", dtype: init.dtype, data: init.data };
+      let index = outputNames.indexOf(val.name);
+      if (index < 0) {
+        index = outputNames.push(val.name) - 1;
+        outputAvals.push(v.aval);
+      }
+      return { kind: "graph", index };
+    }),
+  );
 
   const model = encodeModel({
     irVersion: IR_VERSION,

@@ -7,4 +7,10 @@ import type { GraphBuilder, Val } from "./graph-builder.js";
  * dtype); its ONNX shape may keep broadcast dimensions at size 1. `replicas` is the operand on every
  * replica, for collectives.
  */
-export type Lowering<P extends Prim> = (g: GraphBuilder, ins: readonly Val[], params: PrimParams[P], out: AVal, replicas?: readonly Val[]) => Val;
+export type Lowering<P extends Prim> = (
+  g: GraphBuilder,
+  ins: readonly Val[],
+  params: PrimParams[P],
+  out: AVal,
+  replicas?: readonly Val[],
+) => Val;

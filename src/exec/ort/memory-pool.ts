@@ -27,8 +27,12 @@ export class Allocation {
   readonly id = nextAllocationId++;
   refs = 1;
   constructor(readonly block: Block) {}
-  get ptr(): Ptr { return this.block.ptr; }
-  get bytes(): number { return this.block.bytes; }
+  get ptr(): Ptr {
+    return this.block.ptr;
+  }
+  get bytes(): number {
+    return this.block.bytes;
+  }
   /** Records that run `seq` reads or writes this memory. */
   use(seq: number): void {
     if (seq > this.block.lastUse) this.block.lastUse = seq;

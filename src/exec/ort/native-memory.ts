@@ -7,7 +7,8 @@ import type { Ptr } from "./ort-api.js";
 export const ALIGNMENT = 64;
 
 /** The C library's allocator; `lib` stays referenced so that koffi never unloads it. */
-let libc: { lib: ReturnType<typeof koffi.load>; alignedAlloc: (align: number, size: number) => Ptr | null; free: (p: Ptr) => void } | undefined;
+let libc:
+  { lib: ReturnType<typeof koffi.load>; alignedAlloc: (align: number, size: number) => Ptr | null; free: (p: Ptr) => void } | undefined;
 
 function c() {
   if (!libc) {

@@ -6,8 +6,19 @@
 
 /** TensorProto.DataType values used by Kiln. */
 export const OnnxType = {
-  FLOAT: 1, UINT8: 2, INT8: 3, UINT16: 4, INT16: 5, INT32: 6, INT64: 7, BOOL: 9,
-  FLOAT16: 10, DOUBLE: 11, UINT32: 12, UINT64: 13, BFLOAT16: 16,
+  FLOAT: 1,
+  UINT8: 2,
+  INT8: 3,
+  UINT16: 4,
+  INT16: 5,
+  INT32: 6,
+  INT64: 7,
+  BOOL: 9,
+  FLOAT16: 10,
+  DOUBLE: 11,
+  UINT32: 12,
+  UINT64: 13,
+  BFLOAT16: 16,
 } as const;
 export type OnnxType = (typeof OnnxType)[keyof typeof OnnxType];
 
@@ -68,7 +79,9 @@ export interface ModelDef {
 
 // ---- wire format ----
 
-const WIRE_VARINT = 0, WIRE_FIXED32 = 5, WIRE_LEN = 2;
+const WIRE_VARINT = 0,
+  WIRE_FIXED32 = 5,
+  WIRE_LEN = 2;
 const utf8 = new TextEncoder();
 
 /** A message under construction: byte chunks plus their total length. */
@@ -90,12 +103,18 @@ class Msg {
     // int64 fields: negative values are encoded as their 64-bit two's complement (10 bytes).
     if (v < 0) {
       let b = BigInt.asUintN(64, BigInt(v));
-      while (b >= 0x80n) { this.scratch.push(Number(b & 0x7fn) | 0x80); b >>= 7n; }
+      while (b >= 0x80n) {
+        this.scratch.push(Number(b & 0x7fn) | 0x80);
+        b >>= 7n;
+      }
       this.scratch.push(Number(b));
       return;
     }
     if (!Number.isSafeInteger(v)) throw new RangeError(`onnx-proto: ${v} is not an integer that protobuf can carry exactly`);
-    while (v >= 0x80) { this.scratch.push((v % 0x80) | 0x80); v = Math.floor(v / 0x80); }
+    while (v >= 0x80) {
+      this.scratch.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
     this.scratch.push(v);
   }
   private tag(field: number, wire: number): void {
@@ -143,7 +162,10 @@ class Msg {
     this.flushScratch();
     const out = new Uint8Array(this.size);
     let at = 0;
-    for (const c of this.chunks) { out.set(c, at); at += c.length; }
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
     return out;
   }
 }
@@ -164,11 +186,21 @@ const ATTR_TYPE = { float: 1, int: 2, string: 3, tensor: 4, ints: 7 } as const;
 function attrMsg(name: string, a: AttrValue): Msg {
   const m = new Msg().string(1, name).varint(20, ATTR_TYPE[a.kind]); // name, type
   switch (a.kind) {
-    case "float": m.float32(2, a.value); break; // f
-    case "int": m.varint(3, a.value); break; // i
-    case "string": m.string(4, a.value); break; // s
-    case "tensor": m.message(5, tensorMsg(a.value)); break; // t
-    case "ints": for (const v of a.value) m.varint(8, v); break; // ints
+    case "float":
+      m.float32(2, a.value);
+      break; // f
+    case "int":
+      m.varint(3, a.value);
+      break; // i
+    case "string":
+      m.string(4, a.value);
+      break; // s
+    case "tensor":
+      m.message(5, tensorMsg(a.value));
+      break; // t
+    case "ints":
+      for (const v of a.value) m.varint(8, v);
+      break; // ints
   }
   return m;
 }

@@ -41,7 +41,8 @@ const SLOT = {
 export const ORT_ENABLE_ALL = 99;
 /** ORT would also print every error it returns; Kiln reports them (with the program's name) itself. */
 const ORT_LOGGING_LEVEL_FATAL = 4;
-const OrtArenaAllocator = 1, OrtMemTypeDefault = 0;
+const OrtArenaAllocator = 1,
+  OrtMemTypeDefault = 0;
 
 /** The path of the C library inside the installed `onnxruntime-node` package. */
 export function ortLibraryPath(): string {
@@ -50,7 +51,8 @@ export function ortLibraryPath(): string {
   if (process.platform !== "linux" && process.platform !== "darwin" && process.platform !== "win32") {
     throw new Error(`the ONNX Runtime executor does not support platform ${process.platform}`);
   }
-  const file = process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
+  const file =
+    process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
   return join(pkg, "bin", "napi-v6", process.platform, process.arch, file);
 }
 
@@ -99,19 +101,31 @@ export function ortApi(): OrtApi {
 
   const getErrorMessage = fn(SLOT.GetErrorMessage, "const char *OrtGetErrorMessage(void *status)");
   const releaseStatus = fn(SLOT.ReleaseStatus, "void OrtReleaseStatus(void *status)");
-  const createEnvWithGlobalThreadPools = fn(SLOT.CreateEnvWithGlobalThreadPools, "void *OrtCreateEnvWithGlobalThreadPools(int level, const char *logid, void *threading, _Out_ void **out)");
+  const createEnvWithGlobalThreadPools = fn(
+    SLOT.CreateEnvWithGlobalThreadPools,
+    "void *OrtCreateEnvWithGlobalThreadPools(int level, const char *logid, void *threading, _Out_ void **out)",
+  );
   const disablePerSessionThreads = fn(SLOT.DisablePerSessionThreads, "void *OrtDisablePerSessionThreads(void *opts)");
   const createThreadingOptions = fn(SLOT.CreateThreadingOptions, "void *OrtCreateThreadingOptions(_Out_ void **out)");
   const releaseThreadingOptions = fn(SLOT.ReleaseThreadingOptions, "void OrtReleaseThreadingOptions(void *opts)");
   const setGlobalIntra = fn(SLOT.SetGlobalIntraOpNumThreads, "void *OrtSetGlobalIntraOpNumThreads(void *opts, int n)");
   const setGlobalInter = fn(SLOT.SetGlobalInterOpNumThreads, "void *OrtSetGlobalInterOpNumThreads(void *opts, int n)");
-  const createSessionFromArray = fn(SLOT.CreateSessionFromArray, "void *OrtCreateSessionFromArray(void *env, const void *data, size_t len, void *opts, _Out_ void **out)");
-  const runFn = fn(SLOT.Run, "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, const void *outNames, size_t nOut, void *outs)");
+  const createSessionFromArray = fn(
+    SLOT.CreateSessionFromArray,
+    "void *OrtCreateSessionFromArray(void *env, const void *data, size_t len, void *opts, _Out_ void **out)",
+  );
+  const runFn = fn(
+    SLOT.Run,
+    "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, const void *outNames, size_t nOut, void *outs)",
+  );
   const createSessionOptions = fn(SLOT.CreateSessionOptions, "void *OrtCreateSessionOptions(_Out_ void **out)");
   const setOptLevel = fn(SLOT.SetSessionGraphOptimizationLevel, "void *OrtSetSessionGraphOptimizationLevel(void *opts, int level)");
   const setIntra = fn(SLOT.SetIntraOpNumThreads, "void *OrtSetIntraOpNumThreads(void *opts, int n)");
   const setInter = fn(SLOT.SetInterOpNumThreads, "void *OrtSetInterOpNumThreads(void *opts, int n)");
-  const createTensor = fn(SLOT.CreateTensorWithDataAsOrtValue, "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, int type, _Out_ void **out)");
+  const createTensor = fn(
+    SLOT.CreateTensorWithDataAsOrtValue,
+    "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, int type, _Out_ void **out)",
+  );
   const createCpuMemoryInfo = fn(SLOT.CreateCpuMemoryInfo, "void *OrtCreateCpuMemoryInfo(int allocator, int memType, _Out_ void **out)");
   const releaseSession = fn(SLOT.ReleaseSession, "void OrtReleaseSession(void *session)");
   const releaseValue = fn(SLOT.ReleaseValue, "void OrtReleaseValue(void *value)");
@@ -172,7 +186,8 @@ export function ortApi(): OrtApi {
       return o[0]!;
     },
     releaseValue: (v) => releaseValue(v),
-    run: (session, inNames, ins, outNames, outs) => runFn(session, null, inNames, ins, ins.length, outNames, outs.length, outs) as Ptr | null,
+    run: (session, inNames, ins, outNames, outs) =>
+      runFn(session, null, inNames, ins, ins.length, outNames, outs.length, outs) as Ptr | null,
     errorMessage: (status) => getErrorMessage(status) as string,
     releaseStatus: (status) => releaseStatus(status),
   };

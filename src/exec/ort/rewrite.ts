@@ -20,13 +20,21 @@ export function foldTransposedProducts(program: Program): Program {
     const p = d.params as PrimParams["dot_general"];
     const [a, b] = d.inputs as [Eqn["out"], Eqn["out"]];
     const nb = p.lhsBatch.length;
-    const nl = a.aval.shape.length - nb - p.lhsContract.length, nr = b.aval.shape.length - nb - p.rhsContract.length;
-    const swapped = [...Array(nb).keys(), ...Array.from({ length: nr }, (_, i) => nb + nl + i), ...Array.from({ length: nl }, (_, i) => nb + i)];
+    const nl = a.aval.shape.length - nb - p.lhsContract.length,
+      nr = b.aval.shape.length - nb - p.rhsContract.length;
+    const swapped = [
+      ...Array(nb).keys(),
+      ...Array.from({ length: nr }, (_, i) => nb + nl + i),
+      ...Array.from({ length: nl }, (_, i) => nb + i),
+    ];
     const perm = (e.params as PrimParams["transpose"]).perm;
     if (!perm.every((x, i) => x === swapped[i])) return e;
     folded.add(d);
     const params: PrimParams["dot_general"] = {
-      lhsContract: p.rhsContract, rhsContract: p.lhsContract, lhsBatch: p.rhsBatch, rhsBatch: p.lhsBatch,
+      lhsContract: p.rhsContract,
+      rhsContract: p.lhsContract,
+      lhsBatch: p.rhsBatch,
+      rhsBatch: p.lhsBatch,
       ...(p.outDtype ? { outDtype: p.outDtype } : {}),
     };
     return { prim: "dot_general", inputs: [b, a], out: e.out, params } as Eqn;

@@ -12,9 +12,14 @@ export const MAX_IN_FLIGHT = 4096;
  * processed the worker's messages (e.g. in a loop of synchronous reads): the last FAILURES failures,
  * each with its run number and up to MESSAGE_BYTES of message.
  */
-export const FAILURES = 256, MESSAGE_BYTES = 2048;
+export const FAILURES = 256,
+  MESSAGE_BYTES = 2048;
 /** Shared Int32 words: the last finished run, failures so far, then per failure slot its run and length. */
-export const DONE = 0, FAILURE_COUNT = 1, FAILED_SEQ = 2, FAILED_LEN = FAILED_SEQ + FAILURES, STATE_WORDS = FAILED_LEN + FAILURES;
+export const DONE = 0,
+  FAILURE_COUNT = 1,
+  FAILED_SEQ = 2,
+  FAILED_LEN = FAILED_SEQ + FAILURES,
+  STATE_WORDS = FAILED_LEN + FAILURES;
 
 export interface WorkerData {
   readonly state: SharedArrayBuffer;

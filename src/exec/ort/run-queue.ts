@@ -2,7 +2,18 @@
 // promise, or synchronously by blocking on the shared state with Atomics.wait), and runs deferred
 // releases once the runs that used a resource have finished.
 import { Worker } from "node:worker_threads";
-import { DONE, FAILED_LEN, FAILED_SEQ, FAILURES, MAX_IN_FLIGHT, MESSAGE_BYTES, STATE_WORDS, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
+import {
+  DONE,
+  FAILED_LEN,
+  FAILED_SEQ,
+  FAILURES,
+  MAX_IN_FLIGHT,
+  MESSAGE_BYTES,
+  STATE_WORDS,
+  type DoneMessage,
+  type RunMessage,
+  type WorkerData,
+} from "./run-protocol.js";
 
 export interface RunTicket {
   readonly seq: number;

@@ -3,7 +3,17 @@
 // sessions, tensors and memory are created and released by the JS thread.
 import { parentPort, workerData } from "node:worker_threads";
 import { ortApi } from "./ort-api.js";
-import { DONE, FAILED_LEN, FAILED_SEQ, FAILURE_COUNT, FAILURES, MESSAGE_BYTES, type DoneMessage, type RunMessage, type WorkerData } from "./run-protocol.js";
+import {
+  DONE,
+  FAILED_LEN,
+  FAILED_SEQ,
+  FAILURE_COUNT,
+  FAILURES,
+  MESSAGE_BYTES,
+  type DoneMessage,
+  type RunMessage,
+  type WorkerData,
+} from "./run-protocol.js";
 
 const api = ortApi();
 const { state: stateBuffer, errorText: errorBuffer } = workerData as WorkerData;
@@ -33,7 +43,8 @@ parentPort!.on("message", (m: RunMessage) => {
   }
   if (error) {
     for (const id of m.outputAllocs) poisoned.set(id, error);
-    const count = Atomics.load(state, FAILURE_COUNT), slot = count % FAILURES;
+    const count = Atomics.load(state, FAILURE_COUNT),
+      slot = count % FAILURES;
     const bytes = new TextEncoder().encode(error).subarray(0, MESSAGE_BYTES);
     errorText.set(bytes, slot * MESSAGE_BYTES);
     Atomics.store(state, FAILED_LEN + slot, bytes.length);

@@ -10,9 +10,17 @@ import { interpret } from "./interpreter.js";
 class HostBuffer implements DeviceBuffer {
   readonly ready = Promise.resolve();
   disposed = false;
-  constructor(readonly aval: AVal, readonly device: Device, private data: HostArray) {}
-  isReady() { return true; }
-  async toHost() { return this.toHostSync(); }
+  constructor(
+    readonly aval: AVal,
+    readonly device: Device,
+    private data: HostArray,
+  ) {}
+  isReady() {
+    return true;
+  }
+  async toHost() {
+    return this.toHostSync();
+  }
   toHostSync(): HostArray {
     if (this.disposed) throw new Error(`buffer ${fmtAVal(this.aval)} on ${this.device.id} was disposed`);
     return this.data;
@@ -30,10 +38,17 @@ export class RefExecutor implements Executor {
 
   /** `deviceCount` virtual devices, so replicated programs can be interpreted too. */
   constructor(deviceCount = 8) {
-    this.devs = Array.from({ length: deviceCount }, (_, index) => ({ id: `ref:${index}`, platform: "cpu" as const, index, executor: this }));
+    this.devs = Array.from({ length: deviceCount }, (_, index) => ({
+      id: `ref:${index}`,
+      platform: "cpu" as const,
+      index,
+      executor: this,
+    }));
   }
 
-  devices(): readonly Device[] { return this.devs; }
+  devices(): readonly Device[] {
+    return this.devs;
+  }
 
   describe(): string {
     return `reference interpreter (TypeScript, f64 arithmetic rounded per op), ${this.devs.length} virtual devices`;
@@ -51,8 +66,12 @@ export class RefExecutor implements Executor {
       program,
       replicas,
       execute: (args) => {
-        if (args.length !== replicas) throw new Error(`${program.name}: compiled for ${replicas} replicas, got arguments for ${args.length}`);
-        const outs = interpret(program, args.map((r) => r.map((b) => ({ aval: b.aval, data: b.toHostSync() }))));
+        if (args.length !== replicas)
+          throw new Error(`${program.name}: compiled for ${replicas} replicas, got arguments for ${args.length}`);
+        const outs = interpret(
+          program,
+          args.map((r) => r.map((b) => ({ aval: b.aval, data: b.toHostSync() }))),
+        );
         return outs.map((r, i) => r.map((t) => new HostBuffer(t.aval, devices[i] ?? this.devs[0]!, t.data)));
       },
       dispose() {},

@@ -6,7 +6,8 @@ import type { HostTensor } from "./tensor.js";
 
 export function interpret(program: Program, args: readonly (readonly HostTensor[])[]): HostTensor[][] {
   const envs = args.map((replicaArgs) => {
-    if (replicaArgs.length !== program.inputs.length) throw new Error(`${program.name}: expected ${program.inputs.length} inputs, got ${replicaArgs.length}`);
+    if (replicaArgs.length !== program.inputs.length)
+      throw new Error(`${program.name}: expected ${program.inputs.length} inputs, got ${replicaArgs.length}`);
     const env = new Map<number, HostTensor>();
     program.inputs.forEach((v, i) => env.set(v.id, replicaArgs[i]!));
     for (const c of program.consts) env.set(c.v.id, { aval: c.v.aval, data: c.value });
@@ -21,7 +22,15 @@ export function interpret(program: Program, args: readonly (readonly HostTensor[
     const kernel = REF_KERNELS[e.prim] as (ins: readonly HostTensor[], p: unknown, out: Var["aval"], ctx: object) => HostTensor;
     const replicaValues = e.prim === "all_reduce" ? envs.map((env) => read(env, e.inputs[0]!)) : undefined;
     for (const env of envs) {
-      env.set(e.out.id, kernel(e.inputs.map((v) => read(env, v)), e.params, e.out.aval, { replicaValues }));
+      env.set(
+        e.out.id,
+        kernel(
+          e.inputs.map((v) => read(env, v)),
+          e.params,
+          e.out.aval,
+          { replicaValues },
+        ),
+      );
     }
   }
   return envs.map((env) => program.outputs.map((v) => read(env, v)));

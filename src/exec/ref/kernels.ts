@@ -25,7 +25,9 @@ function unary(f: (x: number) => number): Kernel<any> {
 
 function binary(f: (x: number, y: number, dtype: DType) => number): Kernel<any> {
   return ([x, y], _p, out) => {
-    const a = numbers(x!), b = numbers(y!), d = x!.aval.dtype;
+    const a = numbers(x!),
+      b = numbers(y!),
+      d = x!.aval.dtype;
     return build(out, (i) => f(a[i]!, b[i]!, d));
   };
 }
@@ -55,8 +57,12 @@ function toIntegral(x: number, d: DType): number {
 }
 
 const COMPARE: Record<PrimParams["compare"]["direction"], (x: number, y: number) => boolean> = {
-  eq: (x, y) => x === y, ne: (x, y) => x !== y, lt: (x, y) => x < y,
-  le: (x, y) => x <= y, gt: (x, y) => x > y, ge: (x, y) => x >= y,
+  eq: (x, y) => x === y,
+  ne: (x, y) => x !== y,
+  lt: (x, y) => x < y,
+  le: (x, y) => x <= y,
+  gt: (x, y) => x > y,
+  ge: (x, y) => x >= y,
 };
 
 /** Moves `axes` to the end and returns the data with the kept and reduced sizes (for reductions). */
@@ -71,17 +77,22 @@ function reduceLayout(x: HostTensor, axes: readonly number[]): { data: ArrayLike
 
 /** dot_general as batched [B,M,K]·[B,K,N] after moving dims into place; accumulates in doubles. */
 function dotGeneral([lhs, rhs]: readonly HostTensor[], p: PrimParams["dot_general"], out: AVal): HostTensor {
-  const a = lhs!, b = rhs!;
+  const a = lhs!,
+    b = rhs!;
   const lhsFree = a.aval.shape.map((_, i) => i).filter((i) => !p.lhsContract.includes(i) && !p.lhsBatch.includes(i));
   const rhsFree = b.aval.shape.map((_, i) => i).filter((i) => !p.rhsContract.includes(i) && !p.rhsBatch.includes(i));
   const size = (t: HostTensor, dims: readonly number[]) => dims.reduce((acc, d) => acc * t.aval.shape[d]!, 1);
-  const B = size(a, p.lhsBatch), M = size(a, lhsFree), K = size(a, p.lhsContract), N = size(b, rhsFree);
+  const B = size(a, p.lhsBatch),
+    M = size(a, lhsFree),
+    K = size(a, p.lhsContract),
+    N = size(b, rhsFree);
   const A = numbers({ aval: a.aval, data: transposeData(a.data, a.aval.shape, [...p.lhsBatch, ...lhsFree, ...p.lhsContract]) });
   const Bm = numbers({ aval: b.aval, data: transposeData(b.data, b.aval.shape, [...p.rhsBatch, ...p.rhsContract, ...rhsFree]) });
   const acc = new Float64Array(B * M * N);
   for (let bi = 0; bi < B; bi++) {
     for (let m = 0; m < M; m++) {
-      const rowA = (bi * M + m) * K, rowO = (bi * M + m) * N;
+      const rowA = (bi * M + m) * K,
+        rowO = (bi * M + m) * N;
       for (let k = 0; k < K; k++) {
         const av = A[rowA + k]!;
         if (av === 0) continue;
@@ -102,17 +113,29 @@ function axisView(x: AVal, axis: number) {
 const clampIndex = (i: number, n: number) => Math.min(Math.max(i, 0), n - 1);
 
 export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
-  neg: unary((x) => -x), exp: unary(Math.exp), log: unary(Math.log), tanh: unary(Math.tanh), erf: unary(erf),
-  rsqrt: unary((x) => 1 / Math.sqrt(x)), sqrt: unary(Math.sqrt), abs: unary(Math.abs),
-  sin: unary(Math.sin), cos: unary(Math.cos),
+  neg: unary((x) => -x),
+  exp: unary(Math.exp),
+  log: unary(Math.log),
+  tanh: unary(Math.tanh),
+  erf: unary(erf),
+  rsqrt: unary((x) => 1 / Math.sqrt(x)),
+  sqrt: unary(Math.sqrt),
+  abs: unary(Math.abs),
+  sin: unary(Math.sin),
+  cos: unary(Math.cos),
   is_finite: unary((x) => (Number.isFinite(x) ? 1 : 0)),
   not: ([x], _p, out) => {
     const a = numbers(x!);
     return build(out, x!.aval.dtype === "bool" ? (i) => (a[i] ? 0 : 1) : (i) => ~a[i]!);
   },
 
-  add: binary((x, y) => x + y), sub: binary((x, y) => x - y), mul: binary(mulWrap), div: binary(divide),
-  pow: binary(Math.pow), max: binary((x, y) => Math.max(x, y)), min: binary((x, y) => Math.min(x, y)),
+  add: binary((x, y) => x + y),
+  sub: binary((x, y) => x - y),
+  mul: binary(mulWrap),
+  div: binary(divide),
+  pow: binary(Math.pow),
+  max: binary((x, y) => Math.max(x, y)),
+  min: binary((x, y) => Math.min(x, y)),
   and: binary((x, y, d) => (d === "bool" ? +(x && y) : x & y)),
   or: binary((x, y, d) => (d === "bool" ? +(x || y) : x | y)),
   xor: binary((x, y, d) => (d === "bool" ? +(!!x !== !!y) : x ^ y)),
@@ -120,11 +143,15 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   shift_left: binary((x, y, d) => (y >= 32 || y < 0 ? 0 : d === "u32" ? (x << y) >>> 0 : x << y)),
   shift_right_logical: binary((x, y, d) => (y >= 32 || y < 0 ? 0 : d === "u32" ? x >>> y : (x >>> y) | 0)),
   compare: ([x, y], { direction }, out) => {
-    const a = numbers(x!), b = numbers(y!), f = COMPARE[direction];
+    const a = numbers(x!),
+      b = numbers(y!),
+      f = COMPARE[direction];
     return build(out, (i) => +f(a[i]!, b[i]!));
   },
   select: ([p, t, f], _p, out) => {
-    const c = p!.data, a = numbers(t!), b = numbers(f!);
+    const c = p!.data,
+      a = numbers(t!),
+      b = numbers(f!);
     return build(out, (i) => (c[i] ? a[i]! : b[i]!));
   },
   convert: ([x], { dtype }, out) => {
@@ -138,7 +165,9 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   broadcast_in_dim: ([x], { shape, dims }, out) => {
     const st = stridesOf(x!.aval.shape);
     const srcStrides = shape.map(() => 0);
-    dims.forEach((d, i) => { if (x!.aval.shape[i] !== 1) srcStrides[d] = st[i]!; });
+    dims.forEach((d, i) => {
+      if (x!.aval.shape[i] !== 1) srcStrides[d] = st[i]!;
+    });
     return { aval: out, data: stridedCopy(x!.data, shape, srcStrides) };
   },
   reshape: ([x], _p, out) => ({ aval: out, data: x!.data }),
@@ -155,7 +184,8 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
     let col = 0;
     const rowLen = out.shape[axis]! * inner;
     for (const t of ins) {
-      const w = t.aval.shape[axis]! * inner, src = t.data as Float64Array;
+      const w = t.aval.shape[axis]! * inner,
+        src = t.data as Float64Array;
       for (let o = 0; o < outer; o++) data.set(src.subarray(o * w, (o + 1) * w), o * rowLen + col);
       col += w;
     }
@@ -163,15 +193,23 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   },
   pad: ([x], { low, value }, out) => {
     const filled = build(out, () => value);
-    const src = x!.data as Float64Array, dst = filled.data as Float64Array;
-    const inShape = x!.aval.shape, outSt = stridesOf(out.shape), inSt = stridesOf(inShape);
+    const src = x!.data as Float64Array,
+      dst = filled.data as Float64Array;
+    const inShape = x!.aval.shape,
+      outSt = stridesOf(out.shape),
+      inSt = stridesOf(inShape);
     for (let i = 0; i < src.length; i++) {
-      let rem = i, o = 0, inside = true;
+      let rem = i,
+        o = 0,
+        inside = true;
       for (let d = 0; d < inShape.length; d++) {
         const c = Math.floor(rem / inSt[d]!);
         rem -= c * inSt[d]!;
         const oc = c + low[d]!;
-        if (oc < 0 || oc >= out.shape[d]!) { inside = false; break; }
+        if (oc < 0 || oc >= out.shape[d]!) {
+          inside = false;
+          break;
+        }
         o += oc * outSt[d]!;
       }
       if (inside) dst[o] = src[i]!;
@@ -203,8 +241,10 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   },
   take: ([x, idx], { axis }, out) => {
     const { outer, n, inner } = axisView(x!.aval, axis);
-    const ind = numbers(idx!), m = ind.length;
-    const src = x!.data as Float64Array, dst = allocHost(out.dtype, sizeOf(out.shape)) as Float64Array;
+    const ind = numbers(idx!),
+      m = ind.length;
+    const src = x!.data as Float64Array,
+      dst = allocHost(out.dtype, sizeOf(out.shape)) as Float64Array;
     for (let o = 0; o < outer; o++) {
       for (let j = 0; j < m; j++) {
         const from = (o * n + clampIndex(ind[j]!, n)) * inner;
@@ -215,11 +255,14 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   },
   scatter_add: ([x, idx, upd], { axis }, out) => {
     const { outer, n, inner } = axisView(x!.aval, axis);
-    const ind = numbers(idx!), m = ind.length, u = numbers(upd!);
+    const ind = numbers(idx!),
+      m = ind.length,
+      u = numbers(upd!);
     const acc = Float64Array.from(numbers(x!));
     for (let o = 0; o < outer; o++) {
       for (let j = 0; j < m; j++) {
-        const to = (o * n + clampIndex(ind[j]!, n)) * inner, from = (o * m + j) * inner;
+        const to = (o * n + clampIndex(ind[j]!, n)) * inner,
+          from = (o * m + j) * inner;
         for (let k = 0; k < inner; k++) acc[to + k]! += u[from + k]!;
       }
     }
@@ -227,12 +270,14 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
   },
   cumsum: ([x], { axis, reverse }, out) => {
     const { outer, n, inner } = axisView(x!.aval, axis);
-    const a = numbers(x!), acc = new Float64Array(a.length);
+    const a = numbers(x!),
+      acc = new Float64Array(a.length);
     for (let o = 0; o < outer; o++) {
       for (let k = 0; k < inner; k++) {
         let s = 0;
         for (let jj = 0; jj < n; jj++) {
-          const j = reverse ? n - 1 - jj : jj, i = (o * n + j) * inner + k;
+          const j = reverse ? n - 1 - jj : jj,
+            i = (o * n + j) * inner + k;
           s += a[i]!;
           acc[i] = s;
         }

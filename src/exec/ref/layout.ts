@@ -17,9 +17,13 @@ export function stridedCopy(src: HostArray, outShape: Shape, srcStrides: readonl
     return out;
   }
   const idx = new Array<number>(rank).fill(0);
-  const last = rank - 1, lastStride = srcStrides[last]!, lastDim = outShape[last]!;
-  const o = out as Float64Array, s = src as Float64Array;
-  let pos = offset, k = 0;
+  const last = rank - 1,
+    lastStride = srcStrides[last]!,
+    lastDim = outShape[last]!;
+  const o = out as Float64Array,
+    s = src as Float64Array;
+  let pos = offset,
+    k = 0;
   while (k < n) {
     let p = pos;
     for (let j = 0; j < lastDim; j++, p += lastStride) o[k++] = s[p]!;
@@ -39,5 +43,9 @@ export function stridedCopy(src: HostArray, outShape: Shape, srcStrides: readonl
 
 export function transposeData(src: HostArray, shape: Shape, perm: readonly number[]): HostArray {
   const st = stridesOf(shape);
-  return stridedCopy(src, perm.map((p) => shape[p]!), perm.map((p) => st[p]!));
+  return stridedCopy(
+    src,
+    perm.map((p) => shape[p]!),
+    perm.map((p) => st[p]!),
+  );
 }

@@ -10,7 +10,8 @@ export function erf(x: number): number {
   if (ax < 2.5) {
     // erf(x) = 2/√π · Σ (-1)^n x^(2n+1) / (n! (2n+1))
     const x2 = x * x;
-    let term = x, sum = x;
+    let term = x,
+      sum = x;
     for (let n = 1; n < 200; n++) {
       term *= -x2 / n;
       const add = term / (2 * n + 1);
@@ -27,7 +28,9 @@ export function erf(x: number): number {
 function erfcTail(x: number): number {
   // erfc(x) = e^{-x²}/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + …)))))
   const tiny = 1e-300;
-  let f = x, c = x, d = 0;
+  let f = x,
+    c = x,
+    d = 0;
   for (let n = 1; n < 300; n++) {
     const an = n / 2;
     d = x + an * d;

@@ -10,7 +10,9 @@ import type { WatchedEvent } from "./pjrt/events.js";
 import type { XlaDevice, XlaRuntime } from "./runtime.js";
 
 /** Frees the PJRT buffers of wrappers collected without dispose(). */
-const collected = new FinalizationRegistry<{ runtime: XlaRuntime; handle: bigint }>(({ runtime, handle }) => runtime.buffers.destroy(handle));
+const collected = new FinalizationRegistry<{ runtime: XlaRuntime; handle: bigint }>(({ runtime, handle }) =>
+  runtime.buffers.destroy(handle),
+);
 
 export class XlaBuffer implements DeviceBuffer {
   disposed = false;

@@ -39,9 +39,21 @@ const list = (dir: string) => (isDir(dir) ? readdirSync(dir).sort() : []);
 /** site-packages directories: python3's own answer, then the usual install locations. */
 export function defaultSitePackages(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
   const dirs: string[] = [];
-  const python = spawnSync("python3", ["-c", "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"], { encoding: "utf8", timeout: 10_000 });
-  if (python.status === 0) dirs.push(...python.stdout.split("\n").map((s) => s.trim()).filter(Boolean));
-  const prefixes = [env.VIRTUAL_ENV, env.CONDA_PREFIX, "/usr/local", "/usr", join(env.HOME ?? homedir(), ".local")].filter((p): p is string => !!p);
+  const python = spawnSync(
+    "python3",
+    ["-c", "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"],
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  if (python.status === 0)
+    dirs.push(
+      ...python.stdout
+        .split("\n")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+  const prefixes = [env.VIRTUAL_ENV, env.CONDA_PREFIX, "/usr/local", "/usr", join(env.HOME ?? homedir(), ".local")].filter(
+    (p): p is string => !!p,
+  );
   for (const prefix of prefixes) {
     for (const py of list(join(prefix, "lib")).filter((d) => /^python3(\.\d+)?$/.test(d))) {
       dirs.push(join(prefix, "lib", py, "site-packages"), join(prefix, "lib", py, "dist-packages"));
@@ -85,7 +97,8 @@ export function nvidiaLibraries(site: string): string[] {
 
 /** For a plugin inside site-packages/jax_plugins/…, that site-packages directory. */
 function siteOfPlugin(plugin: string): string | undefined {
-  const pluginDir = dirname(plugin), jaxPlugins = dirname(pluginDir);
+  const pluginDir = dirname(plugin),
+    jaxPlugins = dirname(pluginDir);
   return basename(jaxPlugins) === "jax_plugins" ? dirname(jaxPlugins) : undefined;
 }
 

@@ -28,13 +28,17 @@ export class XlaExecutable implements Executable {
     if (this.disposed) throw new Error(`${name}: the executable was disposed`);
     if (args.length !== this.replicas) throw new Error(`${name}: compiled for ${this.replicas} replicas, got arguments for ${args.length}`);
     return args.map((replicaArgs, r) => {
-      if (replicaArgs.length !== this.program.inputs.length) throw new Error(`${name}: expected ${this.program.inputs.length} inputs, got ${replicaArgs.length}`);
+      if (replicaArgs.length !== this.program.inputs.length)
+        throw new Error(`${name}: expected ${this.program.inputs.length} inputs, got ${replicaArgs.length}`);
       return replicaArgs.map((b, i) => {
         const want = this.program.inputs[i]!.aval;
-        if (!(b instanceof XlaBuffer) || b.device.executor !== this.devices[0]!.executor) throw new Error(`${name}: input ${i} is on ${b.device.id} of executor ${b.device.executor.name}, not on this XLA executor`);
+        if (!(b instanceof XlaBuffer) || b.device.executor !== this.devices[0]!.executor)
+          throw new Error(`${name}: input ${i} is on ${b.device.id} of executor ${b.device.executor.name}, not on this XLA executor`);
         if (b.disposed) throw new Error(`${name}: input ${i} (${fmtAVal(b.aval)}) was disposed or donated`);
-        if (fmtAVal(b.aval) !== fmtAVal(want)) throw new Error(`${name}: input ${i} is ${fmtAVal(b.aval)}, the program takes ${fmtAVal(want)}`);
-        if (this.replicas > 1 && b.device !== this.devices[r]) throw new Error(`${name}: replica ${r} runs on ${this.devices[r]!.id}, but its input ${i} is on ${b.device.id}`);
+        if (fmtAVal(b.aval) !== fmtAVal(want))
+          throw new Error(`${name}: input ${i} is ${fmtAVal(b.aval)}, the program takes ${fmtAVal(want)}`);
+        if (this.replicas > 1 && b.device !== this.devices[r])
+          throw new Error(`${name}: replica ${r} runs on ${this.devices[r]!.id}, but its input ${i} is on ${b.device.id}`);
         return b;
       });
     });
@@ -47,7 +51,8 @@ export class XlaExecutable implements Executable {
     if (this.replicas === 1) {
       const device = buffers[0]![0]?.device ?? this.devices[0]!;
       for (const [i, b] of buffers[0]!.entries()) {
-        if (b.device !== device) throw new Error(`${this.program.name}: inputs are on ${device.id} and ${b.device.id} (input ${i}); move them to one device`);
+        if (b.device !== device)
+          throw new Error(`${this.program.name}: inputs are on ${device.id} and ${b.device.id} (input ${i}); move them to one device`);
       }
       devices = [device];
       launch = [buffers[0]!.map((b) => b.handle)];
@@ -55,7 +60,9 @@ export class XlaExecutable implements Executable {
     } else {
       devices = [...this.devices];
       launch = new Array<bigint[]>(this.replicas);
-      buffers.forEach((replicaArgs, r) => { launch[this.launchOrder[r]!] = replicaArgs.map((b) => b.handle); });
+      buffers.forEach((replicaArgs, r) => {
+        launch[this.launchOrder[r]!] = replicaArgs.map((b) => b.handle);
+      });
       executeDevice = null;
     }
 
@@ -69,7 +76,11 @@ export class XlaExecutable implements Executable {
       return handles.map((h, j) => new XlaBuffer(this.runtime, h, this.program.outputs[j]!.aval, device, readiness));
     });
     // Donated inputs now belong to the outputs they alias; their handles are only freed.
-    buffers.forEach((replicaArgs) => replicaArgs.forEach((b, i) => { if (this.aliases[i]! >= 0) b.dispose(); }));
+    buffers.forEach((replicaArgs) =>
+      replicaArgs.forEach((b, i) => {
+        if (this.aliases[i]! >= 0) b.dispose();
+      }),
+    );
     return results;
   }
 

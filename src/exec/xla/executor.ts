@@ -24,7 +24,11 @@ export interface XlaExecutorOptions {
   readonly clientOptions?: Readonly<Record<string, ClientOptionValue>>;
 }
 
-const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = { platform_name: "cuda", preallocate: true, memory_fraction: 0.75 };
+const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
+  platform_name: "cuda",
+  preallocate: true,
+  memory_fraction: 0.75,
+};
 
 /** The engine's platform for a PJRT platform name. */
 function platformOf(pjrtPlatform: string): Platform {
@@ -45,7 +49,10 @@ export class XlaExecutor implements Executor {
   private readonly runtime: XlaRuntime;
   private readonly attributes: Map<string, AttributeValue>;
 
-  constructor(readonly plugin: PjrtPluginFound, clientOptions: Readonly<Record<string, ClientOptionValue>> = {}) {
+  constructor(
+    readonly plugin: PjrtPluginFound,
+    clientOptions: Readonly<Record<string, ClientOptionValue>> = {},
+  ) {
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
@@ -62,7 +69,8 @@ export class XlaExecutor implements Executor {
 
   describe(): string {
     const { api, client } = this.runtime;
-    const v = api.version, a = this.attributes;
+    const v = api.version,
+      a = this.attributes;
     return [
       `XLA through the PJRT plugin ${api.path} (${this.plugin.kind}; Kiln's PJRT declarations: API 0.${DECLARED_API_MINOR})`,
       `  PJRT C API ${v.major}.${v.minor}, XLA ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
@@ -73,7 +81,10 @@ export class XlaExecutor implements Executor {
 
   private own(device: Device | undefined): XlaDevice {
     const d = device ?? this.devs[0];
-    if (!(d instanceof XlaDevice) || d.executor !== this) throw new Error(`device ${d?.id ?? "(none)"} does not belong to this XLA executor (${this.devs.map((x) => x.id).join(", ") || "no devices"})`);
+    if (!(d instanceof XlaDevice) || d.executor !== this)
+      throw new Error(
+        `device ${d?.id ?? "(none)"} does not belong to this XLA executor (${this.devs.map((x) => x.id).join(", ") || "no devices"})`,
+      );
     return d;
   }
 
@@ -83,7 +94,10 @@ export class XlaExecutor implements Executor {
     const { client, buffers, waiter } = this.runtime;
     const { buffer, doneWithHost } = client.bufferFromHost(data, aval.dtype, aval.shape, d.pjrt.handle);
     // The plugin reads `data` until the copy is done: keep it referenced until then.
-    void waiter.watch(doneWithHost, `copying ${fmtAVal(aval)} to ${d.id}`).promise.then(() => data, () => data);
+    void waiter.watch(doneWithHost, `copying ${fmtAVal(aval)} to ${d.id}`).promise.then(
+      () => data,
+      () => data,
+    );
     const readiness = waiter.watch(buffers.readyEvent(buffer), `${fmtAVal(aval)} on ${d.id}`);
     return new XlaBuffer(this.runtime, buffer, aval, d, readiness);
   }
@@ -91,20 +105,28 @@ export class XlaExecutor implements Executor {
   compile(program: Program, options: CompileOptions = {}): Executable {
     const replicas = options.replicas ?? 1;
     const devices = (options.devices ?? this.devs.slice(0, replicas)).map((d) => this.own(d));
-    if (devices.length !== replicas) throw new Error(`${program.name}: ${replicas} replicas need ${replicas} devices; this executor has ${this.devs.length} (${this.devs.map((d) => d.id).join(", ")})`);
-    if (new Set(devices).size !== devices.length) throw new Error(`${program.name}: each replica needs its own device, got ${devices.map((d) => d.id).join(", ")}`);
+    if (devices.length !== replicas)
+      throw new Error(
+        `${program.name}: ${replicas} replicas need ${replicas} devices; this executor has ${this.devs.length} (${this.devs.map((d) => d.id).join(", ")})`,
+      );
+    if (new Set(devices).size !== devices.length)
+      throw new Error(`${program.name}: each replica needs its own device, got ${devices.map((d) => d.id).join(", ")}`);
 
     const lowered = lowerToStableHlo(program, { replicas, ...(options.donate ? { donate: options.donate } : {}) });
-    const compileOptions = compileOptionsProto(replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds: devices.map((d) => d.pjrt.id) });
+    const compileOptions = compileOptionsProto(
+      replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds: devices.map((d) => d.pjrt.id) },
+    );
     const loaded = this.runtime.client.compile(lowered.text, compileOptions);
     try {
       const outputs = loaded.numOutputs();
-      if (outputs !== program.outputs.length) throw new Error(`${program.name}: the plugin compiled ${outputs} outputs for ${program.outputs.length}`);
+      if (outputs !== program.outputs.length)
+        throw new Error(`${program.name}: the plugin compiled ${outputs} outputs for ${program.outputs.length}`);
       let launchOrder: number[] = [0];
       if (replicas > 1) {
         const order = loaded.addressableDevices();
         launchOrder = devices.map((d) => order.indexOf(d.pjrt.handle));
-        if (launchOrder.some((i) => i < 0)) throw new Error(`${program.name}: the plugin placed the replicas on other devices than ${devices.map((d) => d.id).join(", ")}`);
+        if (launchOrder.some((i) => i < 0))
+          throw new Error(`${program.name}: the plugin placed the replicas on other devices than ${devices.map((d) => d.id).join(", ")}`);
       }
       return new XlaExecutable(this.runtime, program, replicas, loaded, devices, lowered.aliases, launchOrder);
     } catch (e) {

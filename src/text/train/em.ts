@@ -65,7 +65,8 @@ class ScaledForwardBackward {
 
   /** The largest of values[from, to), or NaN when the smallest is too far below it to trust. */
   private static largest(values: Float64Array, from: number, to: number): number {
-    let max = 0, min = Infinity;
+    let max = 0,
+      min = Infinity;
     for (let j = from; j < to; j++) {
       if (values[j] > max) max = values[j];
       if (values[j] < min) min = values[j];
@@ -78,7 +79,8 @@ class ScaledForwardBackward {
     const { start, edgeBegin, edgeFrom, edgeTo, edgePiece, weight } = this.lattices;
     const { alpha, beta, blockOf, alphaScale, betaScale, sameBlock, nextBlock, blockLength: B } = this;
     const n = start[s + 1] - start[s];
-    const first = edgeBegin[s], last = edgeBegin[s + 1];
+    const first = edgeBegin[s],
+      last = edgeBegin[s + 1];
     const lastBlock = blockOf[n];
     const blockEnd = (b: number) => Math.min((b + 1) * B, n + 1);
 
@@ -127,7 +129,9 @@ class ScaledForwardBackward {
       if (b < lastBlock) nextBlock[b] = weight[s] * Math.exp(alphaScale[b] + betaScale[b + 1] - logZ);
     }
     for (let e = first; e < last; e++) {
-      const from = edgeFrom[e], to = edgeTo[e], p = edgePiece[e];
+      const from = edgeFrom[e],
+        to = edgeTo[e],
+        p = edgePiece[e];
       const b = blockOf[from];
       expected[p] += alpha[from] * prob[p] * beta[to] * (blockOf[to] === b ? sameBlock[b] : nextBlock[b]);
     }
@@ -139,9 +143,17 @@ class ScaledForwardBackward {
  * Forward-backward with plain products for a string short enough that no path can underflow: every
  * position has an edge at least as likely as <unk>. Adds to `expected`, returns log Z.
  */
-function addExpectedCountsShort(lattices: Lattices, s: number, prob: Float64Array, alpha: Float64Array, beta: Float64Array, expected: Float64Array): number {
+function addExpectedCountsShort(
+  lattices: Lattices,
+  s: number,
+  prob: Float64Array,
+  alpha: Float64Array,
+  beta: Float64Array,
+  expected: Float64Array,
+): number {
   const n = lattices.start[s + 1] - lattices.start[s];
-  const first = lattices.edgeBegin[s], last = lattices.edgeBegin[s + 1];
+  const first = lattices.edgeBegin[s],
+    last = lattices.edgeBegin[s + 1];
   const { edgeFrom, edgeTo, edgePiece } = lattices;
   alpha.fill(0, 0, n + 1);
   beta.fill(0, 0, n + 1);
@@ -165,8 +177,10 @@ export function expectedCounts(lattices: Lattices, logProb: Float64Array): Expec
   for (const lp of logProb) if (lp > -Infinity && lp < worstLogProb) worstLogProb = lp;
   const shortLimit = Math.floor(PLAIN_PRODUCT_LIMIT / Math.max(-worstLogProb, 1e-300));
   const scaled = new ScaledForwardBackward(lattices);
-  const alpha = new Float64Array(lattices.maxLength + 1), beta = new Float64Array(lattices.maxLength + 1);
-  let logLikelihood = 0, occurrences = 0;
+  const alpha = new Float64Array(lattices.maxLength + 1),
+    beta = new Float64Array(lattices.maxLength + 1);
+  let logLikelihood = 0,
+    occurrences = 0;
   for (let s = 0; s < lattices.strings; s++) {
     const n = lattices.start[s + 1] - lattices.start[s];
     let logZ = n <= shortLimit ? addExpectedCountsShort(lattices, s, prob, alpha, beta, expected) : scaled.run(s, prob, expected);
@@ -190,7 +204,8 @@ function logAdd(a: number, b: number): number {
  */
 export function addExpectedCountsInLogSpace(lattices: Lattices, s: number, logProb: Float64Array, expected: Float64Array): number {
   const n = lattices.start[s + 1] - lattices.start[s];
-  const first = lattices.edgeBegin[s], last = lattices.edgeBegin[s + 1];
+  const first = lattices.edgeBegin[s],
+    last = lattices.edgeBegin[s + 1];
   const { edgeFrom, edgeTo, edgePiece } = lattices;
   const alpha = new Float64Array(n + 1).fill(-Infinity);
   const beta = new Float64Array(n + 1).fill(-Infinity);

@@ -8,7 +8,8 @@ const MISSING_CHAR_PENALTY_STEP = 0.0001;
 
 export function pieceText(pieces: PieceTable, words: TrainingWords, p: number): string {
   let text = "";
-  for (let k = pieces.start[p]; k < pieces.start[p] + pieces.length[p]; k++) text += String.fromCodePoint(words.codePoints[pieces.symbols[k]]);
+  for (let k = pieces.start[p]; k < pieces.start[p] + pieces.length[p]; k++)
+    text += String.fromCodePoint(words.codePoints[pieces.symbols[k]]);
   return text;
 }
 
@@ -20,7 +21,12 @@ function byScoreThenText(a: readonly [string, number], b: readonly [string, numb
  * `size` pieces with scores, best first. Pieces spelled like one of `reserved` (the special tokens) are
  * left out: those strings already have their ids.
  */
-export function finalPieces(pieces: PieceTable, words: TrainingWords, size: number, reserved: ReadonlySet<string>): Array<[string, number]> {
+export function finalPieces(
+  pieces: PieceTable,
+  words: TrainingWords,
+  size: number,
+  reserved: ReadonlySet<string>,
+): Array<[string, number]> {
   const chosen = new Map<string, number>();
   const minScore = pieces.minScore();
   let penalty = 0;

@@ -42,26 +42,37 @@ export class Lattices {
    * `skipWhole(s)` names a piece whose edge over the whole of string s is left out (or -1).
    */
   static build(
-    symbols: Int32Array, start: Int32Array, weight: Float64Array,
-    trie: PieceTrie, pieces: PieceTable, skipWhole: (s: number) => number = () => -1,
+    symbols: Int32Array,
+    start: Int32Array,
+    weight: Float64Array,
+    trie: PieceTrie,
+    pieces: PieceTable,
+    skipWhole: (s: number) => number = () => -1,
   ): Lattices {
     const strings = weight.length;
     let capacity = Math.max(1024, (start[strings] - start[0]) * 4);
-    let from = new Int32Array(capacity), to = new Int32Array(capacity), piece = new Int32Array(capacity);
+    let from = new Int32Array(capacity),
+      to = new Int32Array(capacity),
+      piece = new Int32Array(capacity);
     const edgeBegin = new Int32Array(strings + 1);
     const alive = pieces.alive;
     let e = 0;
     for (let s = 0; s < strings; s++) {
       edgeBegin[s] = e;
-      const base = start[s], end = start[s + 1];
+      const base = start[s],
+        end = start[s + 1];
       const skip = skipWhole(s);
       for (let i = base; i < end; i++) {
         if (e + (end - i) + 1 > capacity) {
           capacity = Math.max(Math.ceil(capacity * 1.5), e + (end - i) + 1);
-          from = grow(from, capacity); to = grow(to, capacity); piece = grow(piece, capacity);
+          from = grow(from, capacity);
+          to = grow(to, capacity);
+          piece = grow(piece, capacity);
         }
         if (symbols[i] === UNKNOWN_SYMBOL) {
-          from[e] = i - base; to[e] = i - base + 1; piece[e++] = UNK_PIECE;
+          from[e] = i - base;
+          to[e] = i - base + 1;
+          piece[e++] = UNK_PIECE;
           continue;
         }
         let node = 0;
@@ -71,7 +82,9 @@ export class Lattices {
           const p = trie.pieceAt(node);
           // Single characters always stay: a dead one is scored as <unk>.
           if (p < 0 || (!alive[p] && j > i) || (p === skip && i === base && j === end - 1)) continue;
-          from[e] = i - base; to[e] = j - base + 1; piece[e++] = p;
+          from[e] = i - base;
+          to[e] = j - base + 1;
+          piece[e++] = p;
         }
       }
     }
@@ -83,15 +96,21 @@ export class Lattices {
   /** Drops the edges of dead multi-character pieces, in place. */
   compact(pieces: PieceTable): void {
     const alive = pieces.alive;
-    const from = this.edgeFrom, to = this.edgeTo, piece = this.edgePiece, begin = this.edgeBegin;
+    const from = this.edgeFrom,
+      to = this.edgeTo,
+      piece = this.edgePiece,
+      begin = this.edgeBegin;
     let kept = 0;
     for (let s = 0; s < this.strings; s++) {
-      const first = begin[s], last = begin[s + 1];
+      const first = begin[s],
+        last = begin[s + 1];
       begin[s] = kept;
       for (let e = first; e < last; e++) {
         const p = piece[e];
         if (alive[p] || p === UNK_PIECE || pieces.isChar(p)) {
-          from[kept] = from[e]; to[kept] = to[e]; piece[kept++] = p;
+          from[kept] = from[e];
+          to[kept] = to[e];
+          piece[kept++] = p;
         }
       }
     }

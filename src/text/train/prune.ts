@@ -11,11 +11,17 @@ import { UNK_PIECE, type PieceTable } from "./piece-table.js";
  * returns their number.
  */
 function bestPath(
-  lattices: Lattices, s: number, logProb: Float64Array, alive: Uint8Array,
-  best: Float64Array, bestEdge: Int32Array, path: Int32Array,
+  lattices: Lattices,
+  s: number,
+  logProb: Float64Array,
+  alive: Uint8Array,
+  best: Float64Array,
+  bestEdge: Int32Array,
+  path: Int32Array,
 ): number {
   const n = lattices.start[s + 1] - lattices.start[s];
-  const first = lattices.edgeBegin[s], last = lattices.edgeBegin[s + 1];
+  const first = lattices.edgeBegin[s],
+    last = lattices.edgeBegin[s + 1];
   const { edgeFrom, edgeTo, edgePiece } = lattices;
   best.fill(-Infinity, 1, n + 1);
   best[0] = 0;
@@ -46,7 +52,9 @@ export function prune(pieces: PieceTable, words: Lattices, trie: PieceTrie, opts
   const alive = pieces.alive;
   // Pieces are substrings of words, so no string here is longer than the longest word.
   const size = words.maxLength + 1;
-  const best = new Float64Array(size), bestEdge = new Int32Array(size), path = new Int32Array(size);
+  const best = new Float64Array(size),
+    bestEdge = new Int32Array(size),
+    path = new Int32Array(size);
 
   // How often each piece is on the best path of the corpus.
   const freq = new Float64Array(pieces.size);

@@ -68,7 +68,9 @@ export function seedPieces(words: TrainingWords, opts: SeedOptions): PieceTable 
 function internalNodes(sa: Int32Array, lcp: Int32Array, weightBefore: Float64Array, maxLength: number): Candidates {
   const n = sa.length;
   let capacity = 1 << 16;
-  let offset = new Int32Array(capacity), length = new Int32Array(capacity), score = new Float64Array(capacity);
+  let offset = new Int32Array(capacity),
+    length = new Int32Array(capacity),
+    score = new Float64Array(capacity);
   let count = 0;
   const stackDepth = new Int32Array(n + 1);
   const stackLeft = new Int32Array(n + 1);
@@ -83,7 +85,9 @@ function internalNodes(sa: Int32Array, lcp: Int32Array, weightBefore: Float64Arr
       if (d >= 2 && d <= maxLength) {
         if (count === capacity) {
           capacity *= 2;
-          offset = resized(offset, capacity); length = resized(length, capacity); score = resized(score, capacity);
+          offset = resized(offset, capacity);
+          length = resized(length, capacity);
+          score = resized(score, capacity);
         }
         offset[count] = sa[left];
         length[count] = d;

@@ -47,10 +47,14 @@ function forEachWordCodePoint(counter: WordCounter, fn: (codePoint: number, coun
 export function trainingWords(counter: WordCounter, characterCoverage: number): TrainingWords {
   const charCounts = new Map<number, number>();
   let totalSymbols = 0;
-  forEachWordCodePoint(counter, (cp, count) => {
-    charCounts.set(cp, (charCounts.get(cp) ?? 0) + count);
-    totalSymbols++;
-  }, () => {});
+  forEachWordCodePoint(
+    counter,
+    (cp, count) => {
+      charCounts.set(cp, (charCounts.get(cp) ?? 0) + count);
+      totalSymbols++;
+    },
+    () => {},
+  );
 
   const byFrequency = [...charCounts].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const all = byFrequency.reduce((sum, [, count]) => sum + count, 0);
@@ -71,14 +75,20 @@ export function trainingWords(counter: WordCounter, characterCoverage: number): 
   const count = new Float64Array(counter.size);
   let at = 0;
   let word = 0;
-  forEachWordCodePoint(counter, (cp, c) => {
-    symbols[at++] = symbolOf.get(cp) ?? UNKNOWN_SYMBOL;
-    count[word] = c;
-  }, () => {
-    start[++word] = at;
-  });
+  forEachWordCodePoint(
+    counter,
+    (cp, c) => {
+      symbols[at++] = symbolOf.get(cp) ?? UNKNOWN_SYMBOL;
+      count[word] = c;
+    },
+    () => {
+      start[++word] = at;
+    },
+  );
   return {
-    symbols, start, count,
+    symbols,
+    start,
+    count,
     codePoints: Int32Array.from(codePoints),
     symbolCount: Float64Array.from(symbolCount),
     distinctChars: charCounts.size,

@@ -72,14 +72,17 @@ function settings(opts: UnigramTrainOptions): Settings {
   positiveInt("max piece length", s.maxPieceLength);
   positiveInt("sub-iterations", s.subIterations);
   positiveInt("seed size", s.seedSize);
-  if (!(s.characterCoverage > 0 && s.characterCoverage <= 1)) throw new Error(`character coverage must be in (0, 1], got ${s.characterCoverage}`);
+  if (!(s.characterCoverage > 0 && s.characterCoverage <= 1))
+    throw new Error(`character coverage must be in (0, 1], got ${s.characterCoverage}`);
   if (!(s.shrinkingFactor > 0 && s.shrinkingFactor < 1)) throw new Error(`shrinking factor must be in (0, 1), got ${s.shrinkingFactor}`);
   if (s.specialTokens.some((t) => t.length === 0)) throw new Error("special tokens must not be empty strings");
   const duplicate = s.specialTokens.find((t, i) => s.specialTokens.indexOf(t) !== i);
   if (duplicate !== undefined) throw new Error(`special token "${duplicate}" is listed twice`);
   for (const role of ["cls", "sep", "unk", "pad", "mask"] as const) {
     if (!s.specialTokens.includes(s.roles[role])) {
-      throw new Error(`the ${role} token "${s.roles[role]}" is not among the special tokens (${s.specialTokens.join(" ")}); add it or name another ${role} token`);
+      throw new Error(
+        `the ${role} token "${s.roles[role]}" is not among the special tokens (${s.specialTokens.join(" ")}); add it or name another ${role} token`,
+      );
     }
   }
   return s;
@@ -117,8 +120,8 @@ export async function trainUnigram(lines: AsyncIterable<string> | Iterable<strin
   if (s.vocabSize < s.specialTokens.length + chars) {
     throw new Error(
       `vocab size ${s.vocabSize} is too small: ${s.specialTokens.length} special tokens + ${chars} required characters ` +
-      `need at least ${s.specialTokens.length + chars}. Raise the vocab size` +
-      (s.characterCoverage === 1 ? ", or lower the character coverage to leave rare characters to <unk>." : "."),
+        `need at least ${s.specialTokens.length + chars}. Raise the vocab size` +
+        (s.characterCoverage === 1 ? ", or lower the character coverage to leave rare characters to <unk>." : "."),
     );
   }
 

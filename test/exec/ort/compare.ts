@@ -32,7 +32,8 @@ export function mismatch(dtype: DType, got: HostArray, want: HostArray, tol: Tol
   if (dtype === "bf16" || dtype === "f16") {
     const ulps = tol.ulps ?? 1;
     for (let i = 0; i < n; i++) {
-      const g = (got as Uint16Array)[i]!, w = (want as Uint16Array)[i]!;
+      const g = (got as Uint16Array)[i]!,
+        w = (want as Uint16Array)[i]!;
       if (isNaN16(dtype, g) && isNaN16(dtype, w)) continue;
       if (isNaN16(dtype, g) !== isNaN16(dtype, w) || Math.abs(ordered16(g) - ordered16(w)) > ulps) {
         return `element ${i}: got ${readElem(dtype, got, i)} (0x${g.toString(16)}), want ${readElem(dtype, want, i)} (0x${w.toString(16)})`;
@@ -42,10 +43,12 @@ export function mismatch(dtype: DType, got: HostArray, want: HostArray, tol: Tol
   }
   if (dtype === "f32" || dtype === "f64") {
     let scale = 0;
-    if (tol.normwise) for (let i = 0; i < n; i++) if (Number.isFinite(want[i] as number)) scale = Math.max(scale, Math.abs(want[i] as number));
+    if (tol.normwise)
+      for (let i = 0; i < n; i++) if (Number.isFinite(want[i] as number)) scale = Math.max(scale, Math.abs(want[i] as number));
     const atol = tol.normwise ? tol.rtol * scale : 0;
     for (let i = 0; i < n; i++) {
-      const g = got[i] as number, w = want[i] as number;
+      const g = got[i] as number,
+        w = want[i] as number;
       if (Number.isNaN(w) ? Number.isNaN(g) : g === w || Math.abs(g - w) <= atol + tol.rtol * Math.abs(w)) continue;
       return `element ${i}: got ${g}, want ${w} (|diff| ${Math.abs(g - w).toExponential(2)})`;
     }

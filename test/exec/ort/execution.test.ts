@@ -12,18 +12,31 @@ const cpu = k.findDevice("cpu:0");
 
 test("the CPU device is the default device, and eager ops run there", () => {
   assert.equal(k.getDefaultDevice().id, "cpu:0");
-  const a = k.array([[1, 2], [3, 4]], { device: cpu });
+  const a = k.array(
+    [
+      [1, 2],
+      [3, 4],
+    ],
+    { device: cpu },
+  );
   const b = a.matmul(a).add(1);
   assert.equal(b.device.id, "cpu:0");
-  assert.deepEqual(b.toArray(), [[8, 11], [16, 23]]);
+  assert.deepEqual(b.toArray(), [
+    [8, 11],
+    [16, 23],
+  ]);
 });
 
 test("host round trips keep every dtype's bits, and reads are copies", async () => {
   const cases: [k.DType, k.HostArray][] = [
-    ["f32", Float32Array.of(1.5, -0, NaN, Infinity)], ["f64", Float64Array.of(Math.PI, -1e300)],
-    ["bf16", Uint16Array.of(0x3f80, 0xff81)], ["f16", Uint16Array.of(0x3c00, 0x7c00)],
-    ["i32", Int32Array.of(-2147483648, 7)], ["u32", Uint32Array.of(0xffffffff, 0)],
-    ["bool", Uint8Array.of(1, 0)], ["i64", BigInt64Array.of(-(2n ** 62n), 5n)],
+    ["f32", Float32Array.of(1.5, -0, NaN, Infinity)],
+    ["f64", Float64Array.of(Math.PI, -1e300)],
+    ["bf16", Uint16Array.of(0x3f80, 0xff81)],
+    ["f16", Uint16Array.of(0x3c00, 0x7c00)],
+    ["i32", Int32Array.of(-2147483648, 7)],
+    ["u32", Uint32Array.of(0xffffffff, 0)],
+    ["bool", Uint8Array.of(1, 0)],
+    ["i64", BigInt64Array.of(-(2n ** 62n), 5n)],
   ];
   for (const [dtype, data] of cases) {
     const x = k.fromHost(data, [data.length], dtype, cpu);
@@ -31,7 +44,11 @@ test("host round trips keep every dtype's bits, and reads are copies", async () 
     assert.deepEqual(Array.from(host as ArrayLike<unknown>), Array.from(data as ArrayLike<unknown>), dtype);
     if (host instanceof BigInt64Array) host.fill(0n);
     else (host as Uint8Array).fill(0);
-    assert.deepEqual(Array.from(x.dataSync() as ArrayLike<unknown>), Array.from(data as ArrayLike<unknown>), `${dtype}: the read was a copy`);
+    assert.deepEqual(
+      Array.from(x.dataSync() as ArrayLike<unknown>),
+      Array.from(data as ArrayLike<unknown>),
+      `${dtype}: the read was a copy`,
+    );
   }
 });
 
@@ -64,10 +81,13 @@ test("synchronous reads block until the run has finished", () => {
 });
 
 test("donated inputs are recycled: a steady training-like loop allocates no memory", async () => {
-  const step = k.jit((p: { w: k.Array; m: k.Array }, g: k.Array) => {
-    const m = p.m.mul(0.9).add(g);
-    return { w: p.w.sub(m.mul(0.01)), m };
-  }, { donateArgs: [0], name: "sgd_momentum" });
+  const step = k.jit(
+    (p: { w: k.Array; m: k.Array }, g: k.Array) => {
+      const m = p.m.mul(0.9).add(g);
+      return { w: p.w.sub(m.mul(0.01)), m };
+    },
+    { donateArgs: [0], name: "sgd_momentum" },
+  );
   let p = { w: k.array(new Float32Array(4096).fill(1), { device: cpu }), m: k.zeros([4096]) };
   const g = k.array(new Float32Array(4096).fill(1), { device: cpu });
   for (let i = 0; i < 3; i++) p = step(p, g);
@@ -78,9 +98,13 @@ test("donated inputs are recycled: a steady training-like loop allocates no memo
   await p.w.ready();
   assert.equal(pool.nativeAllocations, before, "steady-state steps took no new memory");
   // m_n = Σ 0.9^i over n = 23 steps; w = 1 - 0.01 Σ m.
-  let m = 0, w = 1;
-  for (let i = 0; i < 23; i++) { m = Math.fround(Math.fround(m * 0.9) + 1); w = Math.fround(w - Math.fround(m * Math.fround(0.01))); }
-  assert.ok(Math.abs(p.w.dataSync()[0] as number - w) < 1e-5);
+  let m = 0,
+    w = 1;
+  for (let i = 0; i < 23; i++) {
+    m = Math.fround(Math.fround(m * 0.9) + 1);
+    w = Math.fround(w - Math.fround(m * Math.fround(0.01)));
+  }
+  assert.ok(Math.abs((p.w.dataSync()[0] as number) - w) < 1e-5);
 });
 
 test("a program whose run fails rejects ready with the program's name and ONNX Runtime's message", async () => {
@@ -88,14 +112,24 @@ test("a program whose run fails rejects ready with the program's name and ONNX R
   const x = { id: 1, aval: { shape: [0, 3], dtype: "f32" as const } };
   const idx = { id: 2, aval: { shape: [2], dtype: "i32" as const } };
   const out = { id: 3, aval: { shape: [2, 3], dtype: "f32" as const } };
-  const program: Program = { name: "take_from_nothing", inputs: [x, idx], consts: [], eqns: [{ prim: "take", inputs: [x, idx], out, params: { axis: 0 } }], outputs: [out] };
+  const program: Program = {
+    name: "take_from_nothing",
+    inputs: [x, idx],
+    consts: [],
+    eqns: [{ prim: "take", inputs: [x, idx], out, params: { axis: 0 } }],
+    outputs: [out],
+  };
   const exe = k.ortExecutor.compile(program);
-  const [y] = exe.execute([[k.ortExecutor.fromHost(new Float32Array(0), x.aval), k.ortExecutor.fromHost(Int32Array.of(0, 1), idx.aval)]])[0]!;
+  const [y] = exe.execute([
+    [k.ortExecutor.fromHost(new Float32Array(0), x.aval), k.ortExecutor.fromHost(Int32Array.of(0, 1), idx.aval)],
+  ])[0]!;
   await assert.rejects(y!.ready, /ONNX Runtime failed to run take_from_nothing: .*indices/);
   assert.throws(() => y!.toHostSync(), /take_from_nothing/);
 
   // The failure is still known after thousands of later runs, read without yielding to the event loop.
-  const failed = exe.execute([[k.ortExecutor.fromHost(new Float32Array(0), x.aval), k.ortExecutor.fromHost(Int32Array.of(1, 0), idx.aval)]])[0]![0]!;
+  const failed = exe.execute([
+    [k.ortExecutor.fromHost(new Float32Array(0), x.aval), k.ortExecutor.fromHost(Int32Array.of(1, 0), idx.aval)],
+  ])[0]![0]!;
   const inc = k.jit((a: k.Array) => a.add(1), { name: "inc_many" });
   let c = k.array([0], { device: cpu });
   for (let i = 0; i < 5000; i++) c = inc(c);
@@ -105,7 +139,10 @@ test("a program whose run fails rejects ready with the program's name and ONNX R
   // A run that reads the failed output fails too, saying why.
   const negate = k.jit((a: k.Array) => a.neg(), { name: "after_failure" });
   const z = negate(k.Array.fromBuffer(y!));
-  await assert.rejects(z.ready(), /after_failure: an input was computed by a run that failed: ONNX Runtime failed to run take_from_nothing/);
+  await assert.rejects(
+    z.ready(),
+    /after_failure: an input was computed by a run that failed: ONNX Runtime failed to run take_from_nothing/,
+  );
 });
 
 test("disposed and donated buffers refuse to be read, with a message saying why", () => {

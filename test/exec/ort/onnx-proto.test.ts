@@ -5,23 +5,54 @@ import assert from "node:assert/strict";
 import * as ort from "onnxruntime-node";
 import { attr, encodeModel, OnnxType, type GraphDef } from "../../../src/exec/ort/onnx-proto.js";
 
-const model = (graph: GraphDef, opset = 21) => encodeModel({ irVersion: 10, opsets: [{ domain: "", version: opset }], producerName: "kiln", producerVersion: "test", graph });
+const model = (graph: GraphDef, opset = 21) =>
+  encodeModel({ irVersion: 10, opsets: [{ domain: "", version: opset }], producerName: "kiln", producerVersion: "test", graph });
 
 test("field tags, varints and nested lengths follow the protobuf wire format", () => {
-  const bytes = encodeModel({ irVersion: 10, opsets: [{ domain: "", version: 300 }], producerName: "k", producerVersion: "", graph: { name: "g", nodes: [], initializers: [], inputs: [], outputs: [] } });
-  assert.deepEqual([...bytes], [
-    0x08, 10, // ir_version = 10
-    0x12, 1, 0x6b, // producer_name = "k"
-    0x1a, 0, // producer_version = ""
-    0x3a, 3, 0x12, 1, 0x67, // graph { name = "g" }
-    0x42, 3, 0x10, 0xac, 0x02, // opset_import { version = 300 (two-byte varint) }
-  ]);
+  const bytes = encodeModel({
+    irVersion: 10,
+    opsets: [{ domain: "", version: 300 }],
+    producerName: "k",
+    producerVersion: "",
+    graph: { name: "g", nodes: [], initializers: [], inputs: [], outputs: [] },
+  });
+  assert.deepEqual(
+    [...bytes],
+    [
+      0x08,
+      10, // ir_version = 10
+      0x12,
+      1,
+      0x6b, // producer_name = "k"
+      0x1a,
+      0, // producer_version = ""
+      0x3a,
+      3,
+      0x12,
+      1,
+      0x67, // graph { name = "g" }
+      0x42,
+      3,
+      0x10,
+      0xac,
+      0x02, // opset_import { version = 300 (two-byte varint) }
+    ],
+  );
 });
 
 test("negative int attributes are 10-byte two's complement varints", () => {
   const bytes = encodeModel({
-    irVersion: 10, opsets: [], producerName: "", producerVersion: "",
-    graph: { name: "", nodes: [{ op: "X", inputs: [], outputs: [], attrs: { a: attr.int(-1) } }], initializers: [], inputs: [], outputs: [] },
+    irVersion: 10,
+    opsets: [],
+    producerName: "",
+    producerVersion: "",
+    graph: {
+      name: "",
+      nodes: [{ op: "X", inputs: [], outputs: [], attrs: { a: attr.int(-1) } }],
+      initializers: [],
+      inputs: [],
+      outputs: [],
+    },
   });
   const hex = Buffer.from(bytes).toString("hex");
   // AttributeProto { name "a", type INT (field 20), i = -1 (field 3) }
@@ -36,7 +67,12 @@ test("a model with every attribute kind and an initializer runs in the official 
     nodes: [
       { op: "Gather", inputs: ["x", "idx"], outputs: ["g"], attrs: { axis: attr.int(-1) } },
       { op: "LeakyRelu", inputs: ["g"], outputs: ["l"], attrs: { alpha: attr.float(0.25) } },
-      { op: "Constant", inputs: [], outputs: ["k"], attrs: { value: attr.tensor({ name: "kv", dataType: OnnxType.FLOAT, dims: [1], raw: f32([10]) }) } },
+      {
+        op: "Constant",
+        inputs: [],
+        outputs: ["k"],
+        attrs: { value: attr.tensor({ name: "kv", dataType: OnnxType.FLOAT, dims: [1], raw: f32([10]) }) },
+      },
       { op: "Add", inputs: ["l", "k"], outputs: ["y"] },
       { op: "BitShift", inputs: ["u", "s"], outputs: ["z"], attrs: { direction: attr.string("LEFT") } },
       { op: "Transpose", inputs: ["x"], outputs: ["t"], attrs: { perm: attr.ints([1, 0]) } },
@@ -45,8 +81,15 @@ test("a model with every attribute kind and an initializer runs in the official 
       { name: "idx", dataType: OnnxType.INT64, dims: [2], raw: i64([2, 0]) },
       { name: "s", dataType: OnnxType.UINT32, dims: [], raw: new Uint8Array(Uint32Array.of(3).buffer) },
     ],
-    inputs: [{ name: "x", dataType: OnnxType.FLOAT, dims: [2, 3] }, { name: "u", dataType: OnnxType.UINT32, dims: [2] }],
-    outputs: [{ name: "y", dataType: OnnxType.FLOAT, dims: [2, 2] }, { name: "z", dataType: OnnxType.UINT32, dims: [2] }, { name: "t", dataType: OnnxType.FLOAT, dims: [3, 2] }],
+    inputs: [
+      { name: "x", dataType: OnnxType.FLOAT, dims: [2, 3] },
+      { name: "u", dataType: OnnxType.UINT32, dims: [2] },
+    ],
+    outputs: [
+      { name: "y", dataType: OnnxType.FLOAT, dims: [2, 2] },
+      { name: "z", dataType: OnnxType.UINT32, dims: [2] },
+      { name: "t", dataType: OnnxType.FLOAT, dims: [3, 2] },
+    ],
   });
   const session = await ort.InferenceSession.create(bytes);
   assert.deepEqual(session.inputNames, ["x", "u"]);

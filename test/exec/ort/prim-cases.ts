@@ -32,16 +32,30 @@ function numbers(r: Rng, dtype: DType, n: number, kind: Kind): number[] {
   const g = randn(r, n);
   for (let i = 0; i < n; i++) {
     const u = r();
-    if (dtype === "bool") { xs.push(u < 0.5 ? 0 : 1); continue; }
+    if (dtype === "bool") {
+      xs.push(u < 0.5 ? 0 : 1);
+      continue;
+    }
     const float = dtype === "f32" || dtype === "f64" || dtype === "bf16" || dtype === "f16";
     const unsigned = dtype === "u32";
-    if (typeof kind === "object") { xs.push(randInt(r, unsigned ? 0 : -3, kind.index + 3)); continue; }
+    if (typeof kind === "object") {
+      xs.push(randInt(r, unsigned ? 0 : -3, kind.index + 3));
+      continue;
+    }
     switch (kind) {
-      case "normal": xs.push(float ? g[i]! * 2 : randInt(r, unsigned ? 0 : -20, 21)); break;
-      case "positive": xs.push(float ? Math.abs(g[i]!) + 0.1 : randInt(r, 1, 21)); break;
-      case "shift": xs.push(randInt(r, unsigned ? 0 : -3, 41)); break;
+      case "normal":
+        xs.push(float ? g[i]! * 2 : randInt(r, unsigned ? 0 : -20, 21));
+        break;
+      case "positive":
+        xs.push(float ? Math.abs(g[i]!) + 0.1 : randInt(r, 1, 21));
+        break;
+      case "shift":
+        xs.push(randInt(r, unsigned ? 0 : -3, 41));
+        break;
       // Small integers (also as floats): ties for comparisons, max and select; NaN now and then.
-      case "grid": xs.push(float && u < 0.1 ? NaN : randInt(r, unsigned ? 0 : -3, 4)); break;
+      case "grid":
+        xs.push(float && u < 0.1 ? NaN : randInt(r, unsigned ? 0 : -3, 4));
+        break;
       case "wide": {
         const specials: Record<string, number[]> = {
           i32: [-2147483648, 2147483647, -1, 0, 1, 65536, -65537],
@@ -54,7 +68,15 @@ function numbers(r: Rng, dtype: DType, n: number, kind: Kind): number[] {
         };
         const s = specials[dtype]!;
         const bits = dtype === "i64" ? 40 : 31;
-        xs.push(u < 0.4 ? pick(r, s) : float ? g[i]! * 100 : dtype === "u32" ? randInt(r, 0, 2 ** 31) * 2 + randInt(r, 0, 2) : randInt(r, -(2 ** bits), 2 ** bits));
+        xs.push(
+          u < 0.4
+            ? pick(r, s)
+            : float
+              ? g[i]! * 100
+              : dtype === "u32"
+                ? randInt(r, 0, 2 ** 31) * 2 + randInt(r, 0, 2)
+                : randInt(r, -(2 ** bits), 2 ** bits),
+        );
       }
     }
   }
@@ -64,14 +86,27 @@ function numbers(r: Rng, dtype: DType, n: number, kind: Kind): number[] {
 let varId = 0;
 const newVar = (aval: AVal): Var => ({ id: varId++, aval });
 
-interface Operand { aval: AVal; kind: Kind }
+interface Operand {
+  aval: AVal;
+  kind: Kind;
+}
 
 /**
  * The program applying `prim` to fresh inputs. With `lazy`, an operand may instead be computed by
  * broadcast_in_dim from an input with some dimensions set to 1 (values then repeat along them).
  */
-function build<P extends Prim>(r: Rng, prim: P, operands: readonly Operand[], params: PrimParams[P], tol: Tolerance, lazy: boolean, name: string = prim): PrimCase {
-  const inputs: Var[] = [], eqns: Eqn[] = [], data: HostArray[] = [];
+function build<P extends Prim>(
+  r: Rng,
+  prim: P,
+  operands: readonly Operand[],
+  params: PrimParams[P],
+  tol: Tolerance,
+  lazy: boolean,
+  name: string = prim,
+): PrimCase {
+  const inputs: Var[] = [],
+    eqns: Eqn[] = [],
+    data: HostArray[] = [];
   const args = operands.map(({ aval, kind }) => {
     const rank = aval.shape.length;
     const drop = lazy && rank > 0 && r() < 0.7 ? randInt(r, 0, rank + 1) : 0;
@@ -87,7 +122,12 @@ function build<P extends Prim>(r: Rng, prim: P, operands: readonly Operand[], pa
     eqns.push({ prim: "broadcast_in_dim", inputs: [input], out, params: { shape: aval.shape, dims: src.map((_, i) => drop + i) } } as Eqn);
     return out;
   });
-  const out = newVar(SHAPE_RULES[prim](args.map((v) => v.aval), params));
+  const out = newVar(
+    SHAPE_RULES[prim](
+      args.map((v) => v.aval),
+      params,
+    ),
+  );
   eqns.push({ prim, inputs: args, out, params } as Eqn);
   return { program: { name: `${name}_case`, inputs, consts: [], eqns, outputs: [out] }, inputs: data, tol };
 }
@@ -111,12 +151,27 @@ function unary(prim: Prim, dtypes: readonly DType[], kind: Kind = "normal", tol:
   };
 }
 
-function binary(prim: Prim, dtypes: readonly DType[], kinds: (d: DType) => [Kind, Kind] = () => ["normal", "normal"], params: object = {}): Maker {
+function binary(
+  prim: Prim,
+  dtypes: readonly DType[],
+  kinds: (d: DType) => [Kind, Kind] = () => ["normal", "normal"],
+  params: object = {},
+): Maker {
   return (r, lazy) => {
     const dtype = pick(r, dtypes);
     const shape = shapeOf(r, randInt(r, 0, 4));
     const [ka, kb] = kinds(dtype);
-    return build(r, prim, [{ aval: { shape, dtype }, kind: ka }, { aval: { shape, dtype }, kind: kb }], params as never, elementwiseTol(dtype), lazy);
+    return build(
+      r,
+      prim,
+      [
+        { aval: { shape, dtype }, kind: ka },
+        { aval: { shape, dtype }, kind: kb },
+      ],
+      params as never,
+      elementwiseTol(dtype),
+      lazy,
+    );
   };
 }
 
@@ -150,62 +205,115 @@ export const CASES: { [P in Prim]: Maker } = {
   xor: binary("xor", [...INTS, "bool"], () => ["wide", "wide"]),
   shift_left: binary("shift_left", INTS, () => ["wide", "shift"]),
   shift_right_logical: binary("shift_right_logical", INTS, () => ["wide", "shift"]),
-  compare: (r, lazy) => binary("compare", ALL, () => ["grid", "grid"], { direction: pick(r, ["eq", "ne", "lt", "le", "gt", "ge"] as const) })(r, lazy),
+  compare: (r, lazy) =>
+    binary("compare", ALL, () => ["grid", "grid"], { direction: pick(r, ["eq", "ne", "lt", "le", "gt", "ge"] as const) })(r, lazy),
   select: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 0, 4));
-    return build(r, "select", [{ aval: { shape, dtype: "bool" }, kind: "normal" }, { aval: { shape, dtype }, kind: "wide" }, { aval: { shape, dtype }, kind: "wide" }], {}, elementwiseTol(dtype), lazy);
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 0, 4));
+    return build(
+      r,
+      "select",
+      [
+        { aval: { shape, dtype: "bool" }, kind: "normal" },
+        { aval: { shape, dtype }, kind: "wide" },
+        { aval: { shape, dtype }, kind: "wide" },
+      ],
+      {},
+      elementwiseTol(dtype),
+      lazy,
+    );
   },
   convert: (r, lazy) => {
-    const from = pick(r, ALL), to = pick(r, ALL);
+    const from = pick(r, ALL),
+      to = pick(r, ALL);
     // The reference has no defined i64 result for infinities and floats beyond 2^63.
     const kind: Kind = to === "i64" && isF(from) ? "normal" : "wide";
-    return build(r, "convert", [{ aval: { shape: shapeOf(r, randInt(r, 0, 3)), dtype: from }, kind }], { dtype: to }, elementwiseTol(to), lazy, `convert_${from}_${to}`);
+    return build(
+      r,
+      "convert",
+      [{ aval: { shape: shapeOf(r, randInt(r, 0, 3)), dtype: from }, kind }],
+      { dtype: to },
+      elementwiseTol(to),
+      lazy,
+      `convert_${from}_${to}`,
+    );
   },
   stop_gradient: unary("stop_gradient", ALL, "wide"),
 
   broadcast_in_dim: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 0, 4));
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 0, 4));
     const dims = shape.map((_, i) => i).filter(() => r() < 0.6);
     const operand = dims.map((d) => (r() < 0.3 ? 1 : shape[d]!));
     return build(r, "broadcast_in_dim", [{ aval: { shape: operand, dtype }, kind: "wide" }], { shape, dims }, elementwiseTol(dtype), lazy);
   },
   reshape: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 0, 4));
-    const flat = size(shape), target: number[] = [];
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 0, 4));
+    const flat = size(shape),
+      target: number[] = [];
     let rest = flat;
-    while (rest > 1) { const d = pick(r, [...Array(rest).keys()].map((i) => i + 1).filter((i) => rest % i === 0)); target.push(d); rest /= d; }
+    while (rest > 1) {
+      const d = pick(
+        r,
+        [...Array(rest).keys()].map((i) => i + 1).filter((i) => rest % i === 0),
+      );
+      target.push(d);
+      rest /= d;
+    }
     if (r() < 0.3) target.push(1);
     return build(r, "reshape", [{ aval: { shape, dtype }, kind: "wide" }], { shape: target }, elementwiseTol(dtype), lazy);
   },
   transpose: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 1, 5));
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 1, 5));
     const perm = shape.map((_, i) => i).sort(() => r() - 0.5);
     return build(r, "transpose", [{ aval: { shape, dtype }, kind: "wide" }], { perm }, elementwiseTol(dtype), lazy);
   },
   slice: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 1, 4), 5);
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 1, 4), 5);
     const start = shape.map((d) => randInt(r, 0, d));
     const limit = shape.map((d, i) => randInt(r, start[i]! + 1, d + 1));
     return build(r, "slice", [{ aval: { shape, dtype }, kind: "wide" }], { start, limit }, elementwiseTol(dtype), lazy);
   },
   concatenate: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 1, 4)), axis = randInt(r, 0, shape.length);
-    const ops = Array.from({ length: randInt(r, 1, 4) }, () => ({ aval: { shape: shape.map((d, i) => (i === axis ? randInt(r, 1, 4) : d)), dtype }, kind: "wide" as Kind }));
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 1, 4)),
+      axis = randInt(r, 0, shape.length);
+    const ops = Array.from({ length: randInt(r, 1, 4) }, () => ({
+      aval: { shape: shape.map((d, i) => (i === axis ? randInt(r, 1, 4) : d)), dtype },
+      kind: "wide" as Kind,
+    }));
     return build(r, "concatenate", ops, { axis }, elementwiseTol(dtype), lazy);
   },
   pad: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 1, 4));
-    const low = shape.map((d) => randInt(r, -Math.min(1, d - 1), 3)), high = shape.map((d, i) => randInt(r, -Math.min(1, d - 1 + Math.min(0, low[i]!)), 3));
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 1, 4));
+    const low = shape.map((d) => randInt(r, -Math.min(1, d - 1), 3)),
+      high = shape.map((d, i) => randInt(r, -Math.min(1, d - 1 + Math.min(0, low[i]!)), 3));
     const value = dtype === "bool" ? 1 : dtype === "u32" ? 7 : -1.5;
-    return build(r, "pad", [{ aval: { shape, dtype }, kind: "wide" }], { low, high, value: isF(dtype) ? value : Math.trunc(value) }, elementwiseTol(dtype), lazy);
+    return build(
+      r,
+      "pad",
+      [{ aval: { shape, dtype }, kind: "wide" }],
+      { low, high, value: isF(dtype) ? value : Math.trunc(value) },
+      elementwiseTol(dtype),
+      lazy,
+    );
   },
 
   dot_general: (r, lazy) => {
     const dtype = pick(r, NUMERIC);
-    const nb = randInt(r, 0, 3), nc = randInt(r, 0, 3), nl = randInt(r, 0, 3), nr = randInt(r, 0, 3);
+    const nb = randInt(r, 0, 3),
+      nc = randInt(r, 0, 3),
+      nl = randInt(r, 0, 3),
+      nr = randInt(r, 0, 3);
     const dim = () => randInt(r, 1, 6);
-    const batch = Array.from({ length: nb }, dim), contract = Array.from({ length: nc }, dim);
-    const lf = Array.from({ length: nl }, dim), rf = Array.from({ length: nr }, dim);
+    const batch = Array.from({ length: nb }, dim),
+      contract = Array.from({ length: nc }, dim);
+    const lf = Array.from({ length: nl }, dim),
+      rf = Array.from({ length: nr }, dim);
     // Each operand's dims in a random order: record where each logical dim went.
     const place = (groups: number[][]) => {
       const tagged = groups.flatMap((g, gi) => g.map((d, i) => ({ d, gi, i })));
@@ -214,45 +322,91 @@ export const CASES: { [P in Prim]: Maker } = {
       const at = (gi: number, i: number) => order.findIndex((k) => tagged[k]!.gi === gi && tagged[k]!.i === i);
       return { shape, at };
     };
-    const L = place([batch, contract, lf]), R = place([batch, contract, rf]);
-    const outDtype = (dtype === "bf16" || dtype === "f16") && r() < 0.5 ? "f32" as const : undefined;
+    const L = place([batch, contract, lf]),
+      R = place([batch, contract, rf]);
+    const outDtype = (dtype === "bf16" || dtype === "f16") && r() < 0.5 ? ("f32" as const) : undefined;
     const params = {
-      lhsBatch: batch.map((_, i) => L.at(0, i)), rhsBatch: batch.map((_, i) => R.at(0, i)),
-      lhsContract: contract.map((_, i) => L.at(1, i)), rhsContract: contract.map((_, i) => R.at(1, i)),
+      lhsBatch: batch.map((_, i) => L.at(0, i)),
+      rhsBatch: batch.map((_, i) => R.at(0, i)),
+      lhsContract: contract.map((_, i) => L.at(1, i)),
+      rhsContract: contract.map((_, i) => R.at(1, i)),
       ...(outDtype ? { outDtype } : {}),
     };
     const kind: Kind = isF(dtype) ? "normal" : "grid";
-    return build(r, "dot_general", [{ aval: { shape: L.shape, dtype }, kind }, { aval: { shape: R.shape, dtype }, kind }], params, sumTol(outDtype ?? dtype), lazy);
+    return build(
+      r,
+      "dot_general",
+      [
+        { aval: { shape: L.shape, dtype }, kind },
+        { aval: { shape: R.shape, dtype }, kind },
+      ],
+      params,
+      sumTol(outDtype ?? dtype),
+      lazy,
+    );
   },
   reduce_sum: (r, lazy) => {
-    const dtype = pick(r, NUMERIC), shape = shapeOf(r, randInt(r, 1, 4));
+    const dtype = pick(r, NUMERIC),
+      shape = shapeOf(r, randInt(r, 1, 4));
     const axes = shape.map((_, i) => i).filter(() => r() < 0.5);
     return build(r, "reduce_sum", [{ aval: { shape, dtype }, kind: isF(dtype) ? "normal" : "wide" }], { axes }, sumTol(dtype), lazy);
   },
   reduce_max: (r, lazy) => {
-    const dtype = pick(r, NUMERIC), shape = shapeOf(r, randInt(r, 1, 4));
+    const dtype = pick(r, NUMERIC),
+      shape = shapeOf(r, randInt(r, 1, 4));
     const axes = shape.map((_, i) => i).filter(() => r() < 0.5);
-    return build(r, "reduce_max", [{ aval: { shape, dtype }, kind: isF(dtype) && r() < 0.5 ? "grid" : "wide" }], { axes }, elementwiseTol(dtype), lazy);
+    return build(
+      r,
+      "reduce_max",
+      [{ aval: { shape, dtype }, kind: isF(dtype) && r() < 0.5 ? "grid" : "wide" }],
+      { axes },
+      elementwiseTol(dtype),
+      lazy,
+    );
   },
   iota: (r, lazy) => {
-    const dtype = pick(r, NUMERIC), shape = shapeOf(r, randInt(r, 1, 4), 6);
+    const dtype = pick(r, NUMERIC),
+      shape = shapeOf(r, randInt(r, 1, 4), 6);
     return build(r, "iota", [], { shape, dim: randInt(r, 0, shape.length), dtype }, elementwiseTol(dtype), lazy);
   },
   take: (r, lazy) => {
-    const dtype = pick(r, ALL), shape = shapeOf(r, randInt(r, 1, 4)), axis = randInt(r, 0, shape.length);
+    const dtype = pick(r, ALL),
+      shape = shapeOf(r, randInt(r, 1, 4)),
+      axis = randInt(r, 0, shape.length);
     const idx = { aval: { shape: shapeOf(r, randInt(r, 0, 3)), dtype: pick(r, ["i32", "u32"] as const) }, kind: { index: shape[axis]! } };
     return build(r, "take", [{ aval: { shape, dtype }, kind: "wide" }, idx], { axis }, elementwiseTol(dtype), lazy);
   },
   scatter_add: (r, lazy) => {
-    const dtype = pick(r, NUMERIC), shape = shapeOf(r, randInt(r, 1, 4)), axis = randInt(r, 0, shape.length);
+    const dtype = pick(r, NUMERIC),
+      shape = shapeOf(r, randInt(r, 1, 4)),
+      axis = randInt(r, 0, shape.length);
     const idxShape = shapeOf(r, randInt(r, 0, 3));
     const upd = [...shape.slice(0, axis), ...idxShape, ...shape.slice(axis + 1)];
     const kind: Kind = isF(dtype) ? "normal" : "grid";
-    return build(r, "scatter_add", [{ aval: { shape, dtype }, kind }, { aval: { shape: idxShape, dtype: pick(r, ["i32", "u32"] as const) }, kind: { index: shape[axis]! } }, { aval: { shape: upd, dtype }, kind }], { axis }, sumTol(dtype), lazy);
+    return build(
+      r,
+      "scatter_add",
+      [
+        { aval: { shape, dtype }, kind },
+        { aval: { shape: idxShape, dtype: pick(r, ["i32", "u32"] as const) }, kind: { index: shape[axis]! } },
+        { aval: { shape: upd, dtype }, kind },
+      ],
+      { axis },
+      sumTol(dtype),
+      lazy,
+    );
   },
   cumsum: (r, lazy) => {
-    const dtype = pick(r, NUMERIC), shape = shapeOf(r, randInt(r, 1, 4), 6);
-    return build(r, "cumsum", [{ aval: { shape, dtype }, kind: isF(dtype) ? "normal" : "wide" }], { axis: randInt(r, 0, shape.length), reverse: r() < 0.5 }, sumTol(dtype), lazy);
+    const dtype = pick(r, NUMERIC),
+      shape = shapeOf(r, randInt(r, 1, 4), 6);
+    return build(
+      r,
+      "cumsum",
+      [{ aval: { shape, dtype }, kind: isF(dtype) ? "normal" : "wide" }],
+      { axis: randInt(r, 0, shape.length), reverse: r() < 0.5 },
+      sumTol(dtype),
+      lazy,
+    );
   },
   all_reduce: unary("all_reduce", NUMERIC, "normal", sumTol),
 };

@@ -29,7 +29,10 @@ test("all_reduce sums over 3 replicas (floats and integers), each output on its 
   });
   const exe = ort.compile(program, { replicas: 3 });
   const outs = exe.execute(args.map((r, i) => r.map((d, j) => ort.fromHost(d, program.inputs[j]!.aval, ort.devices()[i]))));
-  assert.deepEqual(outs.map((r) => r[0]!.device.id), ["cpu:0", "cpu:1", "cpu:2"]);
+  assert.deepEqual(
+    outs.map((r) => r[0]!.device.id),
+    ["cpu:0", "cpu:1", "cpu:2"],
+  );
 });
 
 test("data-parallel gradients: two half batches all-reduced equal the reference's", async () => {
@@ -44,7 +47,11 @@ test("data-parallel gradients: two half batches all-reduced equal the reference'
   const args = [0, 1].map((i) => [...leaves, half(x, i), half(y, i)]);
   const want = await runReplicated(k.refExecutor, program, 2, args);
   const got = await runReplicated(ort, program, 2, args);
-  got.forEach((r, i) => r.forEach((g, j) => assert.equal(mismatch("f32", g, want[i]![j]!, { rtol: 1e-5, normwise: true }), undefined, `replica ${i} gradient ${j}`)));
+  got.forEach((r, i) =>
+    r.forEach((g, j) =>
+      assert.equal(mismatch("f32", g, want[i]![j]!, { rtol: 1e-5, normwise: true }), undefined, `replica ${i} gradient ${j}`),
+    ),
+  );
 });
 
 test("more replicas than CPU devices is refused with a remedy", () => {

@@ -5,13 +5,18 @@ import * as k from "../../../src/index.js";
 import { foldTransposedProducts } from "../../../src/exec/ort/rewrite.js";
 import { mismatch } from "./compare.js";
 
-const cpu = k.findDevice("cpu:0"), ref = k.findDevice("ref:0");
+const cpu = k.findDevice("cpu:0"),
+  ref = k.findDevice("ref:0");
 
 test("weight gradients are computed in place: transpose(dot_general) folds into one dot_general", () => {
   // Batched and plain products, gradients for both operands of each.
   const loss = (w: k.Array, v: k.Array, x: k.Array) => k.einsum("bsd,bde->bse", x.matmul(w).tanh(), v).square().sum();
   const g = (w: k.Array, v: k.Array, x: k.Array) => k.grad(loss, { argnums: [0, 1, 2] })(w, v, x) as k.Array[];
-  const arr = (shape: number[], device: k.Device, seed: number) => k.array(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * seed)), { shape, device });
+  const arr = (shape: number[], device: k.Device, seed: number) =>
+    k.array(
+      Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * seed)),
+      { shape, device },
+    );
   const args = (d: k.Device) => [arr([5, 6], d, 1), arr([3, 6, 4], d, 2), arr([3, 7, 5], d, 3)] as const;
   const program = k.jit(g).lower(...args(ref));
   const rewritten = foldTransposedProducts(program);

@@ -9,7 +9,8 @@ import { adamInit, mlpData, mlpInit, trainStep } from "../../helpers/mlp.js";
 import { randn, rng } from "../../helpers/random.js";
 import { mismatch } from "./compare.js";
 
-const cpu = k.findDevice("cpu:0"), ref = k.findDevice("ref:0");
+const cpu = k.findDevice("cpu:0"),
+  ref = k.findDevice("ref:0");
 
 function lossCurve(device: k.Device, steps: number): number[] {
   const { x, y } = mlpData(128, 32, 10, 3, device);
@@ -29,18 +30,35 @@ function lossCurve(device: k.Device, steps: number): number[] {
 }
 
 test("the MLP trains on ONNX Runtime with the reference interpreter's loss curve (20 steps, 1e-5 relative)", () => {
-  const want = lossCurve(ref, 20), got = lossCurve(cpu, 20);
+  const want = lossCurve(ref, 20),
+    got = lossCurve(cpu, 20);
   assert.ok(want[19]! < 0.8 * want[0]!, `the loss should fall: ${want[0]} → ${want[19]}`);
   want.forEach((w, i) => assert.ok(Math.abs(got[i]! - w) <= 1e-5 * Math.abs(w), `step ${i}: ${got[i]} vs ${w}`));
 });
 
-interface AttnParams { wq: k.Array; wk: k.Array; wv: k.Array; wo: k.Array; gamma: k.Array; beta: k.Array }
-const B = 2, S = 6, D = 16, H = 4, Dh = D / H;
+interface AttnParams {
+  wq: k.Array;
+  wk: k.Array;
+  wv: k.Array;
+  wo: k.Array;
+  gamma: k.Array;
+  beta: k.Array;
+}
+const B = 2,
+  S = 6,
+  D = 16,
+  H = 4,
+  Dh = D / H;
 
 function attentionLoss(p: AttnParams, x: k.Array, mask: k.Array, target: k.Array, key: k.Array): k.Array {
   const heads = (t: k.Array) => t.reshape([B, S, H, Dh]).transpose([0, 2, 1, 3]);
-  const q = heads(x.matmul(p.wq)), kk = heads(x.matmul(p.wk)), v = heads(x.matmul(p.wv));
-  const scores = k.einsum("bhqd,bhkd->bhqk", q, kk).mul(1 / Math.sqrt(Dh)).add(mask);
+  const q = heads(x.matmul(p.wq)),
+    kk = heads(x.matmul(p.wk)),
+    v = heads(x.matmul(p.wv));
+  const scores = k
+    .einsum("bhqd,bhkd->bhqk", q, kk)
+    .mul(1 / Math.sqrt(Dh))
+    .add(mask);
   const attn = k.dropout(key, k.softmax(scores, -1), 0.1);
   const ctx = k.einsum("bhqk,bhkd->bhqd", attn, v).transpose([0, 2, 1, 3]).reshape([B, S, D]);
   const y = k.layerNorm(x.add(ctx.matmul(p.wo)), p.gamma, p.beta);
@@ -49,8 +67,25 @@ function attentionLoss(p: AttnParams, x: k.Array, mask: k.Array, target: k.Array
 
 function attentionGrads(device: k.Device) {
   const r = rng(11);
-  const arr = (shape: number[], scale = 1) => k.array(Float32Array.from(randn(r, shape.reduce((a, b) => a * b, 1)), (v) => v * scale), { shape, device });
-  const p: AttnParams = { wq: arr([D, D], 0.3), wk: arr([D, D], 0.3), wv: arr([D, D], 0.3), wo: arr([D, D], 0.3), gamma: arr([D], 0.1).add(1), beta: arr([D], 0.1) };
+  const arr = (shape: number[], scale = 1) =>
+    k.array(
+      Float32Array.from(
+        randn(
+          r,
+          shape.reduce((a, b) => a * b, 1),
+        ),
+        (v) => v * scale,
+      ),
+      { shape, device },
+    );
+  const p: AttnParams = {
+    wq: arr([D, D], 0.3),
+    wk: arr([D, D], 0.3),
+    wv: arr([D, D], 0.3),
+    wo: arr([D, D], 0.3),
+    gamma: arr([D], 0.1).add(1),
+    beta: arr([D], 0.1),
+  };
   // Causal mask: -1e9 above the diagonal.
   const m = new Float32Array(S * S).map((_, i) => (i % S > Math.floor(i / S) ? -1e9 : 0));
   const mask = k.array(m, { shape: [S, S], device });
@@ -60,7 +95,8 @@ function attentionGrads(device: k.Device) {
 }
 
 test("an attention block's forward and backward pass match the reference interpreter", () => {
-  const want = attentionGrads(ref), got = attentionGrads(cpu);
+  const want = attentionGrads(ref),
+    got = attentionGrads(cpu);
   const tol = { rtol: 1e-5, normwise: true };
   assert.equal(mismatch("f32", got.loss, want.loss, tol), undefined);
   want.grads.forEach((w, i) => {

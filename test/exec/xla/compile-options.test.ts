@@ -17,15 +17,16 @@ test("varints: small, multi-byte, and negative int64 as ten bytes", () => {
 test("one device: device_ordinal -1, one replica, one partition, portable", () => {
   // executable_build_options (3, 15 bytes) {device_ordinal (1) = -1; num_replicas (4) = 1; num_partitions (5) = 1}
   // compile_portable_executable (4) = true
-  assert.equal(hex(compileOptionsProto({ kind: "single" })),
-    "1a 0f 08 ff ff ff ff ff ff ff ff ff 01 20 01 28 01 20 01");
+  assert.equal(hex(compileOptionsProto({ kind: "single" })), "1a 0f 08 ff ff ff ff ff ff ff ff ff 01 20 01 28 01 20 01");
 });
 
 test("two replicas on devices 0 and 1 carry a device assignment", () => {
   // device_assignment (9, 10 bytes) {replica_count (1) = 2; computation_count (2) = 1;
   //   computation_devices (3, 4 bytes) {replica_device_ids (1, packed) = [0, 1]}}
-  assert.equal(hex(compileOptionsProto({ kind: "replicated", deviceIds: [0, 1] })),
-    "1a 1b 08 ff ff ff ff ff ff ff ff ff 01 20 02 28 01 4a 0a 08 02 10 01 1a 04 0a 02 00 01");
+  assert.equal(
+    hex(compileOptionsProto({ kind: "replicated", deviceIds: [0, 1] })),
+    "1a 1b 08 ff ff ff ff ff ff ff ff ff 01 20 02 28 01 4a 0a 08 02 10 01 1a 04 0a 02 00 01",
+  );
 });
 
 test("replicas follow the given device ids, in order", () => {

@@ -20,24 +20,47 @@ const xla = () => (executor ??= createXlaExecutor({ clientOptions }));
 function randomInput(aval: k.AVal, r: () => number): k.HostArray {
   const n = k.sizeOf(aval.shape);
   switch (aval.dtype) {
-    case "f32": case "f64": case "bf16": case "f16":
-      return k.fromNumbers(aval.dtype, Array.from(randn(r, n), (x) => 2 * x));
-    case "bool": return k.fromNumbers("bool", Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0)));
-    case "u32": return k.fromNumbers("u32", Array.from({ length: n }, () => Math.floor(r() * 8)));
-    default: return k.fromNumbers(aval.dtype, Array.from({ length: n }, () => Math.floor(r() * 11) - 3)); // out-of-range indices too
+    case "f32":
+    case "f64":
+    case "bf16":
+    case "f16":
+      return k.fromNumbers(
+        aval.dtype,
+        Array.from(randn(r, n), (x) => 2 * x),
+      );
+    case "bool":
+      return k.fromNumbers(
+        "bool",
+        Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0)),
+      );
+    case "u32":
+      return k.fromNumbers(
+        "u32",
+        Array.from({ length: n }, () => Math.floor(r() * 8)),
+      );
+    default:
+      return k.fromNumbers(
+        aval.dtype,
+        Array.from({ length: n }, () => Math.floor(r() * 11) - 3),
+      ); // out-of-range indices too
   }
 }
 
 const TOLERANCE: Partial<Record<k.DType, { rtol: number; atol: number }>> = {
-  f32: { rtol: 2e-5, atol: 2e-6 }, f64: { rtol: 1e-12, atol: 1e-12 }, bf16: { rtol: 1e-2, atol: 1e-2 }, f16: { rtol: 2e-3, atol: 2e-3 },
+  f32: { rtol: 2e-5, atol: 2e-6 },
+  f64: { rtol: 1e-12, atol: 1e-12 },
+  bf16: { rtol: 1e-2, atol: 1e-2 },
+  f16: { rtol: 2e-3, atol: 2e-3 },
 };
 
 function assertClose(what: string, dtype: k.DType, got: k.HostArray, want: k.HostArray): void {
-  const a = k.toNumbers(dtype, got), b = k.toNumbers(dtype, want);
+  const a = k.toNumbers(dtype, got),
+    b = k.toNumbers(dtype, want);
   assert.equal(a.length, b.length, `${what}: length`);
   const tol = TOLERANCE[dtype] ?? { rtol: 0, atol: 0 };
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!, y = b[i]!;
+    const x = a[i]!,
+      y = b[i]!;
     if (Number.isNaN(x) && Number.isNaN(y)) continue;
     if (x === y) continue;
     assert.ok(Math.abs(x - y) <= tol.atol + tol.rtol * Math.abs(y), `${what}[${i}]: device ${x}, reference ${y}`);
@@ -58,7 +81,8 @@ for (const c of loweringCases().filter((x) => x.name !== "training_step")) {
     const replicas = c.options?.replicas ? Math.min(c.options.replicas, devices.length) : 1;
     const r = rng(7);
     const inputs = Array.from({ length: replicas }, () => c.program.inputs.map((v) => randomInput(v.aval, r)));
-    const want = k.refExecutor.compile(c.program, { replicas })
+    const want = k.refExecutor
+      .compile(c.program, { replicas })
       .execute(inputs.map((ins) => ins.map((data, i) => k.refExecutor.fromHost(data, c.program.inputs[i]!.aval))));
     const exe = xla().compile(c.program, { replicas, ...(c.options?.donate ? { donate: c.options.donate } : {}) });
     const got = exe.execute(inputs.map((ins, rep) => ins.map((data, i) => xla().fromHost(data, c.program.inputs[i]!.aval, devices[rep]))));
@@ -89,7 +113,15 @@ test("host → device → host is exact for every dtype, synchronously and not",
 test("a donated input is consumed; its output holds the result", { skip }, () => {
   const c = loweringCases().find((x) => x.name === "donation")!;
   const exe = xla().compile(c.program, { donate: c.options!.donate! });
-  const args = c.program.inputs.map((v) => xla().fromHost(k.fromNumbers(v.aval.dtype, Array.from({ length: k.sizeOf(v.aval.shape) }, (_, i) => i + 1)), v.aval));
+  const args = c.program.inputs.map((v) =>
+    xla().fromHost(
+      k.fromNumbers(
+        v.aval.dtype,
+        Array.from({ length: k.sizeOf(v.aval.shape) }, (_, i) => i + 1),
+      ),
+      v.aval,
+    ),
+  );
   const [out] = exe.execute([args]);
   assert.deepEqual(Array.from(out![0]!.toHostSync() as Float32Array), [0, 0, 0, 0]);
   assert.ok(args[0]!.disposed && args[2]!.disposed && !args[1]!.disposed);
@@ -97,7 +129,10 @@ test("a donated input is consumed; its output holds the result", { skip }, () =>
 });
 
 test("the plugin's own error comes back with its message", { skip }, () => {
-  assert.throws(() => createXlaExecutor({ clientOptions: { ...clientOptions, kiln_no_such_option: 1 } }), /PJRT_Client_Create failed \(\w+\): .*kiln_no_such_option/);
+  assert.throws(
+    () => createXlaExecutor({ clientOptions: { ...clientOptions, kiln_no_such_option: 1 } }),
+    /PJRT_Client_Create failed \(\w+\): .*kiln_no_such_option/,
+  );
 });
 
 test("an MLP trains on the device as on the reference interpreter", { skip }, () => {
@@ -116,7 +151,10 @@ test("an MLP trains on the device as on the reference interpreter", { skip }, ()
     }
     return losses;
   };
-  const want = run(k.refExecutor.devices()[0]!), got = run(xla().devices()[0]!);
-  got.forEach((l, i) => assert.ok(Math.abs(l - want[i]!) <= 1e-3 * Math.abs(want[i]!), `step ${i}: device loss ${l}, reference ${want[i]}`));
+  const want = run(k.refExecutor.devices()[0]!),
+    got = run(xla().devices()[0]!);
+  got.forEach((l, i) =>
+    assert.ok(Math.abs(l - want[i]!) <= 1e-3 * Math.abs(want[i]!), `step ${i}: device loss ${l}, reference ${want[i]}`),
+  );
   assert.ok(got.at(-1)! < 0.7 * got[0]!, `the loss falls: ${got[0]} → ${got.at(-1)}`);
 });

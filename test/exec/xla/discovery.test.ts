@@ -21,8 +21,11 @@ test("an explicit plugin path wins over everything else, and a missing one is re
   try {
     const sitePackages = [join(t.root, "site")];
     const env = { KILN_PJRT_PLUGIN: join(t.root, "site/jax_plugins/xla_cuda13/xla_cuda_plugin.so") };
-    assert.deepEqual(discoverPjrtPlugin({ pluginPath: join(t.root, "a/my_plugin.so"), env, sitePackages }),
-      { path: join(t.root, "a/my_plugin.so"), kind: "explicit", preload: [] });
+    assert.deepEqual(discoverPjrtPlugin({ pluginPath: join(t.root, "a/my_plugin.so"), env, sitePackages }), {
+      path: join(t.root, "a/my_plugin.so"),
+      kind: "explicit",
+      preload: [],
+    });
     const missing = discoverPjrtPlugin({ pluginPath: join(t.root, "nope.so"), env, sitePackages });
     assert.deepEqual(missing, { notFound: `--pjrt-plugin names ${join(t.root, "nope.so")}, which is not a file` });
   } finally {
@@ -39,8 +42,15 @@ test("KILN_PJRT_PLUGIN comes before the installed wheels; a plugin inside site-p
   try {
     const env = { KILN_PJRT_PLUGIN: join(t.root, "other/jax_plugins/xla_cuda13/xla_cuda_plugin.so") };
     const found = discoverPjrtPlugin({ env, sitePackages: [join(t.root, "site")] });
-    assert.deepEqual(found, { path: env.KILN_PJRT_PLUGIN, kind: "explicit", preload: [join(t.root, "other/nvidia/cublas/lib/libcublas.so.13")] });
-    assert.match((discoverPjrtPlugin({ env: { KILN_PJRT_PLUGIN: "/no/such.so" }, sitePackages: [] }) as { notFound: string }).notFound, /KILN_PJRT_PLUGIN names \/no\/such.so/);
+    assert.deepEqual(found, {
+      path: env.KILN_PJRT_PLUGIN,
+      kind: "explicit",
+      preload: [join(t.root, "other/nvidia/cublas/lib/libcublas.so.13")],
+    });
+    assert.match(
+      (discoverPjrtPlugin({ env: { KILN_PJRT_PLUGIN: "/no/such.so" }, sitePackages: [] }) as { notFound: string }).notFound,
+      /KILN_PJRT_PLUGIN names \/no\/such.so/,
+    );
   } finally {
     t.done();
   }
@@ -83,9 +93,16 @@ test("libtpu when there is no CUDA plugin: TPU_LIBRARY_PATH first, then the libt
   const t = tree(["site/libtpu/libtpu.so", "custom/libtpu.so"]);
   try {
     const sitePackages = [join(t.root, "site")];
-    assert.deepEqual(discoverPjrtPlugin({ env: {}, sitePackages }), { path: join(t.root, "site/libtpu/libtpu.so"), kind: "tpu", preload: [] });
-    assert.deepEqual(discoverPjrtPlugin({ env: { TPU_LIBRARY_PATH: join(t.root, "custom/libtpu.so") }, sitePackages }),
-      { path: join(t.root, "custom/libtpu.so"), kind: "tpu", preload: [] });
+    assert.deepEqual(discoverPjrtPlugin({ env: {}, sitePackages }), {
+      path: join(t.root, "site/libtpu/libtpu.so"),
+      kind: "tpu",
+      preload: [],
+    });
+    assert.deepEqual(discoverPjrtPlugin({ env: { TPU_LIBRARY_PATH: join(t.root, "custom/libtpu.so") }, sitePackages }), {
+      path: join(t.root, "custom/libtpu.so"),
+      kind: "tpu",
+      preload: [],
+    });
   } finally {
     t.done();
   }
@@ -100,7 +117,10 @@ test("nothing found: the message names every place looked at", () => {
     assert.match(found.notFound, /no --pjrt-plugin given and KILN_PJRT_PLUGIN is not set/);
     assert.match(found.notFound, new RegExp(`jax_plugins/xla_cuda\\*/xla_cuda_plugin.so \\(from a jax-cuda\\*-pjrt wheel\\) in: ${site}`));
     assert.match(found.notFound, /TPU_LIBRARY_PATH=\/opt\/missing\/libtpu.so is not a file, and no libtpu\/libtpu.so/);
-    assert.match((discoverPjrtPlugin({ env: {}, sitePackages: [] }) as { notFound: string }).notFound, /no Python site-packages directory found/);
+    assert.match(
+      (discoverPjrtPlugin({ env: {}, sitePackages: [] }) as { notFound: string }).notFound,
+      /no Python site-packages directory found/,
+    );
   } finally {
     t.done();
   }

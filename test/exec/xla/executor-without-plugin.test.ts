@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { createXlaExecutor } from "../../../src/exec/xla/index.js";
 
 test("a plugin path that is not a file: the error says so", () => {
-  assert.throws(() => createXlaExecutor({ pluginPath: "/nonexistent/xla_plugin.so" }),
-    /no PJRT plugin for the XLA executor: --pjrt-plugin names \/nonexistent\/xla_plugin.so, which is not a file/);
+  assert.throws(
+    () => createXlaExecutor({ pluginPath: "/nonexistent/xla_plugin.so" }),
+    /no PJRT plugin for the XLA executor: --pjrt-plugin names \/nonexistent\/xla_plugin.so, which is not a file/,
+  );
 });
 
 test("a file that is not a shared library cannot be loaded, and the error names it", () => {
@@ -23,8 +25,17 @@ test("a file that is not a shared library cannot be loaded, and the error names 
   }
 });
 
-const libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/usr/lib/libc.so.6"].find(existsSync);
+const libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/usr/lib/libc.so.6"].find(
+  existsSync,
+);
 
-test("a shared library without GetPjrtApi is not a plugin", { skip: libc ? false : "no libc.so.6 at the usual paths to stand for a non-plugin library" }, () => {
-  assert.throws(() => createXlaExecutor({ pluginPath: libc! }), new RegExp(`${libc} is not a PJRT plugin: it does not export GetPjrtApi`));
-});
+test(
+  "a shared library without GetPjrtApi is not a plugin",
+  { skip: libc ? false : "no libc.so.6 at the usual paths to stand for a non-plugin library" },
+  () => {
+    assert.throws(
+      () => createXlaExecutor({ pluginPath: libc! }),
+      new RegExp(`${libc} is not a PJRT plugin: it does not export GetPjrtApi`),
+    );
+  },
+);

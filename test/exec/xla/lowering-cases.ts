@@ -11,9 +11,21 @@ export interface LoweringCase {
   readonly options?: LowerOptions;
 }
 
-function single<P extends k.Prim>(prim: P, dtypes: readonly k.DType[], shape: readonly number[], params: k.PrimParams[P], arity: number): LoweringCase {
+function single<P extends k.Prim>(
+  prim: P,
+  dtypes: readonly k.DType[],
+  shape: readonly number[],
+  params: k.PrimParams[P],
+  arity: number,
+): LoweringCase {
   const b = new ProgramBuilder();
-  const outs = dtypes.map((d) => b.eqn(prim, Array.from({ length: arity }, () => b.input(d, shape)), params));
+  const outs = dtypes.map((d) =>
+    b.eqn(
+      prim,
+      Array.from({ length: arity }, () => b.input(d, shape)),
+      params,
+    ),
+  );
   return { name: prim, program: b.build(prim, outs) };
 }
 
@@ -46,15 +58,27 @@ export function loweringCases(): LoweringCase[] {
     build("compare", (b) => {
       const dirs: k.CompareDirection[] = ["eq", "ne", "lt", "le", "gt", "ge"];
       return (["f32", "i32", "u32", "bool"] as const).flatMap((d) => {
-        const x = b.input(d, [3]), y = b.input(d, [3]);
+        const x = b.input(d, [3]),
+          y = b.input(d, [3]);
         return dirs.map((direction) => b.eqn("compare", [x, y], { direction }));
       });
     }),
     build("select", (b) => [b.eqn("select", [b.input("bool", [2, 2]), b.input("f32", [2, 2]), b.input("f32", [2, 2])], {})]),
     build("convert", (b) => {
       const pairs: [k.DType, k.DType][] = [
-        ["f32", "i32"], ["f32", "u32"], ["f64", "i64"], ["bf16", "i32"], ["f32", "bool"], ["i32", "bool"],
-        ["i32", "f32"], ["f32", "bf16"], ["bf16", "f32"], ["f16", "f32"], ["i32", "u32"], ["bool", "f32"], ["f32", "f32"],
+        ["f32", "i32"],
+        ["f32", "u32"],
+        ["f64", "i64"],
+        ["bf16", "i32"],
+        ["f32", "bool"],
+        ["i32", "bool"],
+        ["i32", "f32"],
+        ["f32", "bf16"],
+        ["bf16", "f32"],
+        ["f16", "f32"],
+        ["i32", "u32"],
+        ["bool", "f32"],
+        ["f32", "f32"],
       ];
       return pairs.map(([from, to]) => b.eqn("convert", [b.input(from, [3])], { dtype: to }));
     }),
@@ -64,17 +88,33 @@ export function loweringCases(): LoweringCase[] {
       b.eqn("broadcast_in_dim", [b.input("f32", [])], { shape: [2, 2], dims: [] }),
       b.eqn("broadcast_in_dim", [b.input("i32", [1, 3])], { shape: [4, 3], dims: [0, 1] }),
     ]),
-    build("reshape", (b) => [b.eqn("reshape", [b.input("f32", [2, 3])], { shape: [3, 2] }), b.eqn("reshape", [b.input("f32", [1])], { shape: [] })]),
+    build("reshape", (b) => [
+      b.eqn("reshape", [b.input("f32", [2, 3])], { shape: [3, 2] }),
+      b.eqn("reshape", [b.input("f32", [1])], { shape: [] }),
+    ]),
     build("transpose", (b) => [b.eqn("transpose", [b.input("f32", [2, 3, 4])], { perm: [2, 0, 1] })]),
     build("slice", (b) => [b.eqn("slice", [b.input("f32", [4, 5])], { start: [1, 0], limit: [3, 5] })]),
-    build("concatenate", (b) => [b.eqn("concatenate", [b.input("f32", [2, 1]), b.input("f32", [2, 3]), b.input("f32", [2, 2])], { axis: 1 })]),
+    build("concatenate", (b) => [
+      b.eqn("concatenate", [b.input("f32", [2, 1]), b.input("f32", [2, 3]), b.input("f32", [2, 2])], { axis: 1 }),
+    ]),
     build("pad", (b) => [
       b.eqn("pad", [b.input("f32", [2, 3])], { low: [1, 0], high: [0, 2], value: 0.5 }),
       b.eqn("pad", [b.input("i32", [3])], { low: [2], high: [1], value: -1 }),
     ]),
     build("dot_general", (b) => [
-      b.eqn("dot_general", [b.input("f32", [4, 3]), b.input("f32", [3, 5])], { lhsContract: [1], rhsContract: [0], lhsBatch: [], rhsBatch: [] }),
-      b.eqn("dot_general", [b.input("bf16", [2, 4, 3]), b.input("bf16", [2, 5, 3])], { lhsContract: [2], rhsContract: [2], lhsBatch: [0], rhsBatch: [0], outDtype: "f32" }),
+      b.eqn("dot_general", [b.input("f32", [4, 3]), b.input("f32", [3, 5])], {
+        lhsContract: [1],
+        rhsContract: [0],
+        lhsBatch: [],
+        rhsBatch: [],
+      }),
+      b.eqn("dot_general", [b.input("bf16", [2, 4, 3]), b.input("bf16", [2, 5, 3])], {
+        lhsContract: [2],
+        rhsContract: [2],
+        lhsBatch: [0],
+        rhsBatch: [0],
+        outDtype: "f32",
+      }),
       b.eqn("dot_general", [b.input("f32", [2]), b.input("f32", [3])], { lhsContract: [], rhsContract: [], lhsBatch: [], rhsBatch: [] }),
     ]),
     build("reduce_sum", (b) => [
@@ -106,10 +146,9 @@ export function loweringCases(): LoweringCase[] {
       b.eqn("cumsum", [b.input("i32", [4, 2])], { axis: 0, reverse: true }),
       b.eqn("cumsum", [b.input("bf16", [1])], { axis: 0, reverse: false }),
     ]),
-    build("all_reduce", (b) => [
-      b.eqn("all_reduce", [b.input("f32", [2, 3])], {}),
-      b.eqn("all_reduce", [b.input("bf16", [4])], {}),
-    ], { replicas: 4 }),
+    build("all_reduce", (b) => [b.eqn("all_reduce", [b.input("f32", [2, 3])], {}), b.eqn("all_reduce", [b.input("bf16", [4])], {})], {
+      replicas: 4,
+    }),
     build("constants", (b) => [
       b.constant("f32", [2, 2], new Float32Array([1, -2.5, 1e-8, 3.4028234663852886e38])),
       b.constant("f32", [3], new Float32Array([NaN, NaN, NaN])),
@@ -124,10 +163,16 @@ export function loweringCases(): LoweringCase[] {
       b.constant("bool", [3], new Uint8Array([1, 1, 1])),
       b.constant("f32", [0, 3], new Float32Array(0)),
     ]),
-    build("donation", (b) => {
-      const w = b.input("f32", [4]), g = b.input("f32", [4]), step = b.input("i32", []);
-      return [b.eqn("sub", [w, g], {}), step, b.eqn("reduce_sum", [g], { axes: [0] })];
-    }, { donate: [true, false, true] }),
+    build(
+      "donation",
+      (b) => {
+        const w = b.input("f32", [4]),
+          g = b.input("f32", [4]),
+          step = b.input("i32", []);
+        return [b.eqn("sub", [w, g], {}), step, b.eqn("reduce_sum", [g], { axes: [0] })];
+      },
+      { donate: [true, false, true] },
+    ),
     trainingStep(),
   ];
 }

@@ -10,7 +10,12 @@ import type { StructLayout } from "../../../src/exec/xla/pjrt/layout.js";
 const offsets = (l: StructLayout) => Object.fromEntries([...l.fields.values()].map((f) => [f.name, f.offset]));
 
 test("padding: an int after a bool, a pointer after an int", () => {
-  const l = defineStruct("T", [["a", "bool"], ["b", "int"], ["c", "pointer"], ["d", "bool"]]);
+  const l = defineStruct("T", [
+    ["a", "bool"],
+    ["b", "int"],
+    ["c", "pointer"],
+    ["d", "bool"],
+  ]);
   assert.deepEqual(offsets(l), { a: 0, b: 4, c: 8, d: 16 });
   assert.equal(l.structSize, 17);
   assert.equal(l.byteLength, 24);
@@ -19,14 +24,35 @@ test("padding: an int after a bool, a pointer after an int", () => {
 test("PJRT_Client_BufferFromHostBuffer_Args", () => {
   const l = S.Client_BufferFromHostBuffer;
   assert.deepEqual(offsets(l), {
-    struct_size: 0, extension_start: 8, client: 16, data: 24, type: 32, dims: 40, num_dims: 48, byte_strides: 56,
-    num_byte_strides: 64, host_buffer_semantics: 72, device: 80, memory: 88, device_layout: 96, done_with_host_buffer: 104, buffer: 112,
+    struct_size: 0,
+    extension_start: 8,
+    client: 16,
+    data: 24,
+    type: 32,
+    dims: 40,
+    num_dims: 48,
+    byte_strides: 56,
+    num_byte_strides: 64,
+    host_buffer_semantics: 72,
+    device: 80,
+    memory: 88,
+    device_layout: 96,
+    done_with_host_buffer: 104,
+    buffer: 112,
   });
   assert.equal(l.structSize, 120);
 });
 
 test("PJRT_NamedValue: the value union after the enum", () => {
-  assert.deepEqual(offsets(S.NamedValue), { struct_size: 0, extension_start: 8, name: 16, name_size: 24, type: 32, value: 40, value_size: 48 });
+  assert.deepEqual(offsets(S.NamedValue), {
+    struct_size: 0,
+    extension_start: 8,
+    name: 16,
+    name_size: 24,
+    type: 32,
+    value: 40,
+    value_size: 48,
+  });
   assert.equal(S.NamedValue.structSize, 56);
 });
 
@@ -37,8 +63,16 @@ test("PJRT_ExecuteOptions and PJRT_LoadedExecutable_Execute_Args", () => {
   assert.equal(o.multi_slice_config, 112);
   assert.equal(S.ExecuteOptions.structSize, 120);
   assert.deepEqual(offsets(S.LoadedExecutable_Execute), {
-    struct_size: 0, extension_start: 8, executable: 16, options: 24, argument_lists: 32, num_devices: 40, num_args: 48,
-    output_lists: 56, device_complete_events: 64, execute_device: 72,
+    struct_size: 0,
+    extension_start: 8,
+    executable: 16,
+    options: 24,
+    argument_lists: 32,
+    num_devices: 40,
+    num_args: 48,
+    output_lists: 56,
+    device_complete_events: 64,
+    execute_device: 72,
   });
   assert.equal(S.LoadedExecutable_Execute.structSize, 80);
 });

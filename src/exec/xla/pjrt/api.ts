@@ -18,7 +18,9 @@ const GetPjrtApi = koffi.proto("void *KilnGetPjrtApi()");
 
 const UNKNOWN_CODE = 2; // PJRT_Error_Code_UNKNOWN, for an error whose code cannot be read
 
-type NativeFunction = ((args: bigint) => bigint | null) & { async: (args: bigint, done: (err: unknown, result: bigint | null) => void) => void };
+type NativeFunction = ((args: bigint) => bigint | null) & {
+  async: (args: bigint, done: (err: unknown, result: bigint | null) => void) => void;
+};
 
 /** Plugins are loaded and initialized once per process. */
 const loadedApis = new Map<string, PjrtApi>();
@@ -56,7 +58,11 @@ export class PjrtApi {
   private initialized = false;
   private readonly table: DataView;
 
-  private constructor(readonly path: string, readonly address: bigint, readonly structSize: number) {
+  private constructor(
+    readonly path: string,
+    readonly address: bigint,
+    readonly structSize: number,
+  ) {
     this.table = new DataView(koffi.view(address, structSize));
   }
 
@@ -105,7 +111,8 @@ export class PjrtApi {
   private fn(name: PjrtFunction, voidReturning = false): NativeFunction {
     let f = this.functions.get(name);
     if (!f) {
-      if (!this.has(name)) throw new Error(`the PJRT plugin ${this.path} (API ${this.version.major}.${this.version.minor}) does not provide ${name}`);
+      if (!this.has(name))
+        throw new Error(`the PJRT plugin ${this.path} (API ${this.version.major}.${this.version.minor}) does not provide ${name}`);
       const pointer = this.table.getBigUint64(functionOffset(name), true);
       f = koffi.decode(pointer, voidReturning ? VoidReturning : ErrorReturning) as NativeFunction;
       this.functions.set(name, f);

@@ -19,7 +19,10 @@ export interface PjrtDeviceInfo {
 }
 
 export class PjrtClient {
-  private constructor(private readonly api: PjrtApi, readonly handle: bigint) {}
+  private constructor(
+    private readonly api: PjrtApi,
+    readonly handle: bigint,
+  ) {}
 
   static create(api: PjrtApi, options: Readonly<Record<string, ClientOptionValue>>): PjrtClient {
     const { array, keep, count } = namedValues(options);
@@ -68,7 +71,9 @@ export class PjrtClient {
       const idArgs = this.api.call("PJRT_DeviceDescription_Id", S.DeviceDescription_Id, (a) => a.set("device_description", description));
       const id = idArgs.int("id");
       idArgs.free();
-      const kindArgs = this.api.call("PJRT_DeviceDescription_Kind", S.DeviceDescription_Kind, (a) => a.set("device_description", description));
+      const kindArgs = this.api.call("PJRT_DeviceDescription_Kind", S.DeviceDescription_Kind, (a) =>
+        a.set("device_description", description),
+      );
       const kind = readString(kindArgs.pointer("device_kind"), kindArgs.size("device_kind_size"));
       kindArgs.free();
       return { handle, id, kind };
@@ -77,14 +82,22 @@ export class PjrtClient {
 
   /** Compiles MLIR text with serialized CompileOptionsProto bytes. */
   compile(mlir: string, compileOptions: Uint8Array): PjrtLoadedExecutable {
-    const code = NativeBlock.utf8(mlir), format = NativeBlock.utf8("mlir"), options = NativeBlock.bytes(compileOptions);
+    const code = NativeBlock.utf8(mlir),
+      format = NativeBlock.utf8("mlir"),
+      options = NativeBlock.bytes(compileOptions);
     const program = new NativeStruct(S.Program)
-      .set("code", code.address).set("code_size", Buffer.byteLength(mlir))
-      .set("format", format.address).set("format_size", 4);
+      .set("code", code.address)
+      .set("code_size", Buffer.byteLength(mlir))
+      .set("format", format.address)
+      .set("format_size", 4);
     try {
-      const args = this.api.call("PJRT_Client_Compile", S.Client_Compile, (a) => a
-        .set("client", this.handle).set("program", program.address)
-        .set("compile_options", options.address).set("compile_options_size", compileOptions.length));
+      const args = this.api.call("PJRT_Client_Compile", S.Client_Compile, (a) =>
+        a
+          .set("client", this.handle)
+          .set("program", program.address)
+          .set("compile_options", options.address)
+          .set("compile_options_size", compileOptions.length),
+      );
       const handle = args.pointer("executable");
       args.free();
       return new PjrtLoadedExecutable(this.api, handle);
@@ -103,11 +116,16 @@ export class PjrtClient {
   bufferFromHost(data: HostArray, dtype: DType, shape: Shape, device: bigint): { buffer: bigint; doneWithHost: bigint } {
     const dims = NativeBlock.words(shape.map((d) => BigInt(d)));
     try {
-      const args = this.api.call("PJRT_Client_BufferFromHostBuffer", S.Client_BufferFromHostBuffer, (a) => a
-        .set("client", this.handle).set("data", addressOf(data)).set("type", BUFFER_TYPE[dtype])
-        .set("dims", dims.address).set("num_dims", shape.length)
-        .set("host_buffer_semantics", HostBufferSemantics.ImmutableUntilTransferCompletes)
-        .set("device", device));
+      const args = this.api.call("PJRT_Client_BufferFromHostBuffer", S.Client_BufferFromHostBuffer, (a) =>
+        a
+          .set("client", this.handle)
+          .set("data", addressOf(data))
+          .set("type", BUFFER_TYPE[dtype])
+          .set("dims", dims.address)
+          .set("num_dims", shape.length)
+          .set("host_buffer_semantics", HostBufferSemantics.ImmutableUntilTransferCompletes)
+          .set("device", device),
+      );
       const result = { buffer: args.pointer("buffer"), doneWithHost: args.pointer("done_with_host_buffer") };
       args.free();
       return result;
@@ -118,10 +136,15 @@ export class PjrtClient {
 }
 
 export class PjrtLoadedExecutable {
-  constructor(private readonly api: PjrtApi, readonly handle: bigint) {}
+  constructor(
+    private readonly api: PjrtApi,
+    readonly handle: bigint,
+  ) {}
 
   numOutputs(): number {
-    const get = this.api.call("PJRT_LoadedExecutable_GetExecutable", S.LoadedExecutable_GetExecutable, (a) => a.set("loaded_executable", this.handle));
+    const get = this.api.call("PJRT_LoadedExecutable_GetExecutable", S.LoadedExecutable_GetExecutable, (a) =>
+      a.set("loaded_executable", this.handle),
+    );
     const executable = get.pointer("executable");
     get.free();
     try {
@@ -136,7 +159,9 @@ export class PjrtLoadedExecutable {
 
   /** The devices the executable runs on, in the order of Execute's argument and output lists. */
   addressableDevices(): bigint[] {
-    const args = this.api.call("PJRT_LoadedExecutable_AddressableDevices", S.LoadedExecutable_AddressableDevices, (a) => a.set("executable", this.handle));
+    const args = this.api.call("PJRT_LoadedExecutable_AddressableDevices", S.LoadedExecutable_AddressableDevices, (a) =>
+      a.set("executable", this.handle),
+    );
     const devices = readWords(args.pointer("addressable_devices"), args.size("num_addressable_devices"));
     args.free();
     return devices;
@@ -147,7 +172,11 @@ export class PjrtLoadedExecutable {
    * order, or the single `executeDevice`). Returns the output buffers per device and, per device, an
    * event for its completion (0n where the plugin gives none).
    */
-  execute(argLists: readonly (readonly bigint[])[], numOutputs: number, executeDevice: bigint | null): { outputs: bigint[][]; done: bigint[] } {
+  execute(
+    argLists: readonly (readonly bigint[])[],
+    numOutputs: number,
+    executeDevice: bigint | null,
+  ): { outputs: bigint[][]; done: bigint[] } {
     const n = argLists.length;
     const lists = argLists.map((l) => NativeBlock.words(l));
     const argumentLists = NativeBlock.words(lists.map((l) => l.address));
@@ -157,9 +186,13 @@ export class PjrtLoadedExecutable {
     const options = new NativeStruct(S.ExecuteOptions);
     try {
       this.api.run("PJRT_LoadedExecutable_Execute", S.LoadedExecutable_Execute, (a) => {
-        a.set("executable", this.handle).set("options", options.address)
-          .set("argument_lists", argumentLists.address).set("num_devices", n).set("num_args", argLists[0]?.length ?? 0)
-          .set("output_lists", outputLists.address).set("device_complete_events", events.address);
+        a.set("executable", this.handle)
+          .set("options", options.address)
+          .set("argument_lists", argumentLists.address)
+          .set("num_devices", n)
+          .set("num_args", argLists[0]?.length ?? 0)
+          .set("output_lists", outputLists.address)
+          .set("device_complete_events", events.address);
         if (executeDevice) a.set("execute_device", executeDevice);
       });
       return {
@@ -191,8 +224,9 @@ export class PjrtBuffers {
 
   /** Starts copying the buffer into `dst` (which must stay alive until the returned event is ready). */
   toHost(buffer: bigint, dst: ArrayBuffer): bigint {
-    const args = this.api.call("PJRT_Buffer_ToHostBuffer", S.Buffer_ToHostBuffer, (a) => a
-      .set("src", buffer).set("dst", addressOf(dst)).set("dst_size", dst.byteLength));
+    const args = this.api.call("PJRT_Buffer_ToHostBuffer", S.Buffer_ToHostBuffer, (a) =>
+      a.set("src", buffer).set("dst", addressOf(dst)).set("dst_size", dst.byteLength),
+    );
     const event = args.pointer("event");
     args.free();
     return event;

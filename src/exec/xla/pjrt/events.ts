@@ -17,7 +17,10 @@ export class WatchedEvent {
   private resolve!: () => void;
   private reject!: (e: Error) => void;
 
-  constructor(readonly event: bigint, readonly what: string) {
+  constructor(
+    readonly event: bigint,
+    readonly what: string,
+  ) {
     this.promise = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;

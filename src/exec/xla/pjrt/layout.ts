@@ -24,7 +24,8 @@ export interface StructLayout {
 
 export function defineStruct(name: string, decl: readonly (readonly [string, FieldType])[]): StructLayout {
   const fields = new Map<string, Field>();
-  let offset = 0, align = 1;
+  let offset = 0,
+    align = 1;
   for (const [field, type] of decl) {
     if (fields.has(field)) throw new Error(`${name}: field ${field} declared twice`);
     const size = SIZE[type];

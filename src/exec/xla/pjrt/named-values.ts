@@ -14,7 +14,11 @@ const FLOAT_OPTIONS = new Set(["memory_fraction"]);
  * Writes PJRT_NamedValues, and the strings and lists they point to, into native memory; the caller
  * frees `array` and `keep` after the call that reads them.
  */
-export function namedValues(options: Readonly<Record<string, ClientOptionValue>>): { array: NativeBlock; keep: NativeBlock[]; count: number } {
+export function namedValues(options: Readonly<Record<string, ClientOptionValue>>): {
+  array: NativeBlock;
+  keep: NativeBlock[];
+  count: number;
+} {
   const entries = Object.entries(options);
   const array = new NativeBlock(S.NamedValue.byteLength * entries.length);
   const keep: NativeBlock[] = [];
@@ -32,7 +36,9 @@ export function namedValues(options: Readonly<Record<string, ClientOptionValue>>
     } else if (typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value) && !FLOAT_OPTIONS.has(name))) {
       nv.set("type", NamedValueType.Int64).set("value", BigInt(value));
     } else if (typeof value === "number" || "float" in value) {
-      nv.set("type", NamedValueType.Float).set("value", 0).setFloat("value", typeof value === "number" ? value : value.float);
+      nv.set("type", NamedValueType.Float)
+        .set("value", 0)
+        .setFloat("value", typeof value === "number" ? value : value.float);
     } else {
       const list = NativeBlock.words(value.map((v) => BigInt(v)));
       keep.push(list);
@@ -51,11 +57,24 @@ export function readNamedValues(address: bigint, count: number): Map<string, Att
     const name = readString(nv.pointer("name"), nv.size("name_size"));
     const n = nv.size("value_size");
     switch (nv.int("type")) {
-      case NamedValueType.String: out.set(name, readString(nv.pointer("value"), n)); break;
-      case NamedValueType.Int64: out.set(name, BigInt.asIntN(64, nv.pointer("value"))); break;
-      case NamedValueType.Int64List: out.set(name, readWords(nv.pointer("value"), n).map((w) => BigInt.asIntN(64, w))); break;
-      case NamedValueType.Float: out.set(name, nv.float("value")); break;
-      case NamedValueType.Bool: out.set(name, nv.bool("value")); break;
+      case NamedValueType.String:
+        out.set(name, readString(nv.pointer("value"), n));
+        break;
+      case NamedValueType.Int64:
+        out.set(name, BigInt.asIntN(64, nv.pointer("value")));
+        break;
+      case NamedValueType.Int64List:
+        out.set(
+          name,
+          readWords(nv.pointer("value"), n).map((w) => BigInt.asIntN(64, w)),
+        );
+        break;
+      case NamedValueType.Float:
+        out.set(name, nv.float("value"));
+        break;
+      case NamedValueType.Bool:
+        out.set(name, nv.bool("value"));
+        break;
     }
     at += BigInt(Math.ceil(nv.size("struct_size") / 8) * 8);
   }

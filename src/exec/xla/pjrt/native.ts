@@ -47,16 +47,31 @@ export class NativeBlock {
 
 /** A PJRT struct at some offset of a native block (arrays of structs hold several). */
 export class StructAt {
-  constructor(readonly layout: StructLayout, private readonly view: DataView, private readonly base = 0) {}
+  constructor(
+    readonly layout: StructLayout,
+    private readonly view: DataView,
+    private readonly base = 0,
+  ) {}
 
   set(field: string, value: number | bigint | boolean): this {
-    const f = fieldOf(this.layout, field), at = this.base + f.offset;
+    const f = fieldOf(this.layout, field),
+      at = this.base + f.offset;
     switch (f.type) {
-      case "size_t": case "pointer": case "int64": case "union8":
-        this.view.setBigUint64(at, BigInt.asUintN(64, BigInt(value)), true); break;
-      case "int": this.view.setInt32(at, Number(value), true); break;
-      case "bool": this.view.setUint8(at, value ? 1 : 0); break;
-      case "float": this.view.setFloat32(at, Number(value), true); break;
+      case "size_t":
+      case "pointer":
+      case "int64":
+      case "union8":
+        this.view.setBigUint64(at, BigInt.asUintN(64, BigInt(value)), true);
+        break;
+      case "int":
+        this.view.setInt32(at, Number(value), true);
+        break;
+      case "bool":
+        this.view.setUint8(at, value ? 1 : 0);
+        break;
+      case "float":
+        this.view.setFloat32(at, Number(value), true);
+        break;
     }
     return this;
   }

@@ -22,10 +22,13 @@ export function compileOptionsProto(target: CompileTarget): Uint8Array {
     .int(BUILD_OPTIONS.numPartitions, 1);
   if (target.kind === "replicated") {
     const computation = new ProtoWriter().packedInts(COMPUTATION_DEVICE.replicaDeviceIds, target.deviceIds);
-    build.message(BUILD_OPTIONS.deviceAssignment, new ProtoWriter()
-      .int(DEVICE_ASSIGNMENT.replicaCount, replicas)
-      .int(DEVICE_ASSIGNMENT.computationCount, 1)
-      .message(DEVICE_ASSIGNMENT.computationDevices, computation));
+    build.message(
+      BUILD_OPTIONS.deviceAssignment,
+      new ProtoWriter()
+        .int(DEVICE_ASSIGNMENT.replicaCount, replicas)
+        .int(DEVICE_ASSIGNMENT.computationCount, 1)
+        .message(DEVICE_ASSIGNMENT.computationDevices, computation),
+    );
   }
   const options = new ProtoWriter().message(COMPILE_OPTIONS.executableBuildOptions, build);
   if (target.kind === "single") options.bool(COMPILE_OPTIONS.compilePortableExecutable, true);

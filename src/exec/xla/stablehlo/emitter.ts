@@ -47,7 +47,9 @@ export class FunctionEmitter {
   opWithRegion(name: string, operands: readonly Value[], out: AVal, region: BinaryRegion, attrs: string): Value {
     const ref = this.fresh();
     const scalar = tensorType({ shape: [], dtype: region.dtype });
-    const a = this.fresh(), b = this.fresh(), r = this.fresh();
+    const a = this.fresh(),
+      b = this.fresh(),
+      r = this.fresh();
     this.lines.push(
       `${ref} = "${name}"(${operands.map((v) => v.ref).join(", ")}) ({`,
       `  ^bb0(${a}: ${scalar}, ${b}: ${scalar}):`,
@@ -68,7 +70,8 @@ export class FunctionEmitter {
 
   /** Every element equal to x (rounded to dtype as a store would). */
   splat(dtype: DType, shape: Shape, x: number | bigint): Value {
-    const aval = { shape, dtype }, dense = `dense<${scalarLiteral(dtype, x)}>`;
+    const aval = { shape, dtype },
+      dense = `dense<${scalarLiteral(dtype, x)}>`;
     const key = `${tensorType(aval)} ${dense}`;
     let v = this.splats.get(key);
     if (!v) {

@@ -9,8 +9,10 @@ import type { AVal } from "../../../core/ir.js";
 import type { Shape } from "../../../core/shape.js";
 import { sizeOf } from "../../../core/shape.js";
 
-const f32 = new Float32Array(1), f32Bits = new Uint32Array(f32.buffer);
-const f64 = new Float64Array(1), f64Bits = new BigUint64Array(f64.buffer);
+const f32 = new Float32Array(1),
+  f32Bits = new Uint32Array(f32.buffer);
+const f64 = new Float64Array(1),
+  f64Bits = new BigUint64Array(f64.buffer);
 
 function hexBits(bits: number | bigint, digits: number): string {
   return `0x${bits.toString(16).toUpperCase().padStart(digits, "0")}`;
@@ -28,8 +30,12 @@ function decimal(x: number): string {
 /** One element of dtype d from a JS number (rounded to d as a store would; bool: nonzero is true). */
 export function scalarLiteral(d: DType, x: number | bigint): string {
   switch (d) {
-    case "bool": return x ? "true" : "false";
-    case "i32": case "u32": case "i64": return typeof x === "bigint" ? x.toString() : String(Math.trunc(x));
+    case "bool":
+      return x ? "true" : "false";
+    case "i32":
+    case "u32":
+    case "i64":
+      return typeof x === "bigint" ? x.toString() : String(Math.trunc(x));
     case "f32":
       if (Number.isFinite(Number(x))) return decimal(Math.fround(Number(x)));
       f32[0] = Number(x);
@@ -38,8 +44,10 @@ export function scalarLiteral(d: DType, x: number | bigint): string {
       if (Number.isFinite(Number(x))) return decimal(Number(x));
       f64[0] = Number(x);
       return hexBits(f64Bits[0]!, 16);
-    case "bf16": return bitsLiteral16(f32ToBf16Bits(Number(x)));
-    case "f16": return bitsLiteral16(f32ToF16Bits(Number(x)));
+    case "bf16":
+      return bitsLiteral16(f32ToBf16Bits(Number(x)));
+    case "f16":
+      return bitsLiteral16(f32ToF16Bits(Number(x)));
   }
 }
 
@@ -76,7 +84,8 @@ function nestedList(d: DType, data: HostArray, shape: Shape): string {
 
 /** `dense<...>` for a whole array (the attribute value, without its `: tensor<...>` type). */
 export function denseLiteral(aval: AVal, data: HostArray): string {
-  const n = sizeOf(aval.shape), d = aval.dtype;
+  const n = sizeOf(aval.shape),
+    d = aval.dtype;
   if (data.length !== n) throw new Error(`constant of ${d}[${aval.shape.join(",")}] has ${data.length} elements`);
   if (n === 0) return "dense<>";
   if (isSplat(data, itemSize(d))) return `dense<${elementLiteral(d, data, 0)}>`;

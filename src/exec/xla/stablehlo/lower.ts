@@ -17,8 +17,12 @@ import { COLLECTIVE_LOWERINGS } from "./rules/collective.js";
 
 /** One rule per primitive: the compiler refuses this table if a primitive is missing. */
 export const STABLEHLO_LOWERINGS: LoweringTable<Prim> = {
-  ...ELEMENTWISE_LOWERINGS, ...CONVERT_LOWERINGS, ...LAYOUT_LOWERINGS, ...REDUCE_LOWERINGS,
-  ...INDEXING_LOWERINGS, ...COLLECTIVE_LOWERINGS,
+  ...ELEMENTWISE_LOWERINGS,
+  ...CONVERT_LOWERINGS,
+  ...LAYOUT_LOWERINGS,
+  ...REDUCE_LOWERINGS,
+  ...INDEXING_LOWERINGS,
+  ...COLLECTIVE_LOWERINGS,
 };
 
 export interface LowerOptions {
@@ -36,7 +40,8 @@ export interface LoweredModule {
   readonly ssa: ReadonlyMap<number, string>;
 }
 
-const sameAVal = (a: Var, b: Var) => a.aval.dtype === b.aval.dtype && a.aval.shape.length === b.aval.shape.length && a.aval.shape.every((d, i) => d === b.aval.shape[i]);
+const sameAVal = (a: Var, b: Var) =>
+  a.aval.dtype === b.aval.dtype && a.aval.shape.length === b.aval.shape.length && a.aval.shape.every((d, i) => d === b.aval.shape[i]);
 
 /**
  * Pairs each donated input with an output of the same type (itself first, when it is returned as
@@ -84,7 +89,9 @@ export function lowerToStableHlo(program: Program, opts: LowerOptions = {}): Low
   const results = program.outputs.map(read);
 
   const aliases = donationAliases(program, opts.donate);
-  const args = program.inputs.map((v, i) => `%arg${i}: ${tensorType(v.aval)}${aliases[i]! >= 0 ? ` {tf.aliasing_output = ${aliases[i]} : i32}` : ""}`);
+  const args = program.inputs.map(
+    (v, i) => `%arg${i}: ${tensorType(v.aval)}${aliases[i]! >= 0 ? ` {tf.aliasing_output = ${aliases[i]} : i32}` : ""}`,
+  );
   const resultTypes = results.map((r) => tensorType(r.aval));
   const lines = [
     `module @${symbolName(program.name)} attributes {mhlo.num_replicas = ${replicas} : i32, mhlo.num_partitions = 1 : i32} {`,

@@ -3,7 +3,14 @@ import type { DType } from "../../../core/dtype.js";
 import type { AVal } from "../../../core/ir.js";
 
 const ELEMENT: Record<DType, string> = {
-  f32: "f32", f64: "f64", bf16: "bf16", f16: "f16", i32: "i32", u32: "ui32", bool: "i1", i64: "i64",
+  f32: "f32",
+  f64: "f64",
+  bf16: "bf16",
+  f16: "f16",
+  i32: "i32",
+  u32: "ui32",
+  bool: "i1",
+  i64: "i64",
 };
 
 export function elementType(d: DType): string {

@@ -16,7 +16,8 @@ const INT_RANGE: Partial<Record<DType, { min: bigint; limit: bigint }>> = {
 };
 
 export function convert(emit: FunctionEmitter, x: Value, to: DType): Value {
-  const from = x.aval.dtype, shape = x.aval.shape;
+  const from = x.aval.dtype,
+    shape = x.aval.shape;
   if (from === to) return x;
   if (to === "bool") return compare(emit, "ne", x, emit.splat(from, shape, 0));
   const range = INT_RANGE[to];
@@ -27,10 +28,11 @@ export function convert(emit: FunctionEmitter, x: Value, to: DType): Value {
   const wide = convert(emit, x, f);
   const limit = Number(range.limit);
   const largestBelowLimit = limit * (1 - 2 ** (f === "f64" ? -53 : -24));
-  const clamped = emit.op("stablehlo.minimum", [
-    emit.op("stablehlo.maximum", [wide, emit.splat(f, shape, Number(range.min))], wide.aval),
-    emit.splat(f, shape, largestBelowLimit),
-  ], wide.aval);
+  const clamped = emit.op(
+    "stablehlo.minimum",
+    [emit.op("stablehlo.maximum", [wide, emit.splat(f, shape, Number(range.min))], wide.aval), emit.splat(f, shape, largestBelowLimit)],
+    wide.aval,
+  );
   const truncated = emit.op("stablehlo.convert", [clamped], { shape, dtype: to });
   const overflowed = compare(emit, "ge", wide, emit.splat(f, shape, limit));
   const saturated = select(emit, overflowed, emit.splat(to, shape, range.limit - 1n), truncated);

@@ -28,27 +28,40 @@ function clampIndices(emit: FunctionEmitter, idx: Value, n: number): Value {
 export const INDEXING_LOWERINGS: LoweringTable<"iota" | "take" | "scatter_add"> = {
   iota: (cx, _ins, { dim }, out) => cx.emit.op("stablehlo.iota", [], out, `iota_dimension = ${dim} : i64`),
   take: (cx, [x, idx], { axis }, out) => {
-    const rank = x!.aval.shape.length, indexRank = idx!.aval.shape.length;
+    const rank = x!.aval.shape.length,
+      indexRank = idx!.aval.shape.length;
     const numbers = [
       ...field("offset_dims", windowDims(rank, axis, indexRank)),
-      `collapsed_slice_dims = [${axis}]`, `start_index_map = [${axis}]`, `index_vector_dim = ${indexRank}`,
+      `collapsed_slice_dims = [${axis}]`,
+      `start_index_map = [${axis}]`,
+      `index_vector_dim = ${indexRank}`,
     ];
     const sliceSizes = x!.aval.shape.map((d, i) => (i === axis ? 1 : d));
-    return cx.emit.op("stablehlo.gather", [x!, idx!], out,
-      `dimension_numbers = #stablehlo.gather<${numbers.join(", ")}>, slice_sizes = ${i64Array(sliceSizes)}, indices_are_sorted = false`);
+    return cx.emit.op(
+      "stablehlo.gather",
+      [x!, idx!],
+      out,
+      `dimension_numbers = #stablehlo.gather<${numbers.join(", ")}>, slice_sizes = ${i64Array(sliceSizes)}, indices_are_sorted = false`,
+    );
   },
   scatter_add: (cx, [x, idx, upd], { axis }, out) => {
-    const rank = x!.aval.shape.length, indexRank = idx!.aval.shape.length;
+    const rank = x!.aval.shape.length,
+      indexRank = idx!.aval.shape.length;
     const acc = accumulationType(out.dtype);
     const numbers = [
       ...field("update_window_dims", windowDims(rank, axis, indexRank)),
-      `inserted_window_dims = [${axis}]`, `scatter_dims_to_operand_dims = [${axis}]`, `index_vector_dim = ${indexRank}`,
+      `inserted_window_dims = [${axis}]`,
+      `scatter_dims_to_operand_dims = [${axis}]`,
+      `index_vector_dim = ${indexRank}`,
     ];
     const accOut: AVal = { shape: out.shape, dtype: acc };
-    const sum = cx.emit.opWithRegion("stablehlo.scatter",
-      [convert(cx.emit, x!, acc), clampIndices(cx.emit, idx!, x!.aval.shape[axis]!), convert(cx.emit, upd!, acc)], accOut,
+    const sum = cx.emit.opWithRegion(
+      "stablehlo.scatter",
+      [convert(cx.emit, x!, acc), clampIndices(cx.emit, idx!, x!.aval.shape[axis]!), convert(cx.emit, upd!, acc)],
+      accOut,
       { combiner: "stablehlo.add", dtype: acc },
-      `scatter_dimension_numbers = #stablehlo.scatter<${numbers.join(", ")}>, indices_are_sorted = false, unique_indices = false`);
+      `scatter_dimension_numbers = #stablehlo.scatter<${numbers.join(", ")}>, indices_are_sorted = false, unique_indices = false`,
+    );
     return convert(cx.emit, sum, out.dtype);
   },
 };

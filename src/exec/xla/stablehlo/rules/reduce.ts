@@ -14,8 +14,14 @@ export function accumulationType(d: DType): DType {
 }
 
 const LOWEST: Record<DType, number | bigint> = {
-  f32: -Infinity, f64: -Infinity, bf16: -Infinity, f16: -Infinity,
-  i32: -(2 ** 31), u32: 0, i64: -(2n ** 63n), bool: 0,
+  f32: -Infinity,
+  f64: -Infinity,
+  bf16: -Infinity,
+  f16: -Infinity,
+  i32: -(2 ** 31),
+  u32: 0,
+  i64: -(2n ** 63n),
+  bool: 0,
 };
 
 function dims(name: string, xs: readonly number[]): string[] {
@@ -25,19 +31,30 @@ function dims(name: string, xs: readonly number[]): string[] {
 function reduce(emit: FunctionEmitter, x: Value, axes: readonly number[], combiner: string, init: number | bigint, out: AVal): Value {
   const sorted = [...axes].sort((a, b) => a - b);
   const dtype = x.aval.dtype;
-  return emit.opWithRegion("stablehlo.reduce", [x, emit.splat(dtype, [], init)], { shape: out.shape, dtype }, { combiner, dtype }, `dimensions = ${i64Array(sorted)}`);
+  return emit.opWithRegion(
+    "stablehlo.reduce",
+    [x, emit.splat(dtype, [], init)],
+    { shape: out.shape, dtype },
+    { combiner, dtype },
+    `dimensions = ${i64Array(sorted)}`,
+  );
 }
 
 /** Inclusive prefix sums along an axis in log2(n) shifted adds (Hillis–Steele); XLA fuses them. */
 function prefixSum(emit: FunctionEmitter, x: Value, axis: number, reverse: boolean): Value {
-  const n = x.aval.shape[axis]!, rank = x.aval.shape.length;
+  const n = x.aval.shape[axis]!,
+    rank = x.aval.shape.length;
   let y = x;
   for (let k = 1; k < n; k *= 2) {
     // Shift by k along the axis, zeros entering (negative edge padding drops elements).
     const low = Array.from({ length: rank }, (_, d) => (d === axis ? (reverse ? -k : k) : 0));
     const high = low.map((v) => -v);
-    const shifted = emit.op("stablehlo.pad", [y, emit.splat(x.aval.dtype, [], 0)], y.aval,
-      `edge_padding_low = ${i64Array(low)}, edge_padding_high = ${i64Array(high)}, interior_padding = ${i64Array(low.map(() => 0))}`);
+    const shifted = emit.op(
+      "stablehlo.pad",
+      [y, emit.splat(x.aval.dtype, [], 0)],
+      y.aval,
+      `edge_padding_low = ${i64Array(low)}, edge_padding_high = ${i64Array(high)}, interior_padding = ${i64Array(low.map(() => 0))}`,
+    );
     y = emit.op("stablehlo.add", [y, shifted], y.aval);
   }
   return y;
@@ -46,13 +63,19 @@ function prefixSum(emit: FunctionEmitter, x: Value, axis: number, reverse: boole
 export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "reduce_max" | "cumsum"> = {
   dot_general: (cx, [a, b], p, out) => {
     const numbers = [
-      ...dims("lhs_batching_dimensions", p.lhsBatch), ...dims("rhs_batching_dimensions", p.rhsBatch),
-      ...dims("lhs_contracting_dimensions", p.lhsContract), ...dims("rhs_contracting_dimensions", p.rhsContract),
+      ...dims("lhs_batching_dimensions", p.lhsBatch),
+      ...dims("rhs_batching_dimensions", p.rhsBatch),
+      ...dims("lhs_contracting_dimensions", p.lhsContract),
+      ...dims("rhs_contracting_dimensions", p.rhsContract),
     ];
     const d = a!.aval.dtype;
     const precision = d === "f32" || d === "f64" ? "HIGHEST" : "DEFAULT";
-    return cx.emit.op("stablehlo.dot_general", [a!, b!], out,
-      `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`);
+    return cx.emit.op(
+      "stablehlo.dot_general",
+      [a!, b!],
+      out,
+      `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
+    );
   },
   reduce_sum: (cx, [x], { axes }, out) => {
     if (axes.length === 0) return x!;
