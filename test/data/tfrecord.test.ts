@@ -135,6 +135,45 @@ test("truncation anywhere is reported with the offset of the cut record", async 
   }
 });
 
+test("a GZIP file cut short or damaged in its compressed bytes is a TFRecordError at the record it cuts", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-tfrecord-gz-"));
+  const records = Array.from({ length: 30 }, (_, i) => Uint8Array.from({ length: 200 + i }, (_, j) => (i * 31 + j * 7) & 0xff));
+  const starts = recordStarts(records);
+  const gz = gzipSync(frameRecords(records));
+  const cases = [
+    { name: "cut.tfrecord.gz", data: gz.subarray(0, Math.floor(gz.length / 2)), zlib: /unexpected end of file/ },
+    { name: "flipped.tfrecord.gz", data: Uint8Array.from(gz, (b, i) => (i === gz.length - 6 ? b ^ 1 : b)), zlib: /incorrect data check/ },
+  ];
+  for (const { name, data, zlib } of cases) {
+    const path = join(dir, name);
+    writeFileSync(path, data);
+    let read = 0;
+    const error = await (async () => {
+      for await (const _ of readRecords(path)) read++;
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof TFRecordError, `${name}: ${String(error)}`);
+    assert.equal(error.file, path);
+    assert.equal(error.offset, [...starts, frameRecords(records).length][read], `${name}: read ${read} records`);
+    assert.match(
+      error.message,
+      new RegExp(`^${path}: bad TFRecord at byte offset ${error.offset} of the decompressed stream: the GZIP data`),
+    );
+    assert.match(error.message, zlib);
+
+    const skipped: TFRecordError[] = [];
+    let kept = 0;
+    for await (const _ of readRecords(path, { ignoreErrors: true, onSkip: (e) => skipped.push(e) })) kept++;
+    assert.equal(kept, read, `${name}: records before the damage with ignoreErrors`);
+    assert.deepEqual(
+      skipped.map((e) => e.offset),
+      [error.offset],
+    );
+  }
+});
+
 test("ignoreErrors skips a record with bad data and counts it; a bad length ends the file", async () => {
   const records = [bytes("first"), bytes("second"), bytes("third")];
   const file = frameRecords(records);

@@ -15,3 +15,14 @@ export class TFRecordError extends Error {
     this.name = "TFRecordError";
   }
 }
+
+/**
+ * The GZIP layer of a compressed TFRecord file failed (damaged or cut-short compressed data). The
+ * record reader turns it into a TFRecordError at the record it was reading.
+ */
+export class GzipStreamError extends Error {
+  constructor(readonly zlibMessage: string) {
+    super(`the GZIP data is damaged or cut short (zlib: ${zlibMessage})`);
+    this.name = "GzipStreamError";
+  }
+}

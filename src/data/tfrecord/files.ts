@@ -6,6 +6,7 @@ import { createGunzip, createGzip } from "node:zlib";
 import { storageFor, type AtomicWriter } from "../storage/index.js";
 import { RecordReader, type RecordReaderOptions } from "./reader.js";
 import { framedLength, writeFrame } from "./frame.js";
+import { GzipStreamError } from "./errors.js";
 
 export type Compression = "none" | "gzip";
 
@@ -44,11 +45,26 @@ export async function countRecords(path: string, options: OpenReaderOptions = {}
   return n;
 }
 
-function gunzip(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+/**
+ * The decompressed bytes of a GZIP stream. A failure of the compressed data itself is a
+ * GzipStreamError (so the reader can say which record it hit); a failure to read passes through.
+ */
+async function* gunzip(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   const input = Readable.from(source);
   const gz = createGunzip();
-  input.on("error", (e) => gz.destroy(e));
-  return input.pipe(gz);
+  let readFailed = false;
+  input.on("error", (e) => {
+    readFailed = true;
+    gz.destroy(e);
+  });
+  try {
+    yield* input.pipe(gz) as AsyncIterable<Uint8Array>;
+  } catch (e) {
+    if (readFailed) throw e;
+    throw new GzipStreamError((e as Error).message);
+  } finally {
+    input.destroy();
+  }
 }
 
 const FLUSH_BYTES = 1 << 20;

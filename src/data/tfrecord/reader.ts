@@ -3,7 +3,7 @@
 // two chunks).
 import { crc32c, maskCrc } from "./crc32c.js";
 import { FOOTER_BYTES, HEADER_BYTES, readU32 } from "./frame.js";
-import { TFRecordError } from "./errors.js";
+import { GzipStreamError, TFRecordError } from "./errors.js";
 
 export interface RecordReaderOptions {
   /** File name for error messages. */
@@ -31,6 +31,8 @@ export class RecordReader {
   /** Absolute stream offset of buf[0]. */
   private base: number;
   private eof = false;
+  /** Why the stream ended early (damaged GZIP data): reported at the first record it cuts short. */
+  private streamError: string | undefined;
   private stopped = false;
   /** Bytes from `pos` the pending record needs, so `fill` can gather them with a single copy. */
   private need = HEADER_BYTES;
@@ -65,7 +67,8 @@ export class RecordReader {
     while (!this.stopped) {
       const avail = this.buf.length - this.pos;
       if (avail < HEADER_BYTES) {
-        if (this.eof && avail > 0) this.fail(this.pos, `truncated record header: ${avail} of ${HEADER_BYTES} bytes present`, true);
+        if (this.eof && (avail > 0 || this.streamError))
+          this.fail(this.pos, this.streamError ?? `truncated record header: ${avail} of ${HEADER_BYTES} bytes present`, true);
         this.need = HEADER_BYTES;
         return null;
       }
@@ -85,7 +88,7 @@ export class RecordReader {
       const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
       if (end > buf.length) {
         if (this.eof)
-          this.fail(p, `truncated record: header says ${lo} data bytes but only ${Math.max(0, avail - HEADER_BYTES)} remain`, true);
+          this.fail(p, this.streamError ?? `truncated record: header says ${lo} data bytes but only ${avail - HEADER_BYTES} remain`, true);
         this.need = end - p;
         return null;
       }
@@ -113,11 +116,19 @@ export class RecordReader {
     const chunks: Uint8Array[] = [];
     let have = rest;
     while (!this.eof && (chunks.length === 0 || have < this.need)) {
-      const { value, done } = await this.source.next();
-      if (done) this.eof = true;
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await this.source.next();
+      } catch (e) {
+        if (!(e instanceof GzipStreamError)) throw e;
+        // The bytes before the damage still hold whole records; the error comes where they end.
+        this.streamError = e.message;
+        next = { done: true, value: undefined };
+      }
+      if (next.done) this.eof = true;
       else {
-        chunks.push(value);
-        have += value.length;
+        chunks.push(next.value);
+        have += next.value.length;
       }
     }
     if (chunks.length === 0) return;
