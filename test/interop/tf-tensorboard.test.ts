@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pythonSkip, runPython } from "../helpers/python.js";
+import { pinnedVersion, pythonSkip, runPython } from "../helpers/python.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
 /** [wall_time, step, value]; a value JSON has no number for is a string ("nan", "inf"). */
 type Point = [number, number, number | string];
 
 interface TensorBoardView {
+  tensorboard: string;
   accumulator: { file_version: number | null; scalars: Record<string, Point[]>; other_tags: Record<string, unknown> };
   dashboard: Record<string, Record<string, { max_step: number; points: Point[] }>>;
 }
@@ -75,6 +76,7 @@ test(
     );
 
     const tb = runPython<TensorBoardView>("tf_tensorboard.py", [runs]);
+    assert.equal(tb.tensorboard, pinnedVersion("tensorboard"));
     const tags = [...expected.keys()].sort();
 
     // EventAccumulator.

@@ -81,6 +81,8 @@ def make_rows(rng, n, max_length, extras):
             row["score"].append(struct.unpack("<f", struct.pack("<f", rng.uniform(-1e6, 1e6)))[0])
             row["big"] = INT64_EDGES[i % len(INT64_EDGES) :] + [rng.randint(-(2**63), 2**63 - 1)]
             row["empty"] = []
+            row["unset"] = None
+            row["na\u00efve \u00fc"] = [i, -i]
         rows.append(row)
     return rows
 
@@ -95,6 +97,9 @@ def example_of(row):
         feature["score"] = tf.train.Feature(float_list=tf.train.FloatList(value=row["score"]))
         feature["big"] = int64_feature(row["big"])
         feature["empty"] = int64_feature(row["empty"])
+        # A Feature with no list set, which TensorFlow reads as empty, and a name that is not ASCII.
+        feature["unset"] = tf.train.Feature()
+        feature["na\u00efve \u00fc"] = int64_feature(row["na\u00efve \u00fc"])
     return tf.train.Example(features=tf.train.Features(feature=feature))
 
 
@@ -112,6 +117,8 @@ def json_row(row):
         out["score"] = [f32_hex(v) for v in row["score"]]
         out["big"] = [str(v) for v in row["big"]]
         out["empty"] = row["empty"]
+        out["unset"] = None
+        out["na\u00efve \u00fc"] = [str(v) for v in row["na\u00efve \u00fc"]]
     return out
 
 

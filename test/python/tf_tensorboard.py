@@ -17,6 +17,7 @@ import json
 import math
 import sys
 
+import tensorboard
 from tensorboard import context
 from tensorboard.backend.event_processing import data_provider, event_accumulator, plugin_event_multiplexer
 
@@ -62,7 +63,7 @@ def dashboard_view(logdir):
 
 def main():
     logdir = sys.argv[1]
-    print(json.dumps({"accumulator": accumulator_view(logdir), "dashboard": dashboard_view(logdir)}))
+    print(json.dumps({"tensorboard": tensorboard.__version__, "accumulator": accumulator_view(logdir), "dashboard": dashboard_view(logdir)}))
 
 
 if __name__ == "__main__":
