@@ -1,8 +1,13 @@
 // TensorBoard event files: a TFRecord file (the data layer's framing) of `Event` protos, the first
 // announcing the file version and each later one carrying scalar summaries. Appended as training goes,
 // so TensorBoard shows a run while it is running.
-//   Event   { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5; }
-//   Summary { repeated Value value = 1; }   Value { string tag = 1; float simple_value = 2; }
+//   Event      { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5; SessionLog session_log = 7; }
+//   Summary    { repeated Value value = 1; }   Value { string tag = 1; float simple_value = 2; }
+//   SessionLog { SessionStatus status = 1; }   (START = 1)
+//
+// Before its first scalars a logger writes a SessionLog START at their step. TensorBoard takes every
+// START after a run's first as a restart and drops the points it has at that step or later, so a run
+// resumed from a checkpoint shows the steps it replays once, not a curve that doubles back.
 import { appendFileSync, mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -25,6 +30,17 @@ export function versionEvent(): Uint8Array {
   return event(0, (w) => w.string(3, "brain.Event:2"));
 }
 
+const SESSION_START = 1;
+
+export function sessionStartEvent(step: number): Uint8Array {
+  return event(step, (w) =>
+    w.nested(7, () => {
+      w.tag(1, WIRE_VARINT);
+      w.uvarint(SESSION_START);
+    }),
+  );
+}
+
 export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   return event(step, (w) =>
     w.nested(5, () => {
@@ -41,6 +57,7 @@ export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
 
 export class TensorBoardLogger implements MetricsLogger {
   readonly path: string;
+  private started = false;
   constructor(
     logDir: string,
     private readonly prefix = "",
@@ -51,6 +68,10 @@ export class TensorBoardLogger implements MetricsLogger {
   }
   log(step: number, metrics: Metrics): void {
     const tagged = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [this.prefix + k, v]));
+    if (!this.started) {
+      this.started = true;
+      appendFileSync(this.path, frameRecord(sessionStartEvent(step)));
+    }
     appendFileSync(this.path, frameRecord(scalarsEvent(step, tagged)));
   }
   close(): void {}

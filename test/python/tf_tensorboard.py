@@ -1,6 +1,6 @@
-"""Reads a directory of TensorBoard event files with TensorBoard's own readers and prints what they find.
+"""Reads directories of TensorBoard event files with TensorBoard's own readers and prints what they find.
 
-  python tf_tensorboard.py LOGDIR
+  python tf_tensorboard.py LOGDIR [LOGDIR ...]
 
 Two readers, in one process:
 - event_accumulator.EventAccumulator (size_guidance scalars 0 = keep all): every scalar tag with its
@@ -62,8 +62,8 @@ def dashboard_view(logdir):
 
 
 def main():
-    logdir = sys.argv[1]
-    print(json.dumps({"tensorboard": tensorboard.__version__, "accumulator": accumulator_view(logdir), "dashboard": dashboard_view(logdir)}))
+    views = {logdir: {"accumulator": accumulator_view(logdir), "dashboard": dashboard_view(logdir)} for logdir in sys.argv[1:]}
+    print(json.dumps({"tensorboard": tensorboard.__version__, "logdirs": views}))
 
 
 if __name__ == "__main__":
