@@ -6,7 +6,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
@@ -182,51 +182,78 @@ test(
   },
 );
 
-test("Kiln reads the shards tf.io.TFRecordWriter writes, plain and GZIP, extra features included", { skip: pythonSkip }, async () => {
-  const { tf } = await setup();
-  assert.equal(tf.written.length, 4);
-  for (const { path, rows } of tf.written) {
-    // The pipeline: the two features, parsed into rows, other features ignored; counted by reading (no count in the name).
-    const ds = await openDataset({ files: path, maxLength: MAX_LENGTH, batchSize: rows.length, shuffle: false, dropRemainder: false });
-    assert.equal(ds.numRecords, rows.length, path);
-    const batches = [];
-    for await (const b of ds) batches.push(b);
-    assert.equal(batches.length, 1, path);
-    const batch = batches[0]!;
-    assert.deepEqual(batch.shape, [rows.length, MAX_LENGTH]);
-    assert.deepEqual(
-      [...batch.inputIds],
-      rows.flatMap((r) => r.input_ids),
-      `${path}: input_ids through the dataset`,
-    );
-    assert.deepEqual(
-      [...batch.attentionMask],
-      rows.flatMap((r) => r.attention_mask),
-      `${path}: attention_mask through the dataset`,
-    );
+test(
+  "Kiln reads the shards tf.io.TFRecordWriter writes, plain and GZIP, extra features included, one by one and as a directory",
+  { skip: pythonSkip },
+  async () => {
+    const { tf } = await setup();
+    assert.equal(tf.written.length, 4);
+    for (const { path, rows } of tf.written) {
+      // The pipeline: the two features, parsed into rows, other features ignored.
+      const ds = await openDataset({ files: path, maxLength: MAX_LENGTH, batchSize: rows.length, shuffle: false, dropRemainder: false });
+      assert.equal(ds.numRecords, rows.length, path);
+      const batches = [];
+      for await (const b of ds) batches.push(b);
+      assert.equal(batches.length, 1, path);
+      const batch = batches[0]!;
+      assert.deepEqual(batch.shape, [rows.length, MAX_LENGTH]);
+      assert.deepEqual(
+        [...batch.inputIds],
+        rows.flatMap((r) => r.input_ids),
+        `${path}: input_ids through the dataset`,
+      );
+      assert.deepEqual(
+        [...batch.attentionMask],
+        rows.flatMap((r) => r.attention_mask),
+        `${path}: attention_mask through the dataset`,
+      );
 
-    // The records themselves: every feature TensorFlow wrote, exactly.
-    let i = 0;
-    for await (const record of readRecords(path)) {
-      const row = rows[i++]!;
-      const f = decodeExample(record);
-      assert.deepEqual(Object.keys(f).sort(), Object.keys(row).sort(), `${path} record ${i - 1}: feature names`);
-      assert.deepEqual(int64s(f.input_ids).map(Number), row.input_ids);
-      assert.deepEqual(int64s(f.attention_mask).map(Number), row.attention_mask);
-      if (row.text) {
-        assert.equal(f.text!.kind, "bytes");
-        assert.deepEqual((f.text as { values: Uint8Array[] }).values.map(hex), row.text, `${path} record ${i - 1}: bytes list`);
-        assert.equal(f.score!.kind, "float");
-        assert.deepEqual(float32Hex((f.score as { values: Float32Array }).values), row.score, `${path} record ${i - 1}: float list`);
-        assert.deepEqual(int64s(f.big).map(String), row.big, `${path} record ${i - 1}: int64 list`);
-        assert.deepEqual(int64s(f.empty), []);
-        assert.deepEqual(f.unset, { kind: "none" });
-        assert.deepEqual(int64s(f["na\u00efve \u00fc"]).map(String), row["na\u00efve \u00fc"]);
+      // The records themselves: every feature TensorFlow wrote, exactly.
+      let i = 0;
+      for await (const record of readRecords(path)) {
+        const row = rows[i++]!;
+        const f = decodeExample(record);
+        assert.deepEqual(Object.keys(f).sort(), Object.keys(row).sort(), `${path} record ${i - 1}: feature names`);
+        assert.deepEqual(int64s(f.input_ids).map(Number), row.input_ids);
+        assert.deepEqual(int64s(f.attention_mask).map(Number), row.attention_mask);
+        if (row.text) {
+          assert.equal(f.text!.kind, "bytes");
+          assert.deepEqual((f.text as { values: Uint8Array[] }).values.map(hex), row.text, `${path} record ${i - 1}: bytes list`);
+          assert.equal(f.score!.kind, "float");
+          assert.deepEqual(float32Hex((f.score as { values: Float32Array }).values), row.score, `${path} record ${i - 1}: float list`);
+          assert.deepEqual(int64s(f.big).map(String), row.big, `${path} record ${i - 1}: int64 list`);
+          assert.deepEqual(int64s(f.empty), []);
+          assert.deepEqual(f.unset, { kind: "none" });
+          assert.deepEqual(int64s(f["na\u00efve \u00fc"]).map(String), row["na\u00efve \u00fc"]);
+        }
+      }
+      assert.equal(i, rows.length, `${path}: records`);
+    }
+
+    // All of them as one training set: a directory of plain and GZIP shards, shuffled, counted from their names.
+    const all = tf.written.flatMap((w) => w.rows.map((r) => [...r.input_ids, ...r.attention_mask]));
+    const ds = await openDataset({
+      files: dirname(tf.written[0]!.path),
+      maxLength: MAX_LENGTH,
+      batchSize: 5,
+      dropRemainder: false,
+      seed: 3,
+      shuffleBuffer: 16,
+    });
+    assert.equal(ds.files.length, 4);
+    assert.equal(ds.numRecords, all.length);
+    const seen: number[][] = [];
+    for await (const b of ds) {
+      for (let r = 0; r < b.shape[0]; r++) {
+        const row = (a: Int32Array) => [...a.subarray(r * MAX_LENGTH, (r + 1) * MAX_LENGTH)];
+        seen.push([...row(b.inputIds), ...row(b.attentionMask)]);
       }
     }
-    assert.equal(i, rows.length, `${path}: records`);
-  }
-});
+    const sorted = (rows: number[][]) => rows.map((r) => r.join(",")).sort();
+    assert.notDeepEqual(seen, all, "shuffled");
+    assert.deepEqual(sorted(seen), sorted(all), "every record once, through the shuffled pipeline");
+  },
+);
 
 test(
   "a damaged TensorFlow-written shard: Kiln names the file and the byte offset, where TensorFlow stops too",

@@ -8,8 +8,8 @@ Reads a JSON job on stdin:
    reference pipeline's feature spec (input_ids and attention_mask, FixedLenFeature([L], int64)), and
    reports the values, the record count, and how many records are byte for byte what protobuf's
    deterministic serialization of the same Example gives.
-2. Writes shards with tf.io.TFRecordWriter into D, plain and GZIP, with only the two features and
-   with extra features (bytes, float, int64 lists) next to them, and reports what it wrote.
+2. Writes shards with tf.io.TFRecordWriter into D/shards, plain and GZIP, with only the two features
+   and with extra features (bytes, float, int64 lists) next to them, and reports what it wrote.
 3. Makes damaged copies of a TF-written shard (a flipped byte in one record's data; the file cut
    short inside a record; each plain and GZIP) and reports the error TensorFlow itself gives on them
    and how many records it read before it.
@@ -191,12 +191,15 @@ def main():
     rng = random.Random(job["seed"])
     out_dir = job["write_dir"]
     os.makedirs(out_dir, exist_ok=True)
+    # Named as the reference pipeline names its shards, so their record counts are in their names.
+    shard_dir = os.path.join(out_dir, "shards")
+    os.makedirs(shard_dir, exist_ok=True)
     written = []
     for extras in (False, True):
         for compression in ("", "GZIP"):
             rows = make_rows(rng, 7 + 4 * extras + (compression == "GZIP"), max_length, extras)
-            name = ("tf-extras" if extras else "tf-plain") + (".tfrecord.gz" if compression else ".tfrecord")
-            path = os.path.join(out_dir, name)
+            name = f"dataset-{len(written)}-{len(rows)}.tfrecord" + (".gz" if compression else "")
+            path = os.path.join(shard_dir, name)
             write_shard(path, compression, rows)
             written.append({"path": path, "compression": compression, "rows": [json_row(r) for r in rows]})
 
