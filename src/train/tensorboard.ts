@@ -7,7 +7,8 @@
 //
 // Before its first scalars a logger writes a SessionLog START at their step. TensorBoard takes every
 // START after a run's first as a restart and drops the points it has at that step or later, so a run
-// resumed from a checkpoint shows the steps it replays once, not a curve that doubles back.
+// resumed from a checkpoint shows the steps it replays once, not a curve that doubles back. (TensorBoard
+// treats a directory as one run, so one logger writes to a directory at a time.)
 import { appendFileSync, mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
