@@ -11,8 +11,9 @@ Reads a JSON job on stdin:
 2. Writes shards with tf.io.TFRecordWriter into D/shards, plain and GZIP, with only the two features
    and with extra features (bytes, float, int64 lists) next to them, and reports what it wrote.
 3. Makes damaged copies of a TF-written shard (a flipped byte in one record's data; the file cut
-   short inside a record; each plain and GZIP) and reports the error TensorFlow itself gives on them
-   and how many records it read before it.
+   short inside a record; each plain and GZIP) and of a TF-written GZIP file's compressed bytes (a
+   flipped byte; cut short), and reports the error TensorFlow itself gives on each and how many
+   records it read before it.
 
 Prints one JSON line. 64-bit integers are decimal strings and floats are the hex of their float32
 bits, so that nothing is rounded on the way to JavaScript.
