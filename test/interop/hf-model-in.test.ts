@@ -34,6 +34,7 @@ interface Report {
   minilm_class: string;
   minilm_loading_info: Record<string, string[]>;
   roberta_shards: string[];
+  bf16_dtypes: string[];
   configs: Record<string, Record<string, unknown>>;
 }
 
@@ -108,10 +109,12 @@ for (const [name, reference] of [
   ["roberta", "roberta"],
   ["bert", "bert"],
   ["roberta-sharded", "roberta"],
+  ["bert-bf16", "bert-bf16"],
 ] as const) {
   test(`${name}: Kiln loads transformers' save_pretrained and gives its logits within ${TOLERANCE}`, { skip: pythonSkip }, async (t) => {
     const r = seen();
     if (name === "roberta-sharded") assert.ok(r.roberta_shards.length > 1, `sharded into ${r.roberta_shards.join(", ")}`);
+    if (name === "bert-bf16") assert.deepEqual(r.bf16_dtypes, ["BF16"]);
     const loaded = await loadPretrained(join(hf, name));
     assert.equal(loaded.mlmHead, "loaded");
     assert.deepEqual(loaded.notices, [], "every tensor maps onto a parameter");

