@@ -177,7 +177,7 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
   const headNames = names.filter((n) => !inEncoder(n));
   if (missingEncoder.length > 0)
     throw new Error(`${where}: missing ${missingEncoder.length} encoder parameter(s): ${nameList(missingEncoder)}`);
-  let fresh: k.Array[] | undefined;
+  let fresh: Map<string, k.Array> | undefined;
   if (missingHead.length > 0) {
     const partial = missingHead.length < headNames.length;
     if (partial || (opts.missingHead ?? "error") === "error")
@@ -186,7 +186,15 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
           ? `${where}: the masked-LM head is incomplete: missing ${nameList(missingHead)}`
           : `${where}: no masked-LM head (${nameList(missingHead)} are missing): an encoder-only checkpoint cannot predict tokens; fine-tune it first (kiln train --init-from)`,
       );
-    fresh = k.leaves<k.Array>(k.jit((key: k.Array) => model.init(key), { name: "init", device: opts.device })(k.randomKey(opts.seed ?? 0)));
+    // The head's leaves of a full init (the compiled program computes only those, not the embeddings).
+    const headLeaves = k.jit(
+      (key: k.Array) => {
+        const all = k.leaves<k.Array>(model.init(key));
+        return missingHead.map((n) => all[names.indexOf(n)]!);
+      },
+      { name: "init_head", device: opts.device },
+    )(k.randomKey(opts.seed ?? 0));
+    fresh = new Map(missingHead.map((n, i) => [n, headLeaves[i]!]));
     notices.push(
       `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${config.model_type === "bert" ? "BertModel" : "RobertaModel"}): ` +
         `the encoder is loaded and the head (${nameList(missingHead)}) is freshly initialized`,
@@ -196,7 +204,7 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
     notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`);
   const leaves = names.map((name, i) => {
     const t = match.found.get(name);
-    return t ? toParam(t, avals[i]!, name, where, opts.device) : fresh![i]!;
+    return t ? toParam(t, avals[i]!, name, where, opts.device) : fresh!.get(name)!;
   });
   const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
   return { model, params, mlmHead: fresh ? "initialized" : "loaded", notices };

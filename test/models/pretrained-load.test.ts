@@ -97,6 +97,9 @@ test("an encoder-only checkpoint (no prefix, pooler, position_ids buffer) loads 
   assert.match(loaded.notices[1]!, /1 tensor\(s\) unused by RobertaForMaskedLM: pooler\.dense\.weight$/);
   const back = await namedTensors(loaded.params);
   for (const n of Object.keys(encoderOnly)) assert.deepEqual(back[`roberta.${n}`]!.data, original[`roberta.${n}`]!.data, n);
+  // The fresh head is the one a full init from the same seed has.
+  const full = await namedTensors(k.jit((key: k.Array) => model.init(key))(k.randomKey(5)));
+  for (const n of ["lm_head.dense.weight", "lm_head.layer_norm.weight", "lm_head.bias"]) assert.deepEqual(back[n]!.data, full[n]!.data, n);
 });
 
 test("a partial head, a missing encoder weight, or a decoder stored apart and different are errors", async () => {
