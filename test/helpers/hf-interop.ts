@@ -15,10 +15,10 @@ export function kiln(...args: string[]): string {
   return r.stdout;
 }
 
-/** Runs `kiln ARGS…` expecting it to fail; returns its exit code and stderr. */
-export function kilnFails(...args: string[]): { code: number | null; err: string } {
+/** Runs `kiln ARGS…` whatever the outcome; returns its exit code, stdout and stderr. */
+export function kilnRun(...args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
-  return { code: r.status, err: r.stderr };
+  return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /**

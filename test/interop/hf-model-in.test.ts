@@ -16,7 +16,7 @@ import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import {
   kiln,
-  kilnFails,
+  kilnRun,
   kilnHidden,
   kilnLogits,
   maxAbsDiff,
@@ -224,20 +224,40 @@ test(
 );
 
 test(
+  "kiln train --init-from an encoder-only RobertaModel: the head is initialized and the notice says so",
+  { skip: pythonSkip },
+  async () => {
+    seen();
+    const out = join(root, "from-encoder");
+    const r = kilnRun(...trainArgs(out, "--init-from", join(hf, "roberta-encoder"), "--max-steps", "2", "--learning-rate", "0"));
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.err,
+      /kiln train: .*roberta-encoder\/model\.safetensors: no masked-LM head \(an encoder-only checkpoint, e\.g\. RobertaModel\): the encoder is loaded and the head \(lm_head\..*\) is freshly initialized/,
+    );
+    const encoder = (await readSafetensors(join(hf, "roberta-encoder", "model.safetensors"))).tensors;
+    const saved = (await readSafetensors(join(out, "model.safetensors"))).tensors;
+    for (const [n, t] of Object.entries(encoder)) assert.deepEqual(saved[`roberta.${n}`]!.data, t.data, n);
+    assert.ok(saved["lm_head.dense.weight"], "the saved model has its head");
+    assert.deepEqual(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).architectures, ["RobertaForMaskedLM"]);
+  },
+);
+
+test(
   "kiln train --init-from: a model and tokenizer that do not fit (MiniLM's WordPiece vocabulary, another tokenizer, another pad id) and pickles are clear errors",
   { skip: pythonSkip },
   () => {
     const r = seen();
     const out = join(root, "refused");
-    let f = kilnFails(...trainArgs(out, "--init-from", r.minilm_dir, "--max-steps", "1"));
+    let f = kilnRun(...trainArgs(out, "--init-from", r.minilm_dir, "--max-steps", "1"));
     assert.equal(f.code, 2);
     assert.match(
       f.err,
       /--init-from .*model: the model's vocab_size 30522 differs from the tokenizer's 600 \(.*tokenizer\); pass the tokenizer the model was trained with/,
     );
-    f = kilnFails(...trainArgs(out, "--init-from", join(hf, "roberta"), "--preset", "mlm-small"));
+    f = kilnRun(...trainArgs(out, "--init-from", join(hf, "roberta"), "--preset", "mlm-small"));
     assert.match(f.err, /give exactly one of --preset and --model-config, or --init-from alone/);
-    f = kilnFails(...trainArgs(out, "--init-from", join(hf, "bert-pickle"), "--max-steps", "1"));
+    f = kilnRun(...trainArgs(out, "--init-from", join(hf, "bert-pickle"), "--max-steps", "1"));
     assert.match(f.err, /holds pytorch_model\.bin .* Kiln reads safetensors only/);
     // A model directory with its own tokenizer: --tokenizer must be that one, id for id.
     const other = join(root, "other-tokenizer");
@@ -246,7 +266,7 @@ test(
     cpSync(join(hf, "roberta"), withTokenizer, { recursive: true });
     for (const file of ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"])
       cpSync(join(other, file), join(withTokenizer, file));
-    f = kilnFails(...trainArgs(out, "--init-from", withTokenizer, "--max-steps", "1"));
+    f = kilnRun(...trainArgs(out, "--init-from", withTokenizer, "--max-steps", "1"));
     assert.match(
       f.err,
       /--tokenizer .*tokenizer is not the model's tokenizer: id \d+ is "[^"]*" there but "[^"]*" in .*roberta-with-tokenizer\/tokenizer\.json \(pass --tokenizer .*roberta-with-tokenizer\)/,
@@ -255,7 +275,7 @@ test(
     const wrongPad = join(root, "bert-wrong-pad");
     cpSync(join(hf, "bert"), wrongPad, { recursive: true });
     writeFileSync(join(wrongPad, "config.json"), JSON.stringify({ ...config, pad_token_id: 0 }));
-    f = kilnFails(...trainArgs(out, "--init-from", wrongPad, "--max-steps", "1"));
+    f = kilnRun(...trainArgs(out, "--init-from", wrongPad, "--max-steps", "1"));
     assert.match(f.err, /bert-wrong-pad: the model's pad_token_id 0 differs from the tokenizer's pad id 3/);
   },
 );

@@ -7,6 +7,7 @@ and writes under OUT:
   roberta/, bert/          save_pretrained of randomly initialized RobertaForMaskedLM / BertForMaskedLM
                            (safetensors), every weight random (LayerNorms and biases too)
   roberta-sharded/         the same RoBERTa saved in several safetensors shards with an index
+  roberta-encoder/         its encoder alone, as a RobertaModel saves it (no masked-LM head)
   bert-pickle/             the same BERT as pytorch_model.bin only (the old PyTorch pickle format)
   bert-bf16/               the same BERT saved in bfloat16
   <name>.hf.safetensors    each model's logits on the batch (eval mode)
@@ -84,6 +85,7 @@ def main():
 
     roberta.save_pretrained(os.path.join(out, "roberta"))
     roberta.save_pretrained(os.path.join(out, "roberta-sharded"), max_shard_size="40KB")
+    roberta.roberta.save_pretrained(os.path.join(out, "roberta-encoder"))  # a RobertaModel: no prefix, no head
     bert.save_pretrained(os.path.join(out, "bert"))
     pickle_dir = os.path.join(out, "bert-pickle")
     bert.config.save_pretrained(pickle_dir)
