@@ -38,6 +38,7 @@ interface ModelView {
     file_has_decoder: boolean;
   };
   tokenizer_class: string;
+  special_ids: Record<"cls" | "sep" | "unk" | "pad" | "mask" | "model_max_length", number> & { all: number[] };
   padded: { input_ids: number[][]; attention_mask: number[][] };
   fill_mask: (FillMaskResult[] | FillMaskResult[][])[];
   checkpoint: {
@@ -336,23 +337,36 @@ for (const kind of KINDS) {
   });
 }
 
-test("AutoTokenizer gives Kiln's ids on every line of the SOTU corpus, and Kiln's padded batch", { skip: pythonSkip }, async (t) => {
-  const r = seen();
-  const tokenizer = await loadTokenizer(trained.roberta.dir);
-  const { ids, offsets } = (await readSafetensors(join(out(), "corpus_ids.safetensors"))).tensors;
-  const flat = ids!.data as Int32Array,
-    at = offsets!.data as BigInt64Array;
-  assert.equal(r.corpus.lines, corpusLines.length);
-  corpusLines.forEach((line, i) => {
-    const theirs = Array.from(flat.subarray(Number(at[i]), Number(at[i + 1])));
-    assert.deepEqual(tokenizer.encode(line), theirs, `line ${i + 1} (${line.slice(0, 60)}…)`);
-  });
-  t.diagnostic(`${r.corpus.lines} lines, ${r.corpus.tokens} tokens, ${r.corpus.tokenizer_class}`);
-  for (const kind of KINDS) {
-    const padded = r.models[kind]!.padded;
-    const [rows, len] = batch!.shape;
-    assert.deepEqual(padded.input_ids.flat(), Array.from(batch!.inputIds), `${kind}: padded ids`);
-    assert.deepEqual(padded.attention_mask.flat(), Array.from(batch!.attentionMask), `${kind}: attention mask`);
-    assert.equal(padded.input_ids.length * padded.input_ids[0]!.length, rows * len);
-  }
-});
+test(
+  "AutoTokenizer gives Kiln's ids on every line of the SOTU corpus, Kiln's padded batch and Kiln's special tokens",
+  { skip: pythonSkip },
+  async (t) => {
+    const r = seen();
+    const tokenizer = await loadTokenizer(trained.roberta.dir);
+    const { ids, offsets } = (await readSafetensors(join(out(), "corpus_ids.safetensors"))).tensors;
+    const flat = ids!.data as Int32Array,
+      at = offsets!.data as BigInt64Array;
+    assert.equal(r.corpus.lines, corpusLines.length);
+    corpusLines.forEach((line, i) => {
+      const theirs = Array.from(flat.subarray(Number(at[i]), Number(at[i + 1])));
+      assert.deepEqual(tokenizer.encode(line), theirs, `line ${i + 1} (${line.slice(0, 60)}…)`);
+    });
+    t.diagnostic(`${r.corpus.lines} lines, ${r.corpus.tokens} tokens, ${r.corpus.tokenizer_class}`);
+    for (const kind of KINDS) {
+      assert.deepEqual(r.models[kind]!.special_ids, {
+        cls: tokenizer.clsId,
+        sep: tokenizer.sepId,
+        unk: tokenizer.unkId,
+        pad: tokenizer.padId,
+        mask: tokenizer.maskId,
+        all: [...tokenizer.specialIds].sort((a, b) => a - b),
+        model_max_length: MAX_LENGTH,
+      });
+      const padded = r.models[kind]!.padded;
+      const [rows, len] = batch!.shape;
+      assert.deepEqual(padded.input_ids.flat(), Array.from(batch!.inputIds), `${kind}: padded ids`);
+      assert.deepEqual(padded.attention_mask.flat(), Array.from(batch!.attentionMask), `${kind}: attention mask`);
+      assert.equal(padded.input_ids.length * padded.input_ids[0]!.length, rows * len);
+    }
+  },
+);

@@ -94,6 +94,10 @@ def view_model(spec, out_dir):
         "load_warnings": load_warnings,
         "tie": tie_view(model, os.path.join(model_dir, "model.safetensors")),
         "tokenizer_class": type(tok).__name__,
+        "special_ids": {
+            role: getattr(tok, f"{role}_token_id") for role in ("cls", "sep", "unk", "pad", "mask")
+        }
+        | {"all": sorted(tok.all_special_ids), "model_max_length": tok.model_max_length},
         "padded": {"input_ids": padded["input_ids"], "attention_mask": padded["attention_mask"]},
         "fill_mask": fill_results,
     }
