@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
-import { loadTokenizer, vocabularyDifference } from "../../text/index.js";
+import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
 import {
   createMaskedLM,
@@ -18,16 +18,15 @@ import { Trainer } from "../../train/trainer.js";
 import { ModelCheckpoint } from "../../train/callbacks.js";
 import { probeRecordLength } from "../../train/data-probe.js";
 import type { Command } from "./types.js";
-import type { Tokenizer } from "../../text/index.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 
 const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
-Trains a masked language model (RoBERTa/BERT), from scratch or from a pretrained one, on TFRecord shards written by
-\`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept) runs inside the
-compiled training step and is redrawn every epoch.
+Trains a masked language model (RoBERTa/BERT), from scratch or from a pretrained one, on TFRecord
+shards written by \`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept)
+runs inside the compiled training step and is redrawn every epoch.
 
 Model and data:
   --preset NAME               ${PRESET_NAMES.join(" | ")} (vocabulary and special ids from the tokenizer)
