@@ -31,6 +31,8 @@ interface ModelView {
   config: Record<string, unknown>;
   loading_info: Record<string, string[]>;
   load_warnings: string[];
+  tokenizer_warnings: string[];
+  pipeline_warnings: string[];
   tie: {
     decoder_is_embeddings: boolean;
     decoder_equals_file_embeddings: boolean;
@@ -234,13 +236,15 @@ test("the tests run against the pinned Python libraries, and config.json names t
 
 for (const kind of KINDS) {
   test(
-    `${kind}: AutoModelForMaskedLM loads Kiln's directory with nothing missing, unexpected, mismatched or re-initialized`,
+    `${kind}: AutoModelForMaskedLM loads Kiln's directory with nothing missing, unexpected, mismatched or re-initialized, and no warnings (model, tokenizer, pipeline)`,
     { skip: pythonSkip },
     () => {
       const v = seen().models[kind]!;
       assert.equal(v.class, kind === "roberta" ? "RobertaForMaskedLM" : "BertForMaskedLM");
       assert.deepEqual(v.loading_info, { missing_keys: [], unexpected_keys: [], mismatched_keys: [], error_msgs: [] });
       assert.deepEqual(v.load_warnings, [], "transformers logged nothing while loading");
+      assert.deepEqual(v.tokenizer_warnings, [], "nor while loading the tokenizer");
+      assert.deepEqual(v.pipeline_warnings, [], "nor while building the fill-mask pipeline");
       assert.deepEqual(v.checkpoint.loading_info, { missing_keys: [], unexpected_keys: [], mismatched_keys: [], error_msgs: [] });
       assert.deepEqual(v.checkpoint.load_warnings, []);
     },

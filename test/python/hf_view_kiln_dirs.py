@@ -82,9 +82,9 @@ def view_model(spec, out_dir):
         logits = model(input_ids=batch["input_ids"].long(), attention_mask=batch["attention_mask"].long()).logits
     save_file({"logits": logits.contiguous()}, os.path.join(out_dir, f"{name}.hf.safetensors"))
 
-    tok = AutoTokenizer.from_pretrained(model_dir)
+    tok, tokenizer_warnings = capture(lambda: AutoTokenizer.from_pretrained(model_dir))
     padded = tok(spec["sentences"], padding=True)
-    fill = pipeline("fill-mask", model=model_dir, top_k=5, device="cpu")
+    fill, pipeline_warnings = capture(lambda: pipeline("fill-mask", model=model_dir, top_k=5, device="cpu"))
     fill_results = [fill(text) for text in spec["fill_mask"]]
 
     report = {
@@ -92,6 +92,8 @@ def view_model(spec, out_dir):
         "config": {k: v for k, v in model.config.to_dict().items() if isinstance(v, (int, float, str, bool, list, type(None)))},
         "loading_info": {k: sorted(map(str, v)) for k, v in info.items()},
         "load_warnings": load_warnings,
+        "tokenizer_warnings": tokenizer_warnings,
+        "pipeline_warnings": pipeline_warnings,
         "tie": tie_view(model, os.path.join(model_dir, "model.safetensors")),
         "tokenizer_class": type(tok).__name__,
         "special_ids": {
