@@ -14,6 +14,7 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
   const h = c.hidden_size;
   return {
     config: c,
+    baseModelPrefix: "bert",
     tiedWeights: {
       "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
       "cls.predictions.decoder.bias": "cls.predictions.bias",

@@ -20,8 +20,9 @@ export interface MlmConfig {
   layer_norm_eps: number;
   initializer_range: number;
   pad_token_id: number;
-  bos_token_id: number;
-  eos_token_id: number;
+  /** Written for `transformers` only (BERT configs from transformers have null here). */
+  bos_token_id?: number | null;
+  eos_token_id?: number | null;
   [extra: string]: unknown;
 }
 
@@ -54,10 +55,16 @@ export function validateConfig(raw: Record<string, unknown>, where: string): Mlm
     attention_probs_dropout_prob: 0.1,
     layer_norm_eps: 1e-12,
     initializer_range: 0.02,
-    bos_token_id: 0,
-    eos_token_id: 2,
     ...raw,
   } as MlmConfig;
+  // Settings a transformers config may carry that Kiln's encoder cannot honour: refused rather than ignored.
+  if (c.is_decoder === true || c.add_cross_attention === true)
+    fail(`is_decoder/add_cross_attention is set: Kiln runs bidirectional encoders only (set both to false, or use a masked-LM checkpoint)`);
+  if (c.tie_word_embeddings === false)
+    fail(`tie_word_embeddings is false: Kiln ties the decoder to the word embeddings; untied output embeddings are not supported`);
+  if (c.position_embedding_type !== undefined && c.position_embedding_type !== "absolute")
+    fail(`position_embedding_type "${String(c.position_embedding_type)}" is not supported (only "absolute")`);
+  if (c.type_vocab_size < 1) fail(`"type_vocab_size" must be at least 1 (token type 0 is every token's type), got ${c.type_vocab_size}`);
   if (c.hidden_size % c.num_attention_heads !== 0)
     fail(`hidden_size ${c.hidden_size} is not a multiple of num_attention_heads ${c.num_attention_heads}`);
   if (!["gelu", "relu", "tanh"].includes(c.hidden_act)) fail(`hidden_act "${c.hidden_act}" is not supported (gelu, relu, tanh)`);

@@ -12,4 +12,14 @@ export * from "./config.js";
 export * from "./masked-lm.js";
 export { createRoberta, robertaPositionIds } from "./roberta.js";
 export { createBert } from "./bert.js";
-export { saveModel, loadModel, paramsFromTensors, parameterLayout, namedTensors } from "./pretrained.js";
+export {
+  saveModel,
+  loadModel,
+  loadPretrained,
+  paramsFromTensors,
+  parameterLayout,
+  namedTensors,
+  TRANSFORMERS_FORMAT_VERSION,
+  type PretrainedModel,
+  type LoadPretrainedOptions,
+} from "./pretrained.js";

@@ -24,6 +24,11 @@ export interface MaskedLanguageModel {
   lmHead(params: Params, hidden: k.Array): k.Array;
   /** Checkpoint names that Hugging Face ties to another parameter (stored once). */
   readonly tiedWeights: Readonly<Record<string, string>>;
+  /**
+   * The encoder's name prefix (transformers' base_model_prefix: "roberta", "bert"). Parameters outside
+   * it are the masked-LM head; a RobertaModel/BertModel checkpoint stores the encoder without it.
+   */
+  readonly baseModelPrefix: string;
 }
 
 export interface MlmOutputs {

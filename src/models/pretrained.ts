@@ -1,13 +1,16 @@
 // A model directory a Python user recognizes: `config.json` + `model.safetensors` (f32, Hugging Face
-// names and shapes; tied weights stored once, as `save_pretrained` does).
+// names and shapes; tied weights stored once, as `save_pretrained` does), and such directories read back,
+// whether Kiln or transformers wrote them.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readConfig, type MlmConfig } from "./config.js";
 import type { MaskedLanguageModel, Params } from "./masked-lm.js";
 import { createMaskedLM } from "./index.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
+import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
 
 /** The shapes of a model's parameter tree, with their checkpoint names, without initializing anything. */
 export function parameterLayout(model: MaskedLanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {
@@ -30,8 +33,25 @@ export async function namedTensors(params: Params): Promise<Record<string, Named
   return out;
 }
 
+/**
+ * The transformers release whose `save_pretrained` output Kiln's config.json follows field for field
+ * (`dtype`, not the older `torch_dtype`) and which the interop tests load it with; python/constraints.txt
+ * pins the same version, and a test keeps the two equal.
+ */
+export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
+
+const ARCHITECTURE: Record<MlmConfig["model_type"], string> = { roberta: "RobertaForMaskedLM", bert: "BertForMaskedLM" };
+
+/** config.json for a model Kiln saves: always a *ForMaskedLM with the decoder tied to the word embeddings, f32. */
 export function configJson(c: MlmConfig): Record<string, unknown> {
-  return { ...c, torch_dtype: "float32", transformers_version: "4.40.0" };
+  const { torch_dtype: _superseded, ...rest } = c;
+  return {
+    ...rest,
+    architectures: [ARCHITECTURE[c.model_type]],
+    tie_word_embeddings: true,
+    dtype: "float32",
+    transformers_version: TRANSFORMERS_FORMAT_VERSION,
+  };
 }
 
 export async function saveModel(dir: string, model: MaskedLanguageModel, params: Params): Promise<void> {
@@ -53,19 +73,145 @@ export function paramsFromTensors(
     const t = tensors[name] ?? (tied[name] ? tensors[tied[name]!] : undefined);
     const want = avals[i]!;
     if (!t) throw new Error(`${where}: missing parameter "${name}" (${k.fmtAVal(want)})`);
-    if (t.shape.join() !== want.shape.join())
-      throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
-    const a = k.array(t.data, { shape: t.shape, dtype: t.dtype, device });
-    return a.dtype === want.dtype ? a : a.astype(want.dtype);
+    return toParam(t, want, name, where, device);
   });
   const { treedef } = k.flatten(tree);
   return treedef.unflatten(leaves) as Params;
 }
 
-export async function loadModel(dir: string, device?: k.Device): Promise<{ model: MaskedLanguageModel; params: Params }> {
+/** A checkpoint tensor as the parameter `want` (shape checked; f16/bf16/f64 converted to the parameter's dtype). */
+function toParam(t: NamedTensor, want: k.AVal, name: string, where: string, device?: k.Device): k.Array {
+  if (t.shape.join() !== want.shape.join())
+    throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
+  const a = k.array(t.data, { shape: t.shape, dtype: t.dtype, device });
+  return a.dtype === want.dtype ? a : a.astype(want.dtype);
+}
+
+export interface LoadPretrainedOptions {
+  device?: k.Device;
+  /**
+   * A checkpoint with the encoder but no masked-LM head (a RobertaModel/BertModel, e.g. a sentence
+   * encoder): "error" (the default: predictions need the head) or "init" (a fresh head from `seed`,
+   * as transformers does; for the encoder's hidden states or for fine-tuning). Either way it is reported.
+   */
+  missingHead?: "error" | "init";
+  /** Seed of a freshly initialized head (default 0). */
+  seed?: number;
+}
+
+export interface PretrainedModel {
+  model: MaskedLanguageModel;
+  params: Params;
+  /** Whether the masked-LM head came from the checkpoint or was initialized here. */
+  mlmHead: "loaded" | "initialized";
+  /** What the checkpoint held that does not map one to one onto the model (an encoder-only file, unused tensors). */
+  notices: string[];
+}
+
+const OTHER_FORMATS: Record<string, string> = {
+  "pytorch_model.bin": "a PyTorch pickle",
+  "pytorch_model.bin.index.json": "sharded PyTorch pickles",
+  "tf_model.h5": "a TensorFlow/Keras file",
+  "flax_model.msgpack": "a Flax file",
+};
+
+/** The checkpoint's tensors: model.safetensors, or the shards model.safetensors.index.json lists. */
+async function readCheckpointTensors(dir: string): Promise<{ tensors: Record<string, NamedTensor>; where: string }> {
+  const single = join(dir, "model.safetensors");
+  if (existsSync(single)) return { tensors: (await readSafetensors(single)).tensors, where: single };
+  const index = join(dir, "model.safetensors.index.json");
+  if (existsSync(index)) {
+    let weightMap: Record<string, string>;
+    try {
+      weightMap = JSON.parse(await readFile(index, "utf8")).weight_map;
+    } catch (e) {
+      throw new Error(`${index}: not valid JSON (${(e as Error).message})`);
+    }
+    if (!weightMap || typeof weightMap !== "object") throw new Error(`${index}: no "weight_map" object naming each tensor's shard`);
+    const tensors: Record<string, NamedTensor> = {};
+    for (const shard of [...new Set(Object.values(weightMap))].sort())
+      Object.assign(tensors, (await readSafetensors(join(dir, shard))).tensors);
+    return { tensors, where: index };
+  }
+  const other = Object.keys(OTHER_FORMATS).find((f) => existsSync(join(dir, f)));
+  if (other)
+    throw new Error(
+      `${dir} holds ${other} (${OTHER_FORMATS[other]}) but no model.safetensors: Kiln reads safetensors only. ` +
+        `Re-save it with safetensors in Python: AutoModelForMaskedLM.from_pretrained("${dir}").save_pretrained("${dir}") ` +
+        `(transformers writes model.safetensors by default)`,
+    );
+  throw new Error(
+    `${dir}: no model.safetensors (nor model.safetensors.index.json); pass a directory written by \`kiln train\` or save_pretrained`,
+  );
+}
+
+function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
+  if (a.shape.join() !== b.shape.join() || a.data.length !== b.data.length) return false;
+  for (let i = 0; i < a.data.length; i++) if (Number(a.data[i]) !== Number(b.data[i])) return false;
+  return true;
+}
+
+/**
+ * Loads a Hugging Face model directory (written by Kiln or by transformers' save_pretrained) the way
+ * `AutoModelForMaskedLM.from_pretrained` does: names with or without the base-model prefix, tied
+ * weights stored once or twice (then they must be equal), buffers skipped; anything else the checkpoint
+ * lacks is an error, and tensors nothing uses are listed in `notices`.
+ */
+export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel> {
   const config = await readConfig(join(dir, "config.json"));
   const model = createMaskedLM(config);
-  const path = join(dir, "model.safetensors");
-  const { tensors } = await readSafetensors(path);
-  return { model, params: paramsFromTensors(model, tensors, path, device) };
+  const { tensors, where } = await readCheckpointTensors(dir);
+  const { names, avals, tree } = parameterLayout(model);
+  const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
+  const notices: string[] = [];
+  for (const tie of match.storedTies) {
+    const source = match.found.get(tie.tiedTo);
+    if (source && !sameTensor(source, tie.tensor))
+      throw new Error(
+        `${where}: "${tie.name}" differs from "${tie.tiedTo}", but Kiln ties the two (untied output embeddings are not supported)`,
+      );
+  }
+  const inEncoder = (n: string) => n.startsWith(`${model.baseModelPrefix}.`);
+  const missingEncoder = match.missing.filter(inEncoder);
+  const missingHead = match.missing.filter((n) => !inEncoder(n));
+  const headNames = names.filter((n) => !inEncoder(n));
+  if (missingEncoder.length > 0)
+    throw new Error(`${where}: missing ${missingEncoder.length} encoder parameter(s): ${nameList(missingEncoder)}`);
+  let fresh: Map<string, k.Array> | undefined;
+  if (missingHead.length > 0) {
+    const partial = missingHead.length < headNames.length;
+    if (partial || (opts.missingHead ?? "error") === "error")
+      throw new Error(
+        partial
+          ? `${where}: the masked-LM head is incomplete: missing ${nameList(missingHead)}`
+          : `${where}: no masked-LM head (${nameList(missingHead)} are missing): an encoder-only checkpoint cannot predict tokens; fine-tune it first (kiln train --init-from)`,
+      );
+    // The head's leaves of a full init (the compiled program computes only those, not the embeddings).
+    const headLeaves = k.jit(
+      (key: k.Array) => {
+        const all = k.leaves<k.Array>(model.init(key));
+        return missingHead.map((n) => all[names.indexOf(n)]!);
+      },
+      { name: "init_head", device: opts.device },
+    )(k.randomKey(opts.seed ?? 0));
+    fresh = new Map(missingHead.map((n, i) => [n, headLeaves[i]!]));
+    notices.push(
+      `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${config.model_type === "bert" ? "BertModel" : "RobertaModel"}): ` +
+        `the encoder is loaded and the head (${nameList(missingHead)}) is freshly initialized`,
+    );
+  }
+  if (match.unused.length > 0)
+    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`);
+  const leaves = names.map((name, i) => {
+    const t = match.found.get(name);
+    return t ? toParam(t, avals[i]!, name, where, opts.device) : fresh!.get(name)!;
+  });
+  const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
+  return { model, params, mlmHead: fresh ? "initialized" : "loaded", notices };
+}
+
+/** A model directory with its masked-LM head (for predictions): anything less is an error. */
+export async function loadModel(dir: string, device?: k.Device): Promise<{ model: MaskedLanguageModel; params: Params }> {
+  const { model, params } = await loadPretrained(dir, device ? { device } : {});
+  return { model, params };
 }

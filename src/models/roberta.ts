@@ -23,6 +23,7 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
   const h = c.hidden_size;
   return {
     config: c,
+    baseModelPrefix: "roberta",
     tiedWeights: { "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight", "lm_head.decoder.bias": "lm_head.bias" },
 
     init(key: k.Array): Params {

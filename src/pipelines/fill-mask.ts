@@ -70,12 +70,15 @@ export class FillMaskPipeline {
     );
     const p = (await probs.data()) as Float32Array;
     const vocab = probs.shape[1]!;
+    // As transformers' pipeline: with several masks, each sequence fills one and keeps the special
+    // tokens, so the masks still open stay visible.
+    const skipSpecialTokens = maskPositions.length === 1;
     const results = maskPositions.map((pos, m) => {
       const row = p.subarray(m * vocab, (m + 1) * vocab);
       return topIndices(row, topK).map((id) => {
         const filled = ids.slice();
         filled[pos] = id;
-        return { score: row[id]!, token: id, token_str: tok.decode([id]), sequence: tok.decode(filled, { skipSpecialTokens: true }) };
+        return { score: row[id]!, token: id, token_str: tok.decode([id]), sequence: tok.decode(filled, { skipSpecialTokens }) };
       });
     });
     return results.length === 1 ? results[0]! : results;

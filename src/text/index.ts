@@ -12,3 +12,4 @@ export {
   type TrainProgress,
 } from "./train/unigram-trainer.js";
 export { readTextLines, type ReadTextOptions } from "./text-lines.js";
+export { vocabularyDifference, type VocabularyDifference } from "./vocabulary-difference.js";

@@ -47,5 +47,8 @@ test("two masks give a list per mask; no mask is a clear error", async () => {
   const two = (await pipe.call("[MASK] of the [MASK].", { topK: 2 })) as FillMaskResult[][];
   assert.equal(two.length, 2);
   assert.equal(two[0]!.length, 2);
+  // As transformers does: each sequence fills one mask and keeps the special tokens, so the other mask shows.
+  assert.match(two[0]![0]!.sequence, /^\[CLS\] .*\[MASK\].*\[SEP\]$/);
+  assert.match(two[1]![0]!.sequence, /^\[CLS\]\[MASK\] .*\[SEP\]$/);
   await assert.rejects(pipe.call("nothing to fill"), /no mask token .* \[MASK\]/);
 });

@@ -3,9 +3,17 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
-import { loadTokenizer } from "../../text/index.js";
+import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
-import { createMaskedLM, maxSequenceLength, presetConfig, readConfig, PRESET_NAMES, type MlmConfig } from "../../models/index.js";
+import {
+  createMaskedLM,
+  loadPretrained,
+  maxSequenceLength,
+  presetConfig,
+  readConfig,
+  PRESET_NAMES,
+  type MlmConfig,
+} from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { ModelCheckpoint } from "../../train/callbacks.js";
 import { probeRecordLength } from "../../train/data-probe.js";
@@ -14,15 +22,18 @@ import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 
-const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE) [flags]
+const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
-Trains a masked language model (RoBERTa/BERT) from scratch on TFRecord shards written by
-\`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept) runs inside the
-compiled training step and is redrawn every epoch.
+Trains a masked language model (RoBERTa/BERT), from scratch or from a pretrained one, on TFRecord
+shards written by \`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept)
+runs inside the compiled training step and is redrawn every epoch.
 
 Model and data:
   --preset NAME               ${PRESET_NAMES.join(" | ")} (vocabulary and special ids from the tokenizer)
   --model-config FILE         a Hugging Face config.json instead of a preset
+  --init-from DIR             fine-tune a pretrained model: a directory from \`kiln train\` or transformers'
+                              save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
+                              a missing masked-LM head is initialized; --tokenizer must be the model's own
   --tokenizer DIR             tokenizer directory (tokenizer.json) (required)
   --train-data PATH           directory, glob or file of *.tfrecord shards, local or gs:// (required)
   --eval-data PATH            evaluation shards (optional)
@@ -58,6 +69,7 @@ Output:
 const FLAGS = {
   preset: { type: "string" },
   "model-config": { type: "string" },
+  "init-from": { type: "string" },
   tokenizer: { type: "string" },
   "train-data": { type: "string", multiple: true },
   "eval-data": { type: "string", multiple: true },
@@ -100,7 +112,8 @@ export async function runTrain(argv: string[]): Promise<void> {
   required(v.tokenizer, "tokenizer");
   required(v["train-data"], "train-data");
   required(v["output-dir"], "output-dir");
-  if (!v.preset === !v["model-config"]) throw new UsageError("kiln train: give exactly one of --preset and --model-config");
+  if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
+    throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const seed = intFlag("seed", v.seed, 42, 0);
   const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
   const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
@@ -122,6 +135,8 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (v.preset) {
     if (!PRESET_NAMES.includes(v.preset)) throw new UsageError(`--preset "${v.preset}" is unknown; presets: ${PRESET_NAMES.join(", ")}`);
     config = presetConfig(v.preset, tokenizer, maxLength);
+  } else if (v["init-from"]) {
+    config = await initFromConfig(v["init-from"], v.tokenizer!, tokenizer);
   } else {
     config = await readConfig(v["model-config"]!);
     if (config.vocab_size !== tokenizer.vocabSize)
@@ -179,6 +194,8 @@ export async function runTrain(argv: string[]): Promise<void> {
     ...(v["clip-norm"] !== undefined ? { clipNorm: numberFlag("clip-norm", v["clip-norm"], 1) } : {}),
   });
   const model = createMaskedLM(config);
+  const init = v["init-from"] ? await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! }) : undefined;
+  for (const notice of init?.notices ?? []) console.error(`kiln train: ${notice}`);
   const params = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
@@ -188,6 +205,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   );
   const result = await trainer.fit({
     model,
+    ...(init ? { params: init.params } : {}),
     tokenizerDir: v.tokenizer!,
     train,
     ...(evalData ? { eval: evalData } : {}),
@@ -209,6 +227,35 @@ export async function runTrain(argv: string[]): Promise<void> {
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
+}
+
+/** The config of a pretrained model directory, checked against the tokenizer that will feed it. */
+async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Tokenizer): Promise<MlmConfig> {
+  const config = await readConfig(join(dir, "config.json"));
+  const where = `--init-from ${dir}`;
+  if (config.vocab_size !== tokenizer.vocabSize)
+    throw new UsageError(
+      `${where}: the model's vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize} (${tokenizerDir}); pass the tokenizer the model was trained with`,
+    );
+  if (config.pad_token_id !== tokenizer.padId)
+    throw new UsageError(
+      `${where}: the model's pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`,
+    );
+  if (!existsSync(join(dir, "tokenizer.json"))) return config;
+  let own: Tokenizer;
+  try {
+    own = await loadTokenizer(dir);
+  } catch (e) {
+    throw new UsageError(
+      `${where}: the model's own tokenizer cannot be read, so --tokenizer cannot be checked against it: ${(e as Error).message}`,
+    );
+  }
+  const d = vocabularyDifference(tokenizer, own);
+  if (d)
+    throw new UsageError(
+      `${where}: --tokenizer ${tokenizerDir} is not the model's tokenizer: id ${d.id} is ${JSON.stringify(d.a)} there but ${JSON.stringify(d.b)} in ${join(dir, "tokenizer.json")} (pass --tokenizer ${dir})`,
+    );
+  return config;
 }
 
 export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };
