@@ -1,7 +1,7 @@
 // The XLA executor's public surface: plugin discovery, the executor, and the StableHLO lowering.
 export { discoverPjrtPlugin, defaultSitePackages, nvidiaLibraries } from "./discovery.js";
 export type { DiscoveryOptions, PjrtPluginFound, PjrtPluginKind, PjrtPluginNotFound } from "./discovery.js";
-export { createXlaExecutor, XlaExecutor, type XlaExecutorOptions } from "./executor.js";
+export { createXlaExecutor, XlaExecutor, type XlaClientOptions, type XlaExecutorOptions } from "./executor.js";
 export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stablehlo/lower.js";
 export { compileOptionsProto, type CompileTarget } from "./proto/compile-options.js";
 export { PjrtError } from "./pjrt/errors.js";

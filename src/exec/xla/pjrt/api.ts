@@ -1,12 +1,13 @@
 // A loaded PJRT plugin: its PJRT_Api table, the API version it reports, and calls through the table
 // with argument structs, turning returned PJRT_Error objects into PjrtErrors with the plugin's message.
+import "../../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import { API_VERSION_OFFSET, functionOffset, type PjrtFunction } from "./api-table.js";
 import { PjrtError } from "./errors.js";
 import type { StructLayout } from "./layout.js";
 import { readNamedValues, type AttributeValue } from "./named-values.js";
 import { NativeStruct, readString } from "./native.js";
-import { S } from "./structs.js";
+import { DECLARED_API_MINOR, S } from "./structs.js";
 
 /** The major version this binding is written for (a major change reorders the API). */
 export const PJRT_API_MAJOR = 0;
@@ -46,6 +47,23 @@ function preloadLibraries(paths: readonly string[]): string[] {
     });
   }
   return left.map((lib) => `${lib} (${why.get(lib)})`);
+}
+
+/** Minor versions already warned about, so that each is reported once per process. */
+const warnedMinors = new Set<number>();
+
+/**
+ * A plugin newer than Kiln's declarations still works (structs only grow, and plugins read the fields
+ * the caller's struct_size covers), but fields added since are left at their defaults: say so once.
+ */
+function warnIfNewer(api: PjrtApi): void {
+  const { minor } = api.version;
+  if (minor <= DECLARED_API_MINOR || warnedMinors.has(minor)) return;
+  warnedMinors.add(minor);
+  process.stderr.write(
+    `kiln: the PJRT plugin ${api.path} implements PJRT C API 0.${minor}; Kiln declares the structs of 0.${DECLARED_API_MINOR}, ` +
+      `so fields added since are left at their defaults\n`,
+  );
 }
 
 export interface PjrtVersion {
@@ -93,6 +111,7 @@ export class PjrtApi {
     const api = new PjrtApi(path, address, structSize);
     const { major } = api.version;
     if (major !== PJRT_API_MAJOR) throw new Error(`${path} implements PJRT C API ${major}.x; Kiln speaks ${PJRT_API_MAJOR}.x`);
+    warnIfNewer(api);
     loadedApis.set(path, api);
     return api;
   }
