@@ -136,6 +136,15 @@ function explicit(path: string, source: string): PjrtPluginFound | PjrtPluginNot
   return { path, kind: "explicit", preload: site ? nvidiaLibraries(site) : [] };
 }
 
+/** XLA's CPU plugin from an xla-cpu-pjrt wheel in the first of `sites` that holds one. */
+export function discoverCpuPlugin(sites: readonly string[] = defaultSitePackages()): PjrtPluginFound | undefined {
+  for (const site of sites) {
+    const plugin = cpuPluginIn(site);
+    if (plugin) return { path: plugin, kind: "cpu", preload: [] };
+  }
+  return undefined;
+}
+
 export function discoverPjrtPlugin(opts: DiscoveryOptions = {}): PjrtPluginFound | PjrtPluginNotFound {
   const env = opts.env ?? process.env;
   if (opts.pluginPath) return explicit(opts.pluginPath, "--pjrt-plugin");
@@ -155,10 +164,8 @@ export function discoverPjrtPlugin(opts: DiscoveryOptions = {}): PjrtPluginFound
   if (tpu) return { path: tpu, kind: "tpu", preload: [] };
 
   if (opts.includeCpu) {
-    for (const site of sites) {
-      const plugin = cpuPluginIn(site);
-      if (plugin) return { path: plugin, kind: "cpu", preload: [] };
-    }
+    const cpu = discoverCpuPlugin(sites);
+    if (cpu) return cpu;
   }
 
   const where = sites.length ? sites.join(", ") : "no Python site-packages directory found";

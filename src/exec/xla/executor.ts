@@ -120,14 +120,18 @@ export class XlaExecutor implements Executor {
     return this.devs;
   }
 
+  /**
+   * The plugin (path, how it was found), the PJRT C API it implements and Kiln declares, the plugin's
+   * xla_version (its XLA compatibility version) and StableHLO versions, the platform, and the devices.
+   */
   describe(): string {
     const { api, client } = this.runtime;
     const v = api.version,
       a = this.attributes;
     return [
       `XLA through the PJRT plugin ${api.path} (${this.plugin.kind}; Kiln's PJRT declarations: API 0.${DECLARED_API_MINOR})`,
-      `  PJRT C API ${v.major}.${v.minor}, XLA ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
-      `  platform ${client.platformName()} ${client.platformVersion()}`,
+      `  PJRT C API ${v.major}.${v.minor}, xla_version ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
+      `  platform ${client.platformName()} (version ${client.platformVersion()})`,
       ...this.devs.map((d) => `  ${d.id}: ${d.pjrt.kind} (PJRT device id ${d.pjrt.id})`),
     ].join("\n");
   }

@@ -1,5 +1,5 @@
 // The XLA executor's public surface: plugin discovery, the executor, and the StableHLO lowering.
-export { discoverPjrtPlugin, defaultSitePackages, nvidiaLibraries } from "./discovery.js";
+export { discoverCpuPlugin, discoverPjrtPlugin, defaultSitePackages, nvidiaLibraries } from "./discovery.js";
 export type { DiscoveryOptions, PjrtPluginFound, PjrtPluginKind, PjrtPluginNotFound } from "./discovery.js";
 export { createXlaExecutor, XlaExecutor, type XlaClientOptions, type XlaExecutorOptions } from "./executor.js";
 export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stablehlo/lower.js";

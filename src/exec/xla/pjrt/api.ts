@@ -23,6 +23,22 @@ type NativeFunction = ((args: bigint) => bigint | null) & {
   async: (args: bigint, done: (err: unknown, result: bigint | null) => void) => void;
 };
 
+// glibc's dlopen flags, to pin a library that is already loaded (RTLD_NOLOAD) for the life of the process.
+const RTLD_NOW = 0x2,
+  RTLD_NOLOAD = 0x4,
+  RTLD_NODELETE = 0x1000;
+let dlopen: ((path: string, flags: number) => bigint | null) | undefined;
+
+/**
+ * Keeps a loaded library mapped until the process ends. koffi closes its libraries when Node tears the
+ * environment down, before the C exit handlers run; XLA's plugins register exit handlers of their own,
+ * which would then jump into unmapped code (a segmentation fault at every exit).
+ */
+function pinUntilExit(path: string): void {
+  dlopen ??= koffi.load("libc.so.6").func("void *dlopen(const char *path, int flags)") as (path: string, flags: number) => bigint | null;
+  if (!dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) throw new Error(`${path} was loaded but dlopen cannot pin it in memory`);
+}
+
 /** Plugins are loaded and initialized once per process. */
 const loadedApis = new Map<string, PjrtApi>();
 
@@ -38,6 +54,7 @@ function preloadLibraries(paths: readonly string[]): string[] {
     left = left.filter((lib) => {
       try {
         koffi.load(lib, { global: true });
+        pinUntilExit(lib);
         progress = true;
         return false;
       } catch (e) {
@@ -95,6 +112,7 @@ export class PjrtApi {
     let lib: ReturnType<typeof koffi.load>;
     try {
       lib = koffi.load(path);
+      pinUntilExit(path);
     } catch (e) {
       const missing = notPreloaded.length ? `; these libraries it may need did not load: ${notPreloaded.join("; ")}` : "";
       throw new Error(`cannot load the PJRT plugin ${path}: ${(e as Error).message}${missing}`);
