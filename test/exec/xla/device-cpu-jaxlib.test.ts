@@ -16,4 +16,10 @@ function jaxlibPlugin() {
   return found;
 }
 
-deviceSuite({ plugin: jaxlibPlugin(), platform: "cpu", casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12) });
+deviceSuite({
+  plugin: jaxlibPlugin(),
+  platform: "cpu",
+  apiMinor: 115,
+  rejectsUnknownOptions: true,
+  casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12),
+});

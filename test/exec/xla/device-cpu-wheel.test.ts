@@ -11,4 +11,10 @@ function wheelPlugin() {
   return found;
 }
 
-deviceSuite({ plugin: wheelPlugin(), platform: "cpu", casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12) });
+deviceSuite({
+  plugin: wheelPlugin(),
+  platform: "cpu",
+  apiMinor: 81,
+  rejectsUnknownOptions: false,
+  casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12),
+});

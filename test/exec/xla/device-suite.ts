@@ -12,7 +12,8 @@ import * as k from "../../../src/index.js";
 import { XlaExecutor, type PjrtPluginFound } from "../../../src/exec/xla/index.js";
 import type { XlaBuffer } from "../../../src/exec/xla/buffer.js";
 import { PjrtApi } from "../../../src/exec/xla/pjrt/api.js";
-import { PjrtClient } from "../../../src/exec/xla/pjrt/client.js";
+import { PjrtBuffers, PjrtClient } from "../../../src/exec/xla/pjrt/client.js";
+import { ClientLife } from "../../../src/exec/xla/runtime.js";
 import { PjrtError } from "../../../src/exec/xla/pjrt/errors.js";
 import { lowerToStableHlo } from "../../../src/exec/xla/stablehlo/lower.js";
 import { compileOptionsProto } from "../../../src/exec/xla/proto/compile-options.js";
@@ -28,6 +29,10 @@ export interface SuiteTarget {
   readonly plugin: PjrtPluginFound | { readonly skip: string };
   /** The platform the plugin's devices must report (an explicit plugin's: whatever its client says). */
   readonly platform?: k.Platform;
+  /** The PJRT C API minor version the plugin must report (pinned by the project's Python requirements). */
+  readonly apiMinor?: number;
+  /** Whether PJRT_Client_Create refuses option names it does not know (newer CPU plugins) or ignores them. */
+  readonly rejectsUnknownOptions?: boolean;
   /** Random programs per primitive (half with lazily broadcast operands). */
   readonly casesPerPrim: number;
 }
@@ -95,7 +100,30 @@ export function deviceSuite(target: SuiteTarget): void {
       assert.equal(dev.platform, platform());
     });
     assert.match(d, new RegExp(`\\n  ${prefix()}:0: `));
+    if (target.apiMinor !== undefined) assert.deepEqual(xla().apiVersion, { major: 0, minor: target.apiMinor });
     console.log(d);
+  });
+
+  test("its devices are found by name once the executor is registered, apart from ONNX Runtime's cpu:N", { skip }, () => {
+    k.registerExecutor(xla());
+    const first = xla().devices()[0]!;
+    assert.equal(k.findDevice(first.id), first);
+    assert.equal(k.findDevice(`xla:${first.id}`), first);
+    if (platform() === "cpu") assert.equal(k.findDevice("cpu:0").executor.name, "ort");
+    assert.throws(
+      () => k.findDevice(`${prefix()}:${xla().devices().length}`),
+      new RegExp(`no device "${prefix()}:\\d+"; devices here: .*xla:${prefix()}:0`),
+    );
+  });
+
+  test("client options reach the plugin; an option it does not know is refused or ignored as the plugin decides", { skip }, () => {
+    const create = () => new XlaExecutor(plugin, { clientOptions: { kiln_no_such_option: 1 } });
+    if (target.rejectsUnknownOptions)
+      assert.throws(
+        create,
+        /PJRT_Client_Create failed \(INVALID_ARGUMENT\): Unexpected option name passed to PJRT_Client_Create: kiln_no_such_option/,
+      );
+    else create().close();
   });
 
   for (const c of loweringCases()) {
@@ -307,32 +335,57 @@ export function deviceSuite(target: SuiteTarget): void {
     assert.throws(() => new XlaExecutor(plugin, { cpuDeviceCount: 0 }), /cpuDeviceCount must be a positive integer, got 0/);
   });
 
-  test("close() frees what is alive; buffers collected afterwards never call into the closed client", { skip }, async () => {
-    const e = new XlaExecutor(plugin, platform() === "cpu" ? { cpuDeviceCount: 1 } : {});
-    const aval = { shape: [256], dtype: "f32" as const };
-    const kept = e.fromHost(new Float32Array(256).fill(1), aval);
-    const program = k.jit((a: k.Array) => a.add(1), { device: e.devices()[0]!, name: "plus_one" }).lower(k.zeros([256]));
-    const exe = e.compile(program);
-    const out = exe.execute([[kept]])[0]![0]!;
-    // Buffers nobody references any more: their finalizers run after close().
-    for (let i = 0; i < 20; i++) e.fromHost(new Float32Array(256).fill(i), aval);
-    await out.ready;
-    assert.equal(e.liveBuffers(), 22);
-    e.close();
-    assert.equal(e.liveBuffers(), 0);
-    assert.ok(e.closed);
-    assert.throws(() => kept.toHostSync(), /belonged to a closed XLA executor/);
-    assert.throws(() => exe.execute([[kept]]), /its XLA executor was closed/);
-    assert.throws(() => e.fromHost(new Float32Array(256), aval), /was closed/);
-    kept.dispose();
-    out.dispose();
-    exe.dispose();
-    e.close();
-    collectGarbage();
-    await new Promise((r) => setTimeout(r, 20));
-    collectGarbage();
-    await new Promise((r) => setTimeout(r, 20));
-    // The process is still alive, and the other executor's buffers still work.
+  test("close() frees what is alive once; buffers collected afterwards never call into the closed client", { skip }, async () => {
+    // Watch the real calls: every PJRT_Buffer_Destroy, and every finalizer's release.
+    const destroyed: bigint[] = [];
+    let releases = 0;
+    const destroy = PjrtBuffers.prototype.destroy,
+      release = ClientLife.prototype.releaseBuffer;
+    PjrtBuffers.prototype.destroy = function (this: PjrtBuffers, h: bigint) {
+      destroyed.push(h);
+      destroy.call(this, h);
+    };
+    ClientLife.prototype.releaseBuffer = function (this: ClientLife, h: bigint) {
+      releases++;
+      release.call(this, h);
+    };
+    try {
+      const e = new XlaExecutor(plugin, platform() === "cpu" ? { cpuDeviceCount: 1 } : {});
+      const aval = { shape: [256], dtype: "f32" as const };
+      const kept = e.fromHost(new Float32Array(256).fill(1), aval);
+      const program = k.jit((a: k.Array) => a.add(1), { device: e.devices()[0]!, name: "plus_one" }).lower(k.zeros([256]));
+      const exe = e.compile(program);
+      const out = exe.execute([[kept]])[0]![0]!;
+      // Buffers nobody references any more: their finalizers run after close().
+      const dropped = () => {
+        for (let i = 0; i < 20; i++) e.fromHost(new Float32Array(256).fill(i), aval);
+      };
+      dropped();
+      await out.ready;
+      assert.equal(e.liveBuffers(), 22);
+      e.close();
+      assert.equal(e.liveBuffers(), 0);
+      assert.equal(destroyed.length, 22, "close() destroys each live buffer");
+      assert.equal(new Set(destroyed).size, 22, "each once");
+      assert.ok(e.closed);
+      assert.throws(() => kept.toHostSync(), /belonged to a closed XLA executor/);
+      assert.throws(() => exe.execute([[kept]]), /its XLA executor was closed/);
+      assert.throws(() => e.fromHost(new Float32Array(256), aval), /was closed/);
+      kept.dispose();
+      out.dispose();
+      exe.dispose();
+      e.close();
+      for (let round = 0; round < 3 && releases < 20; round++) {
+        collectGarbage();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(releases >= 20, `the dropped buffers' finalizers ran (${releases} releases)`);
+      assert.equal(destroyed.length, 22, "no PJRT_Buffer_Destroy after the client was destroyed");
+    } finally {
+      PjrtBuffers.prototype.destroy = destroy;
+      ClientLife.prototype.releaseBuffer = release;
+    }
+    // The other executor's buffers still work.
     const b = xla().fromHost(new Float32Array([1, 2]), { shape: [2], dtype: "f32" });
     assert.deepEqual(Array.from((await b.toHost()) as Float32Array), [1, 2]);
     b.dispose();
