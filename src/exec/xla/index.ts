@@ -6,3 +6,4 @@ export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stabl
 export { compileOptionsProto, type CompileTarget } from "./proto/compile-options.js";
 export { PjrtError } from "./pjrt/errors.js";
 export type { ClientOptionValue } from "./pjrt/named-values.js";
+export type { XlaBuffer } from "./buffer.js";
