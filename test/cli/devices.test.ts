@@ -1,8 +1,12 @@
 // `kiln devices` lists the executors: the CPU one first, with ONNX Runtime's version (from its C API)
-// and the thread and device counts that the environment sets.
+// and the thread and device counts that the environment sets; then the PJRT plugins, loaded for real
+// from the project's Python environment (XLA's CPU wheel, and a newer plugin named explicitly).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pythonSkip, venvSitePackages } from "../helpers/python.js";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 
@@ -31,3 +35,58 @@ test("a bad thread count is refused with the variable's name", () => {
     /KILN_CPU_THREADS must be a positive integer/,
   );
 });
+
+const cpuWheel = () => join(venvSitePackages(), "xla_plugins", "xla_cpu_pjrt", "xla_cpu_pjrt.so");
+const jaxlibPlugin = () => {
+  const dir = join(venvSitePackages(), "lammps_jax_pjrt_cpu");
+  return join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith(".so"))!,
+  );
+};
+
+/** The lines describing one PJRT plugin (from its "xla: " line to the next unindented one). */
+function pluginBlock(out: string, path: string): string {
+  const lines = out.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`xla: XLA through the PJRT plugin ${path} `));
+  assert.ok(start >= 0, `no block for ${path} in:\n${out}`);
+  const end = lines.findIndex((l, i) => i > start && !l.startsWith("  "));
+  return lines.slice(start, end).join("\n");
+}
+
+test("kiln devices finds XLA's CPU wheel and lists its devices, PJRT API version, attributes and platform", { skip: pythonSkip }, () => {
+  const env = { ...process.env };
+  delete env.KILN_PJRT_PLUGIN;
+  const out = execFileSync(process.execPath, [main, "devices"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const block = pluginBlock(out, cpuWheel());
+  assert.match(
+    block,
+    /\(cpu; Kiln's PJRT declarations: API 0\.\d+\)\n  PJRT C API 0\.81, xla_version \d+, StableHLO \d+\.\d+\.\d+ \(accepts from /,
+  );
+  assert.match(block, /\n  platform cpu \(version \S+\)\n  xla-cpu:0: cpu \(PJRT device id 0\)\n  xla-cpu:1: /);
+  // A CPU plugin is not an accelerator.
+  assert.match(out.trim().split("\n").at(-1)!, /^GPU\/TPU plugin: none: no --pjrt-plugin given and KILN_PJRT_PLUGIN is not set/);
+});
+
+test(
+  "kiln devices loads the plugin --pjrt-plugin or KILN_PJRT_PLUGIN names, warning once that its API is newer",
+  { skip: pythonSkip },
+  () => {
+    for (const how of ["flag", "env"] as const) {
+      const r = spawnSync(process.execPath, [main, "devices", ...(how === "flag" ? ["--pjrt-plugin", jaxlibPlugin()] : [])], {
+        env: { ...process.env, ...(how === "env" ? { KILN_PJRT_PLUGIN: jaxlibPlugin() } : {}) },
+        encoding: "utf8",
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const block = pluginBlock(r.stdout, jaxlibPlugin());
+      assert.match(block, /\(explicit; Kiln's PJRT declarations: API 0\.(\d+)\)\n  PJRT C API 0\.115, xla_version \d+, StableHLO /);
+      assert.match(block, /\n  platform cpu \(version \S+\)\n  xla-cpu:0: cpu/);
+      // The wheel is listed too, and neither is taken for an accelerator.
+      pluginBlock(r.stdout, cpuWheel());
+      assert.match(r.stdout.trim().split("\n").at(-1)!, new RegExp(`^GPU/TPU plugin: none \\(${jaxlibPlugin()} is a CPU plugin\\)$`));
+      const warnings = r.stderr.split("\n").filter((l) => l.startsWith("kiln: the PJRT plugin"));
+      assert.equal(warnings.length, 1, r.stderr);
+      assert.match(warnings[0]!, /implements PJRT C API 0\.115; Kiln declares the structs of 0\.113/);
+    }
+  },
+);

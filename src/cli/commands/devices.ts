@@ -1,26 +1,43 @@
-// `kiln devices`: every registered executor, what it runs on (version, threads) and its devices.
+// `kiln devices`: every registered executor, what it runs on (version, threads) and its devices, then
+// the PJRT plugins the XLA executor can load: the one --pjrt-plugin / KILN_PJRT_PLUGIN names or
+// discovery finds for a GPU/TPU, and XLA's CPU plugin from an xla-cpu-pjrt wheel. Each plugin is
+// loaded to ask it for its PJRT API version, attributes, platform and devices, then closed.
 import { registeredExecutors } from "../../index.js";
+import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtPluginFound } from "../../exec/xla/index.js";
 import { parseFlags } from "../args.js";
-import { loadAcceleratorExecutor } from "../../distribute/devices.js";
 import type { Command } from "./types.js";
+
+const HELP = `Usage: kiln devices [--pjrt-plugin PATH]
+
+Lists every executor with its version and threads, and the devices it provides; the first device listed
+is the default one. Then the PJRT plugins the XLA executor can use, each with its path, the PJRT C API
+version it implements, its xla_version and StableHLO versions, its platform and its devices:
+  - the plugin --pjrt-plugin or KILN_PJRT_PLUGIN names, or else a GPU/TPU plugin found installed
+    (a jax-cuda*-pjrt wheel, or libtpu);
+  - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).`;
+
+/** One plugin, loaded and described; its client is closed again. */
+function describePlugin(plugin: PjrtPluginFound): { text: string; platform?: string } {
+  try {
+    const x = new XlaExecutor(plugin);
+    try {
+      return { text: `xla: ${x.describe()}`, platform: x.platform };
+    } finally {
+      x.close();
+    }
+  } catch (err) {
+    return { text: `xla: the PJRT plugin ${plugin.path} (${plugin.kind}) could not be loaded: ${(err as Error).message}` };
+  }
+}
 
 export const devicesCommand: Command = {
   name: "devices",
-  summary: "list the executors and their devices (the first is the default)",
+  summary: "list the executors and their devices (the first is the default), and the PJRT plugins found",
   run(argv) {
     const { values } = parseFlags("devices", argv, { help: { type: "boolean", short: "h" }, "pjrt-plugin": { type: "string" } });
     if (values.help) {
-      console.log(
-        "Usage: kiln devices [--pjrt-plugin PATH]\n\nLists every executor with its version and threads, and the devices it provides, including a GPU/TPU\nPJRT plugin when one is found (--pjrt-plugin, KILN_PJRT_PLUGIN, a jax-cuda*-pjrt wheel, or libtpu).\nThe first device listed is the default one.",
-      );
+      console.log(HELP);
       return;
-    }
-    let accelerator: string;
-    try {
-      const acc = loadAcceleratorExecutor(values["pjrt-plugin"]);
-      accelerator = acc.executor ? `found (${acc.executor.name})` : `none: ${acc.notFound}`;
-    } catch (err) {
-      accelerator = `a plugin was found but could not be loaded: ${(err as Error).message}`;
     }
     for (const e of registeredExecutors()) {
       let about: string;
@@ -37,6 +54,24 @@ export const devicesCommand: Command = {
           .join(", ")}`,
       );
     }
+
+    const pluginPath = values["pjrt-plugin"];
+    const named = discoverPjrtPlugin(pluginPath ? { pluginPath } : {});
+    let accelerator: string;
+    if ("notFound" in named) accelerator = `none: ${named.notFound}`;
+    else {
+      const { text, platform } = describePlugin(named);
+      console.log(text);
+      accelerator =
+        platform === undefined
+          ? `${named.path} could not be loaded (above)`
+          : platform === "cpu"
+            ? `none (${named.path} is a CPU plugin)`
+            : `${platform} through ${named.path}`;
+    }
+    const cpu = discoverCpuPlugin();
+    if (cpu && ("notFound" in named || cpu.path !== named.path)) console.log(describePlugin(cpu).text);
+    else if (!cpu) console.log("xla: no XLA CPU plugin (pip install xla-cpu-pjrt puts one in xla_plugins/)");
     console.log(`GPU/TPU plugin: ${accelerator}`);
   },
 };

@@ -1,5 +1,6 @@
 // Memory the executor owns, outside the JS heap: tensors live here so that ONNX Runtime reads inputs
 // and writes outputs in place, from any thread, while JS sees the bytes only through short-lived views.
+import "../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import type { Ptr } from "./ort-api.js";
 

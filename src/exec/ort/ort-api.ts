@@ -5,6 +5,7 @@
 // OrtApi is a table of function pointers that only ever grows at the end, so each function has a fixed
 // slot (counted from onnxruntime_c_api.h). Every handle is a pointer, which koffi represents as a
 // BigInt; BigInts cross worker boundaries as plain values, so the same handles work in every thread.
+import "../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

@@ -9,9 +9,9 @@ import { sizeOf } from "../../core/shape.js";
 import type { WatchedEvent } from "./pjrt/events.js";
 import type { XlaDevice, XlaRuntime } from "./runtime.js";
 
-/** Frees the PJRT buffers of wrappers collected without dispose(). */
+/** Frees the PJRT buffers of wrappers collected without dispose() (unless their client was closed first). */
 const collected = new FinalizationRegistry<{ runtime: XlaRuntime; handle: bigint }>(({ runtime, handle }) =>
-  runtime.buffers.destroy(handle),
+  runtime.life.releaseBuffer(handle),
 );
 
 export class XlaBuffer implements DeviceBuffer {
@@ -25,6 +25,7 @@ export class XlaBuffer implements DeviceBuffer {
     /** Ready when the value exists; shared by the outputs of one execution on one device. */
     private readonly readiness: WatchedEvent,
   ) {
+    runtime.life.buffers.add(handle);
     collected.register(this, { runtime, handle }, this);
   }
 
@@ -38,6 +39,14 @@ export class XlaBuffer implements DeviceBuffer {
 
   private live(what: string): void {
     if (this.disposed) throw new Error(`${what}: the buffer ${fmtAVal(this.aval)} on ${this.device.id} was disposed (or donated)`);
+    if (this.runtime.life.closed)
+      throw new Error(`${what}: the buffer ${fmtAVal(this.aval)} on ${this.device.id} belonged to a closed XLA executor`);
+  }
+
+  /** The plugin's address of the buffer's memory (PJRT_Buffer_UnsafePointer): shows which buffers share memory. */
+  deviceAddress(): bigint {
+    this.live("deviceAddress");
+    return this.runtime.buffers.unsafePointer(this.handle);
   }
 
   /** Starts the copy to a fresh host array; `copied` is ready when the array holds the value. */
@@ -75,6 +84,6 @@ export class XlaBuffer implements DeviceBuffer {
     if (this.disposed) return;
     this.disposed = true;
     collected.unregister(this);
-    this.runtime.buffers.destroy(this.handle);
+    this.runtime.life.releaseBuffer(this.handle);
   }
 }

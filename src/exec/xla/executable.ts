@@ -21,11 +21,14 @@ export class XlaExecutable implements Executable {
     private readonly aliases: readonly number[],
     /** For replicated executables: replica r's position in PJRT's argument and output lists. */
     private readonly launchOrder: readonly number[],
-  ) {}
+  ) {
+    runtime.life.executables.add(loaded);
+  }
 
   private checkArgs(args: readonly (readonly DeviceBuffer[])[]): XlaBuffer[][] {
     const name = this.program.name;
     if (this.disposed) throw new Error(`${name}: the executable was disposed`);
+    if (this.runtime.life.closed) throw new Error(`${name}: its XLA executor was closed`);
     if (args.length !== this.replicas) throw new Error(`${name}: compiled for ${this.replicas} replicas, got arguments for ${args.length}`);
     return args.map((replicaArgs, r) => {
       if (replicaArgs.length !== this.program.inputs.length)
@@ -87,6 +90,6 @@ export class XlaExecutable implements Executable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.loaded.destroy();
+    this.runtime.life.releaseExecutable(this.loaded);
   }
 }

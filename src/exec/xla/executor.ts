@@ -1,5 +1,5 @@
 // The XLA executor: programs lowered to StableHLO, compiled and run by a PJRT plugin (CUDA GPUs,
-// TPUs). Device buffers stay on the device between executions; execute() returns at once.
+// TPUs, and XLA's CPU). Device buffers stay on the device between executions; execute() returns at once.
 import type { HostArray } from "../../core/dtype.js";
 import type { CompileOptions, Device, DeviceBuffer, Executable, Executor, Platform } from "../../core/executor.js";
 import type { AVal, Program } from "../../core/ir.js";
@@ -14,14 +14,21 @@ import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
 import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
-import { XlaDevice, type XlaRuntime } from "./runtime.js";
+import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
 
-export interface XlaExecutorOptions {
-  /** The plugin to load (the --pjrt-plugin option); otherwise discovered (see discovery.ts). */
-  readonly pluginPath?: string;
+export interface XlaClientOptions {
+  /** CPU plugins only: how many devices the client makes (PJRT option cpu_device_count; XLA's default is 4). */
+  readonly cpuDeviceCount?: number;
   /** PJRT_Client_Create options, over the platform's defaults (CUDA: preallocate 75% of memory, as JAX). */
   readonly clientOptions?: Readonly<Record<string, ClientOptionValue>>;
+}
+
+export interface XlaExecutorOptions extends XlaClientOptions {
+  /** The plugin to load (the --pjrt-plugin option); otherwise KILN_PJRT_PLUGIN, then discovery (see discovery.ts). */
+  readonly pluginPath?: string;
+  /** Let discovery take XLA's CPU plugin when no GPU/TPU plugin is found (default false). */
+  readonly includeCpu?: boolean;
 }
 
 const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
@@ -29,6 +36,37 @@ const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
   preallocate: true,
   memory_fraction: 0.75,
 };
+
+/** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
+function devicePrefix(platform: Platform): string {
+  return platform === "cpu" ? "xla-cpu" : platform;
+}
+
+/**
+ * Creates the client: the platform's defaults, then the caller's options, and cpu_device_count for
+ * CPU plugins. An explicit plugin's platform is known only from its client, so one that turns out not
+ * to be a CPU plugin while a CPU device count was asked for is refused (and its client destroyed).
+ */
+function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): PjrtClient {
+  const n = o.cpuDeviceCount;
+  if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`cpuDeviceCount must be a positive integer, got ${n}`);
+  if (n !== undefined && (plugin.kind === "cuda" || plugin.kind === "tpu"))
+    throw new Error(`cpuDeviceCount applies to XLA's CPU plugin; ${plugin.path} is a ${plugin.kind.toUpperCase()} plugin`);
+  const defaults = plugin.kind === "cuda" ? CUDA_CLIENT_DEFAULTS : {};
+  const client = PjrtClient.create(api, { ...defaults, ...o.clientOptions, ...(n !== undefined ? { cpu_device_count: n } : {}) });
+  if (n === undefined) return client;
+  const platform = client.platformName();
+  const count = platformOf(platform) === "cpu" ? client.devices().length : undefined;
+  if (count !== n) {
+    client.destroy();
+    throw new Error(
+      count === undefined
+        ? `cpuDeviceCount applies to XLA's CPU plugin; ${plugin.path} is a ${platform} plugin`
+        : `${plugin.path} made ${count} CPU devices, not the ${n} asked for with cpu_device_count`,
+    );
+  }
+  return client;
+}
 
 /** The engine's platform for a PJRT platform name. */
 function platformOf(pjrtPlatform: string): Platform {
@@ -51,30 +89,49 @@ export class XlaExecutor implements Executor {
 
   constructor(
     readonly plugin: PjrtPluginFound,
-    clientOptions: Readonly<Record<string, ClientOptionValue>> = {},
+    options: XlaClientOptions = {},
   ) {
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
-    const defaults = plugin.kind === "cuda" ? CUDA_CLIENT_DEFAULTS : {};
-    const client = PjrtClient.create(api, { ...defaults, ...clientOptions });
-    this.runtime = { api, client, buffers: new PjrtBuffers(api), waiter: new EventWaiter(api) };
+    const client = createClient(api, plugin, options);
+    const buffers = new PjrtBuffers(api);
+    this.runtime = { api, client, buffers, waiter: new EventWaiter(api), life: new ClientLife(buffers) };
     this.platform = platformOf(client.platformName());
-    this.devs = client.devices().map((d, i) => new XlaDevice(`${this.platform}:${i}`, this.platform, i, this, d));
+    this.devs = client.devices().map((d, i) => new XlaDevice(`${devicePrefix(this.platform)}:${i}`, this.platform, i, this, d));
+  }
+
+  /** Device buffers of this executor not yet disposed, donated or collected (PJRT buffer handles held). */
+  liveBuffers(): number {
+    return this.runtime.life.buffers.size;
+  }
+
+  /** The PJRT C API version the plugin implements. */
+  get apiVersion(): { readonly major: number; readonly minor: number } {
+    return this.runtime.api.version;
+  }
+
+  /** The plugin's attributes (xla_version, stablehlo_current_version, …). */
+  pluginAttributes(): ReadonlyMap<string, AttributeValue> {
+    return this.attributes;
   }
 
   devices(): readonly Device[] {
     return this.devs;
   }
 
+  /**
+   * The plugin (path, how it was found), the PJRT C API it implements and Kiln declares, the plugin's
+   * xla_version (its XLA compatibility version) and StableHLO versions, the platform, and the devices.
+   */
   describe(): string {
     const { api, client } = this.runtime;
     const v = api.version,
       a = this.attributes;
     return [
       `XLA through the PJRT plugin ${api.path} (${this.plugin.kind}; Kiln's PJRT declarations: API 0.${DECLARED_API_MINOR})`,
-      `  PJRT C API ${v.major}.${v.minor}, XLA ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
-      `  platform ${client.platformName()} ${client.platformVersion()}`,
+      `  PJRT C API ${v.major}.${v.minor}, xla_version ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
+      `  platform ${client.platformName()} (version ${client.platformVersion()})`,
       ...this.devs.map((d) => `  ${d.id}: ${d.pjrt.kind} (PJRT device id ${d.pjrt.id})`),
     ].join("\n");
   }
@@ -89,6 +146,7 @@ export class XlaExecutor implements Executor {
   }
 
   fromHost(data: HostArray, aval: AVal, device?: Device): DeviceBuffer {
+    this.open("fromHost");
     const d = this.own(device);
     if (data.length !== sizeOf(aval.shape)) throw new Error(`fromHost: ${data.length} elements for ${fmtAVal(aval)}`);
     const { client, buffers, waiter } = this.runtime;
@@ -102,7 +160,12 @@ export class XlaExecutor implements Executor {
     return new XlaBuffer(this.runtime, buffer, aval, d, readiness);
   }
 
+  private open(what: string): void {
+    if (this.runtime.life.closed) throw new Error(`${what}: this XLA executor (${this.plugin.path}) was closed`);
+  }
+
   compile(program: Program, options: CompileOptions = {}): Executable {
+    this.open(`compiling ${program.name}`);
     const replicas = options.replicas ?? 1;
     const devices = (options.devices ?? this.devs.slice(0, replicas)).map((d) => this.own(d));
     if (devices.length !== replicas)
@@ -135,9 +198,20 @@ export class XlaExecutor implements Executor {
     }
   }
 
-  /** Frees the client (every buffer and executable of this executor must be disposed first). */
+  get closed(): boolean {
+    return this.runtime.life.closed;
+  }
+
+  /**
+   * Waits for work in flight, destroys the buffers and executables still alive (their wrappers then
+   * refuse use, and finalizers skip them), then the client. Calling it again does nothing.
+   */
   close(): void {
-    this.runtime.client.destroy();
+    const { life, waiter, client } = this.runtime;
+    if (life.closed) return;
+    waiter.awaitAll();
+    life.close();
+    client.destroy();
   }
 }
 
@@ -146,7 +220,10 @@ export class XlaExecutor implements Executor {
  * looked for and where, when there is none.
  */
 export function createXlaExecutor(opts: XlaExecutorOptions = {}): XlaExecutor {
-  const found = discoverPjrtPlugin(opts.pluginPath ? { pluginPath: opts.pluginPath } : {});
+  const found = discoverPjrtPlugin({
+    ...(opts.pluginPath ? { pluginPath: opts.pluginPath } : {}),
+    ...(opts.includeCpu ? { includeCpu: true } : {}),
+  });
   if ("notFound" in found) throw new Error(`no PJRT plugin for the XLA executor: ${found.notFound}`);
-  return new XlaExecutor(found, opts.clientOptions);
+  return new XlaExecutor(found, opts);
 }

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { discoverPjrtPlugin } from "../../../src/exec/xla/discovery.js";
+import { defaultSitePackages, discoverPjrtPlugin, type PjrtPluginFound } from "../../../src/exec/xla/discovery.js";
+import { pythonSkip, venvSitePackages } from "../../helpers/python.js";
 
 function tree(files: string[]): { root: string; done: () => void } {
   const root = mkdtempSync(join(tmpdir(), "kiln-pjrt-"));
@@ -124,4 +125,53 @@ test("nothing found: the message names every place looked at", () => {
   } finally {
     t.done();
   }
+});
+
+test("XLA's CPU wheel is found only when asked for, after CUDA and TPU, and says it is a CPU plugin", () => {
+  const t = tree([
+    "site/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so",
+    "site/xla_plugins/xla_cpu_pjrt/__init__.py",
+    "site/xla_plugins/other/x.so",
+  ]);
+  try {
+    const site = join(t.root, "site");
+    const cpu = { path: join(site, "xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"), kind: "cpu", preload: [] };
+    assert.deepEqual(discoverPjrtPlugin({ env: {}, sitePackages: [site], includeCpu: true }), cpu);
+    // Without includeCpu (what --accelerator auto asks), a CPU plugin is never an accelerator.
+    const none = discoverPjrtPlugin({ env: {}, sitePackages: [site] });
+    assert.ok("notFound" in none && !/xla_plugins/.test(none.notFound), JSON.stringify(none));
+    const missing = discoverPjrtPlugin({ env: {}, sitePackages: [join(t.root, "empty")], includeCpu: true });
+    assert.ok("notFound" in missing);
+    assert.match(missing.notFound, /no XLA CPU plugin xla_plugins\/\*cpu\*\/\*\.so \(from the xla-cpu-pjrt wheel\)/);
+  } finally {
+    t.done();
+  }
+  const u = tree(["a/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so", "b/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "c/libtpu/libtpu.so"]);
+  try {
+    const sites = ["a", "b", "c"].map((d) => join(u.root, d));
+    const kind = (sitePackages: string[]) => (discoverPjrtPlugin({ env: {}, sitePackages, includeCpu: true }) as PjrtPluginFound).kind;
+    assert.equal(kind(sites), "cuda");
+    assert.equal(kind([sites[0]!, sites[2]!]), "tpu");
+  } finally {
+    u.done();
+  }
+});
+
+test("the project's own .venv and VIRTUAL_ENV are searched", { skip: pythonSkip }, () => {
+  const sites = defaultSitePackages({ HOME: "/nonexistent" });
+  assert.ok(sites.includes(venvSitePackages()), `${venvSitePackages()} in ${sites.join(", ")}`);
+  const t = tree(["venv/lib/python3.11/site-packages/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"]);
+  try {
+    const venvSite = join(t.root, "venv/lib/python3.11/site-packages");
+    assert.ok(defaultSitePackages({ VIRTUAL_ENV: join(t.root, "venv") }).includes(venvSite));
+  } finally {
+    t.done();
+  }
+});
+
+test("the real xla-cpu-pjrt wheel in the project's environment is found as a CPU plugin", { skip: pythonSkip }, () => {
+  const found = discoverPjrtPlugin({ env: {}, sitePackages: [venvSitePackages()], includeCpu: true });
+  assert.ok(!("notFound" in found), JSON.stringify(found));
+  assert.equal(found.kind, "cpu");
+  assert.match(found.path, /xla_plugins\/xla_cpu_pjrt\/xla_cpu_pjrt\.so$/);
 });

@@ -52,9 +52,10 @@ export function loweringCases(): LoweringCase[] {
   return [
     ...UNARY_FLOAT.map((p) => single(p, ["f32"], [2, 3], {}, 1)),
     single("abs", ["f32", "i32", "u32"], [4], {}, 1),
-    single("not", ["bool", "u32"], [4], {}, 1),
+    single("not", ["bool", "u32", "i64"], [4], {}, 1),
     ...BINARY_NUMERIC.map((p) => single(p, p === "pow" ? ["f32", "bf16"] : ["f32", "i32", "u32"], [2, 3], {}, 2)),
-    ...BITWISE.map((p) => single(p, p.startsWith("shift") ? ["u32", "i32"] : ["u32", "bool"], [4], {}, 2)),
+    // i64 bitwise ops work on the low 32 bits (as the reference's JS operators): narrowed, then widened.
+    ...BITWISE.map((p) => single(p, p.startsWith("shift") ? ["u32", "i32", "i64"] : ["u32", "bool", "i64"], [4], {}, 2)),
     build("compare", (b) => {
       const dirs: k.CompareDirection[] = ["eq", "ne", "lt", "le", "gt", "ge"];
       return (["f32", "i32", "u32", "bool"] as const).flatMap((d) => {

@@ -61,7 +61,11 @@ test("PJRT_ExecuteOptions and PJRT_LoadedExecutable_Execute_Args", () => {
   assert.equal(o.launch_id, 48);
   assert.equal(o.non_donatable_input_indices, 56);
   assert.equal(o.multi_slice_config, 112);
-  assert.equal(S.ExecuteOptions.structSize, 120);
+  // 0.110 added a bool (struct_size 121); 0.113 two fields after it, the pointer aligned to 128.
+  assert.equal(o.use_major_to_minor_data_layout_for_callbacks, 120);
+  assert.equal(o.hlo_output_callbacks, 128);
+  assert.equal(o.num_hlo_output_callbacks, 136);
+  assert.equal(S.ExecuteOptions.structSize, 144);
   assert.deepEqual(offsets(S.LoadedExecutable_Execute), {
     struct_size: 0,
     extension_start: 8,

@@ -1,12 +1,13 @@
 // A loaded PJRT plugin: its PJRT_Api table, the API version it reports, and calls through the table
 // with argument structs, turning returned PJRT_Error objects into PjrtErrors with the plugin's message.
+import "../../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import { API_VERSION_OFFSET, functionOffset, type PjrtFunction } from "./api-table.js";
 import { PjrtError } from "./errors.js";
 import type { StructLayout } from "./layout.js";
 import { readNamedValues, type AttributeValue } from "./named-values.js";
 import { NativeStruct, readString } from "./native.js";
-import { S } from "./structs.js";
+import { DECLARED_API_MINOR, S } from "./structs.js";
 
 /** The major version this binding is written for (a major change reorders the API). */
 export const PJRT_API_MAJOR = 0;
@@ -21,6 +22,22 @@ const UNKNOWN_CODE = 2; // PJRT_Error_Code_UNKNOWN, for an error whose code cann
 type NativeFunction = ((args: bigint) => bigint | null) & {
   async: (args: bigint, done: (err: unknown, result: bigint | null) => void) => void;
 };
+
+// glibc's dlopen flags, to pin a library that is already loaded (RTLD_NOLOAD) for the life of the process.
+const RTLD_NOW = 0x2,
+  RTLD_NOLOAD = 0x4,
+  RTLD_NODELETE = 0x1000;
+let dlopen: ((path: string, flags: number) => bigint | null) | undefined;
+
+/**
+ * Keeps a loaded library mapped until the process ends. koffi closes its libraries when Node tears the
+ * environment down, before the C exit handlers run; XLA's plugins register exit handlers of their own,
+ * which would then jump into unmapped code (a segmentation fault at every exit).
+ */
+function pinUntilExit(path: string): void {
+  dlopen ??= koffi.load("libc.so.6").func("void *dlopen(const char *path, int flags)") as (path: string, flags: number) => bigint | null;
+  if (!dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) throw new Error(`${path} was loaded but dlopen cannot pin it in memory`);
+}
 
 /** Plugins are loaded and initialized once per process. */
 const loadedApis = new Map<string, PjrtApi>();
@@ -37,6 +54,7 @@ function preloadLibraries(paths: readonly string[]): string[] {
     left = left.filter((lib) => {
       try {
         koffi.load(lib, { global: true });
+        pinUntilExit(lib);
         progress = true;
         return false;
       } catch (e) {
@@ -46,6 +64,23 @@ function preloadLibraries(paths: readonly string[]): string[] {
     });
   }
   return left.map((lib) => `${lib} (${why.get(lib)})`);
+}
+
+/** Minor versions already warned about, so that each is reported once per process. */
+const warnedMinors = new Set<number>();
+
+/**
+ * A plugin newer than Kiln's declarations still works (structs only grow, and plugins read the fields
+ * the caller's struct_size covers), but fields added since are left at their defaults: say so once.
+ */
+function warnIfNewer(api: PjrtApi): void {
+  const { minor } = api.version;
+  if (minor <= DECLARED_API_MINOR || warnedMinors.has(minor)) return;
+  warnedMinors.add(minor);
+  process.stderr.write(
+    `kiln: the PJRT plugin ${api.path} implements PJRT C API 0.${minor}; Kiln declares the structs of 0.${DECLARED_API_MINOR}, ` +
+      `so fields added since are left at their defaults\n`,
+  );
 }
 
 export interface PjrtVersion {
@@ -77,6 +112,7 @@ export class PjrtApi {
     let lib: ReturnType<typeof koffi.load>;
     try {
       lib = koffi.load(path);
+      pinUntilExit(path);
     } catch (e) {
       const missing = notPreloaded.length ? `; these libraries it may need did not load: ${notPreloaded.join("; ")}` : "";
       throw new Error(`cannot load the PJRT plugin ${path}: ${(e as Error).message}${missing}`);
@@ -93,6 +129,7 @@ export class PjrtApi {
     const api = new PjrtApi(path, address, structSize);
     const { major } = api.version;
     if (major !== PJRT_API_MAJOR) throw new Error(`${path} implements PJRT C API ${major}.x; Kiln speaks ${PJRT_API_MAJOR}.x`);
+    warnIfNewer(api);
     loadedApis.set(path, api);
     return api;
   }

@@ -235,4 +235,12 @@ export class PjrtBuffers {
   destroy(buffer: bigint): void {
     this.api.run("PJRT_Buffer_Destroy", S.Buffer_Destroy, (a) => a.set("buffer", buffer));
   }
+
+  /** The platform-dependent address of the buffer's memory (the host address on CPU plugins). */
+  unsafePointer(buffer: bigint): bigint {
+    const args = this.api.call("PJRT_Buffer_UnsafePointer", S.Buffer_UnsafePointer, (a) => a.set("buffer", buffer));
+    const address = args.pointer("buffer_pointer");
+    args.free();
+    return address;
+  }
 }

@@ -71,6 +71,11 @@ export class EventWaiter {
     this.settle(w, this.failureOf("PJRT_Event_Await", w.event));
   }
 
+  /** Blocks until every watched event is ready (before the client goes away); failures stay with their events. */
+  awaitAll(): void {
+    for (const w of [...this.pending]) this.awaitNow(w);
+  }
+
   /** Calls an event function that returns the event's status: null when it succeeded. */
   private failureOf(fn: "PJRT_Event_Await" | "PJRT_Event_Error", event: bigint): Error | null {
     try {

@@ -1,5 +1,6 @@
 // Native memory the plugin reads and writes: argument structs and small arrays, allocated outside
 // the JS heap (so they never move) and freed explicitly by whoever allocated them.
+import "../../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import { fieldOf, type StructLayout } from "./layout.js";
 

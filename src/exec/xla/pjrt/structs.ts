@@ -1,10 +1,11 @@
 // The PJRT C API argument structs Kiln uses, declared field by field after pjrt_c_api.h at API
-// version 0.105 (every field up to the last one of each struct as of that version; see layout.ts
-// for how offsets and struct_size follow). Plugins accept structs at least as large as their own.
+// version 0.113 (every field up to the last one of each struct as of that version; see layout.ts
+// for how offsets and struct_size follow). Plugins accept structs at least as large as their own and
+// read only the fields they know, so one declaration serves plugins from 0.81 (XLA's CPU wheel) on.
 import { defineStruct, type FieldType, type StructLayout } from "./layout.js";
 
 /** The PJRT C API version (0.x) these declarations follow. */
-export const DECLARED_API_MINOR = 105;
+export const DECLARED_API_MINOR = 113;
 
 /** Every argument struct starts with its size and an extension chain. */
 function args(name: string, ...fields: (readonly [string, FieldType])[]): StructLayout {
@@ -112,6 +113,11 @@ export const S = {
     ["task_ids", "pointer"],
     ["incarnation_ids", "pointer"],
     ["multi_slice_config", "pointer"],
+    // 0.110: callbacks may see device layouts unless this is set (Kiln passes no callbacks).
+    ["use_major_to_minor_data_layout_for_callbacks", "bool"],
+    // 0.113
+    ["hlo_output_callbacks", "pointer"],
+    ["num_hlo_output_callbacks", "size_t"],
   ),
   LoadedExecutable_Execute: args(
     "PJRT_LoadedExecutable_Execute_Args",
@@ -150,6 +156,7 @@ export const S = {
     ["dst_size", "size_t"],
     ["event", "pointer"],
   ),
+  Buffer_UnsafePointer: args("PJRT_Buffer_UnsafePointer_Args", ["buffer", "pointer"], ["buffer_pointer", "pointer"]),
   Buffer_ReadyEvent: args("PJRT_Buffer_ReadyEvent_Args", ["buffer", "pointer"], ["event", "pointer"]),
 } as const;
 

@@ -1,11 +1,12 @@
 // Contractions and reductions. Sums of bf16/f16 accumulate in f32 and round once at the end (the
 // IR's reference rounds once too); f32 matrix products ask for HIGHEST precision, so that an f32
 // program computes in f32 rather than TF32 (bf16 programs are the fast path, and get the tensor cores).
-import type { DType } from "../../../../core/dtype.js";
+import { isFloat, type DType } from "../../../../core/dtype.js";
 import type { AVal } from "../../../../core/ir.js";
 import type { FunctionEmitter, Value } from "../emitter.js";
 import { i64Array } from "../types.js";
 import { convert } from "./convert.js";
+import { compare, select } from "./elementwise.js";
 import type { LoweringTable } from "./rule.js";
 
 /** The dtype sums of d accumulate in. */
@@ -85,7 +86,13 @@ export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "red
   },
   reduce_max: (cx, [x], { axes }, out) => {
     if (axes.length === 0) return x!;
-    return reduce(cx.emit, x!, axes, "stablehlo.maximum", LOWEST[out.dtype], out);
+    const max = reduce(cx.emit, x!, axes, "stablehlo.maximum", LOWEST[out.dtype], out);
+    if (!isFloat(out.dtype)) return max;
+    // A NaN anywhere makes the maximum NaN (see nanPropagating in elementwise.ts for why it is explicit).
+    const { emit } = cx;
+    const nan = compare(emit, "ne", x!, x!);
+    const anyNan = reduce(emit, nan, axes, "stablehlo.or", 0, { shape: out.shape, dtype: "bool" });
+    return select(emit, anyNan, emit.splat(out.dtype, out.shape, NaN), max);
   },
   cumsum: (cx, [x], { axis, reverse }, out) => {
     const acc = accumulationType(out.dtype);
