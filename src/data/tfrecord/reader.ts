@@ -19,7 +19,15 @@ export interface RecordReaderOptions {
    */
   ignoreErrors?: boolean;
   onSkip?: (error: TFRecordError) => void;
+  /**
+   * The stream's total length, where it is known before reading (an uncompressed file's size): a
+   * length field that runs past it fails at once, instead of after buffering the rest of the file.
+   */
+  streamLength?: () => Promise<number>;
 }
+
+/** Records needing more than this beyond what is buffered make the reader ask for the stream's length first. */
+const CHECK_LENGTH_ABOVE_BYTES = 1 << 20;
 
 /** Records larger than this are refused: a length this big means a damaged or foreign file. */
 const MAX_RECORD_BYTES = 2 ** 31 - 1;
@@ -36,6 +44,8 @@ export class RecordReader {
   private stopped = false;
   /** Bytes from `pos` the pending record needs, so `fill` can gather them with a single copy. */
   private need = HEADER_BYTES;
+  /** The stream's length, once asked for (see RecordReaderOptions.streamLength). */
+  private streamEnd: number | undefined;
   /** Offset of the record most recently returned. */
   lastOffset = -1;
   /** Records skipped so far because of errors (with ignoreErrors). */
@@ -87,8 +97,7 @@ export class RecordReader {
       }
       const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
       if (end > buf.length) {
-        if (this.eof)
-          this.fail(p, this.streamError ?? `truncated record: header says ${lo} data bytes but only ${avail - HEADER_BYTES} remain`, true);
+        if (this.eof) this.fail(p, this.streamError ?? truncated(lo, avail - HEADER_BYTES), true);
         this.need = end - p;
         return null;
       }
@@ -113,6 +122,12 @@ export class RecordReader {
   /** Reads from the stream until the pending record's bytes are buffered (or the stream ends). */
   async fill(): Promise<void> {
     const rest = this.buf.length - this.pos;
+    if (this.need - rest > CHECK_LENGTH_ABOVE_BYTES && this.options.streamLength) {
+      this.streamEnd ??= await this.options.streamLength();
+      const following = this.streamEnd - (this.base + this.pos) - HEADER_BYTES;
+      if (this.need - HEADER_BYTES > following)
+        return this.fail(this.pos, truncated(this.need - HEADER_BYTES - FOOTER_BYTES, following), true);
+    }
     const chunks: Uint8Array[] = [];
     let have = rest;
     while (!this.eof && (chunks.length === 0 || have < this.need)) {
@@ -168,6 +183,14 @@ export class RecordReader {
       void this.source.return?.();
     }
   }
+}
+
+/** A record whose header announces more bytes than follow it: `following` counts everything after the header. */
+function truncated(dataBytes: number, following: number): string {
+  return (
+    `truncated record: its header announces ${dataBytes} data bytes and a ${FOOTER_BYTES}-byte checksum ` +
+    `(${dataBytes + FOOTER_BYTES} bytes), but only ${following} bytes follow the header`
+  );
 }
 
 function hex(v: number): string {
