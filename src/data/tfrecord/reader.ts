@@ -3,7 +3,7 @@
 // two chunks).
 import { crc32c, maskCrc } from "./crc32c.js";
 import { FOOTER_BYTES, HEADER_BYTES, readU32 } from "./frame.js";
-import { GzipStreamError, TFRecordError } from "./errors.js";
+import { GzipStreamError, ShardCountError, TFRecordError } from "./errors.js";
 
 export interface RecordReaderOptions {
   /** File name for error messages. */
@@ -15,10 +15,17 @@ export interface RecordReaderOptions {
   /**
    * Skip bad records instead of failing, like TensorFlow's `ignore_errors`. A record whose data
    * checksum fails is skipped alone; a bad length (or a truncated tail) ends the file, since the
-   * framing after it cannot be trusted. Each skip is reported to `onSkip`.
+   * framing after it cannot be trusted. Each skip is reported to `onSkip` with the number of
+   * records it cost (see expectedRecords).
    */
   ignoreErrors?: boolean;
-  onSkip?: (error: TFRecordError) => void;
+  onSkip?: (error: TFRecordError, records: number) => void;
+  /**
+   * The record count the file's name states. Reading to the end checks it, since a shard cut at a
+   * record boundary (or emptied) has clean framing; and where bad framing ends the file early it
+   * says how many records were lost with it (otherwise that counts as one record).
+   */
+  expectedRecords?: number;
   /**
    * The stream's total length, where it is known before reading (an uncompressed file's size): a
    * length field that runs past it fails at once, instead of after buffering the rest of the file.
@@ -48,6 +55,8 @@ export class RecordReader {
   private streamEnd: number | undefined;
   /** Offset of the record most recently returned. */
   lastOffset = -1;
+  /** Records returned so far. */
+  private returned = 0;
   /** Records skipped so far because of errors (with ignoreErrors). */
   skipped = 0;
 
@@ -79,6 +88,7 @@ export class RecordReader {
       if (avail < HEADER_BYTES) {
         if (this.eof && (avail > 0 || this.streamError))
           this.fail(this.pos, this.streamError ?? `truncated record header: ${avail} of ${HEADER_BYTES} bytes present`, true);
+        else if (this.eof) this.checkCount();
         this.need = HEADER_BYTES;
         return null;
       }
@@ -109,6 +119,7 @@ export class RecordReader {
         continue;
       }
       this.lastOffset = this.base + p;
+      this.returned++;
       return buf.subarray(dataStart, dataStart + lo);
     }
     return null;
@@ -169,6 +180,14 @@ export class RecordReader {
     await this.source.return?.();
   }
 
+  /** At the clean end of the stream: the records read must be as many as the file's name says. */
+  private checkCount(): void {
+    const expected = this.options.expectedRecords;
+    if (expected === undefined || this.returned + this.skipped === expected) return;
+    this.stopped = true;
+    throw new ShardCountError(this.options.file, this.returned + this.skipped, expected);
+  }
+
   private fail(pos: number, problem: string, framingLost: boolean): void {
     const error = new TFRecordError(this.options.file, this.base + pos, problem, this.options.compressed);
     if (!this.options.ignoreErrors) {
@@ -176,8 +195,11 @@ export class RecordReader {
       void this.source.return?.();
       throw error;
     }
-    this.skipped++;
-    this.options.onSkip?.(error);
+    // Bad framing loses the rest of the file: as many records as its name says were still to come.
+    const expected = this.options.expectedRecords;
+    const records = framingLost && expected !== undefined ? Math.max(0, expected - this.returned - this.skipped) : 1;
+    this.skipped += records;
+    this.options.onSkip?.(error, records);
     if (framingLost) {
       this.stopped = true;
       void this.source.return?.();
