@@ -24,6 +24,7 @@ import { joinPath, storageFor } from "../storage/index.js";
 import type { Compression } from "../tfrecord/files.js";
 import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
 import { checkShard } from "../shard-check.js";
+import { MANIFEST } from "./manifest.js";
 
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
@@ -264,8 +265,6 @@ async function tokenizerDigest(dir: string): Promise<string> {
     .update(await storageFor(path).readAll(path))
     .digest("hex");
 }
-
-const MANIFEST = "prepare.json";
 
 /** How the settings recorded in prepare.json are called on the command line. */
 const SETTING_NAMES: Record<string, string> = {
