@@ -33,8 +33,9 @@ export async function checkShards(
   const worker = async () => {
     while (next < files.length) {
       const file = files[next++]!;
-      records += await checkShard(file, options.compression);
-      bytes += await storageFor(file).size(file);
+      const [n, size] = await Promise.all([checkShard(file, options.compression), storageFor(file).size(file)]);
+      records += n;
+      bytes += size;
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, files.length) }, worker));
