@@ -170,11 +170,13 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
   /**
    * Reads every file of this process through once, checking each record's length and both checksums
    * and each shard's record count against its name, so that a damaged input fails before the first
-   * step rather than hours into a run. Returns the true record total with the time it took.
+   * step rather than hours into a run. Returns the true record total with the time it took; with
+   * ignoreErrors, bad records are skipped (and tallied in `skipped`) instead.
    */
   async checkShards(options: { concurrency?: number } = {}): Promise<ShardCheck> {
-    const { compression } = this.setup.stream;
-    return checkShards(this.files, { ...(compression ? { compression } : {}), ...options });
+    const { compression, ignoreErrors, onSkip } = this.setup.stream;
+    // When skipping bad records, the pass finds and tallies them all up front instead of failing.
+    return checkShards(this.files, { ...(compression ? { compression } : {}), ignoreErrors, ...(onSkip ? { onSkip } : {}), ...options });
   }
 
   /** Examples per batch. */

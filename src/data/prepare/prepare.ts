@@ -318,7 +318,7 @@ async function soundShards(dir: string, compression: Compression): Promise<{ exi
   const damaged: string[] = [];
   for (const path of await storageFor(dir).glob(joinPath(dir, "*.tfrecord*"))) {
     try {
-      await checkShard(path, compression);
+      await checkShard(path, { compression });
       existing.add(basename(path));
     } catch (e) {
       if (!(e instanceof TFRecordError || e instanceof ShardCountError)) throw e;
