@@ -4,7 +4,7 @@
 export { crc32c, maskCrc, maskedCrc32c } from "./tfrecord/crc32c.js";
 export { frameRecord, frameRecords, HEADER_BYTES, FOOTER_BYTES } from "./tfrecord/frame.js";
 export { RecordReader, type RecordReaderOptions } from "./tfrecord/reader.js";
-export { TFRecordError } from "./tfrecord/errors.js";
+export { ShardCountError, TFRecordError } from "./tfrecord/errors.js";
 export { TFRecordWriter, countRecords, openRecordReader, readRecords, writeRecords, type Compression } from "./tfrecord/files.js";
 
 export { decodeExample, encodeExample, type DecodedFeature, type Feature } from "./example/example.js";
@@ -26,7 +26,10 @@ export {
   type DatasetState,
 } from "./pipeline/dataset.js";
 export { RecordParseError } from "./pipeline/batch-stream.js";
-export { recordCounts, resolveFiles } from "./pipeline/files.js";
+export { checkPreparedInputs, recordCounts, resolveFiles } from "./pipeline/files.js";
+export { SkippedRecords, type SkippedPlace } from "./pipeline/skipped-records.js";
+export { checkShard, checkShards, type ShardCheck } from "./shard-check.js";
+export { checkDataTokenizer, checkPreparedDir, readManifest, type PrepareManifest } from "./prepare/manifest.js";
 
 export { IGNORE_LABEL, type MaskedBatch, type TokenBatch } from "./batch.js";
 export { maskRowKey, maskTokens, maskingMap, type MaskOptions } from "./mlm/mask.js";

@@ -26,7 +26,8 @@ export interface MlmConfig {
   [extra: string]: unknown;
 }
 
-const INT_FIELDS = [
+/** Sizes of tensors: zero would build an empty weight that only fails later, inside the runtime's shape inference. */
+const SIZE_FIELDS = [
   "vocab_size",
   "hidden_size",
   "num_hidden_layers",
@@ -34,7 +35,6 @@ const INT_FIELDS = [
   "intermediate_size",
   "max_position_embeddings",
   "type_vocab_size",
-  "pad_token_id",
 ] as const;
 
 /** Checks a config object; `where` names its source in errors (a file path or "preset mlm-small"). */
@@ -44,10 +44,12 @@ export function validateConfig(raw: Record<string, unknown>, where: string): Mlm
   };
   const type = raw.model_type;
   if (type !== "roberta" && type !== "bert") fail(`model_type must be "roberta" or "bert", got ${JSON.stringify(type)}`);
-  for (const f of INT_FIELDS) {
+  for (const f of SIZE_FIELDS) {
     const v = raw[f];
-    if (!Number.isInteger(v) || (v as number) < 0) fail(`"${f}" must be a non-negative integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) < 1) fail(`"${f}" must be a positive integer, got ${JSON.stringify(v)}`);
   }
+  if (!Number.isInteger(raw.pad_token_id) || (raw.pad_token_id as number) < 0)
+    fail(`"pad_token_id" must be a non-negative integer, got ${JSON.stringify(raw.pad_token_id)}`);
   const c = {
     architectures: [type === "roberta" ? "RobertaForMaskedLM" : "BertForMaskedLM"],
     hidden_act: "gelu",
@@ -64,10 +66,13 @@ export function validateConfig(raw: Record<string, unknown>, where: string): Mlm
     fail(`tie_word_embeddings is false: Kiln ties the decoder to the word embeddings; untied output embeddings are not supported`);
   if (c.position_embedding_type !== undefined && c.position_embedding_type !== "absolute")
     fail(`position_embedding_type "${String(c.position_embedding_type)}" is not supported (only "absolute")`);
-  if (c.type_vocab_size < 1) fail(`"type_vocab_size" must be at least 1 (token type 0 is every token's type), got ${c.type_vocab_size}`);
   if (c.hidden_size % c.num_attention_heads !== 0)
     fail(`hidden_size ${c.hidden_size} is not a multiple of num_attention_heads ${c.num_attention_heads}`);
   if (!["gelu", "relu", "tanh"].includes(c.hidden_act)) fail(`hidden_act "${c.hidden_act}" is not supported (gelu, relu, tanh)`);
+  if (!(typeof c.layer_norm_eps === "number" && c.layer_norm_eps > 0))
+    fail(`"layer_norm_eps" must be a positive number, got ${JSON.stringify(c.layer_norm_eps)}`);
+  if (!(typeof c.initializer_range === "number" && c.initializer_range >= 0))
+    fail(`"initializer_range" must be a non-negative number, got ${JSON.stringify(c.initializer_range)}`);
   for (const f of ["hidden_dropout_prob", "attention_probs_dropout_prob"] as const) {
     if (!(c[f] >= 0 && c[f] < 1)) fail(`"${f}" must be in [0, 1), got ${c[f]}`);
   }

@@ -4,7 +4,6 @@
 // large the corpus is.
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
-import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 
 export interface ReadTextOptions {
@@ -33,25 +32,59 @@ async function isGzip(path: string): Promise<boolean> {
   }
 }
 
-/** Lines of one file, without their "\n" (or "\r\n"); a final newline does not start another line. */
+/** Input that is not text: bytes that are not UTF-8, or NUL bytes (valid UTF-8, but only binary files hold them). */
+class NotTextError extends Error {}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function lineText(bytes: Uint8Array, path: string, lineNumber: number, offset: number, gzip: boolean): string {
+  const where = `${path}:${lineNumber}: (the line starts at byte offset ${offset}${gzip ? " of the decompressed text" : ""})`;
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new NotTextError(`${where} the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`);
+  }
+  const nul = bytes.indexOf(0);
+  if (nul >= 0)
+    throw new NotTextError(
+      `${where} a NUL byte at byte offset ${offset + nul}: this looks like a binary file, not text; pass text files, one document per line`,
+    );
+  return text;
+}
+
+/**
+ * Lines of one file, without their "\n" (or "\r\n"); a final newline does not start another line.
+ * Lines are cut as bytes and decoded one by one, so that a line that is not text is named by number.
+ */
 async function* fileLines(path: string): AsyncGenerator<string> {
   const gzip = await isGzip(path);
   const raw = createReadStream(path);
   const source = gzip ? raw.pipe(createGunzip()) : raw;
   if (gzip) raw.on("error", (e) => source.destroy(e));
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
+  // The start of a line not yet ended, in pieces (joined once, when its newline comes).
+  let pieces: Buffer[] = [];
+  /** Byte offset of the next line's start in the (decompressed) file. */
+  let offset = 0;
+  let lineNumber = 0;
+  const line = (bytes: Buffer) => {
+    const text = lineText(bytes.at(-1) === 13 ? bytes.subarray(0, -1) : bytes, path, ++lineNumber, offset, gzip);
+    offset += bytes.length + 1;
+    return text;
+  };
   try {
-    for await (const chunk of source) {
-      const text = pending + decoder.write(chunk as Buffer);
+    for await (const chunk of source as AsyncIterable<Buffer>) {
       let start = 0;
-      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-        yield text.charCodeAt(nl - 1) === 13 && nl > start ? text.slice(start, nl - 1) : text.slice(start, nl);
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        const head = chunk.subarray(start, nl);
+        yield line(pieces.length > 0 ? Buffer.concat([...pieces, head]) : head);
+        pieces = [];
         start = nl + 1;
       }
-      pending = text.slice(start);
+      if (start < chunk.length) pieces.push(chunk.subarray(start));
     }
   } catch (e) {
+    if (e instanceof NotTextError) throw e;
     const err = e as NodeJS.ErrnoException;
     if (gzip && (err.code?.startsWith("Z_") || /unexpected end of file/i.test(err.message))) {
       throw new Error(
@@ -60,8 +93,7 @@ async function* fileLines(path: string): AsyncGenerator<string> {
     }
     throw unreadable(path, err);
   }
-  const last = pending + decoder.end();
-  if (last.length > 0) yield last.endsWith("\r") ? last.slice(0, -1) : last;
+  if (pieces.length > 0) yield line(Buffer.concat(pieces));
 }
 
 function documentOf(line: string, field: string, path: string, lineNumber: number): string {

@@ -169,6 +169,12 @@ test("bad inputs are reported with file and line", async () => {
     prepareDataset(options(join(fixture.dir, "out-bad"), { inputs: [bad] })),
     new RegExp(`${bad}:3: the line is not valid UTF-8`),
   );
+  const binary = join(fixture.dir, "binary.bin");
+  writeFileSync(binary, Buffer.concat([Buffer.from("the first line\n"), Buffer.alloc(40), Buffer.from("\nlast\n")]));
+  await assert.rejects(
+    prepareDataset(options(join(fixture.dir, "out-binary"), { inputs: [binary] })),
+    new RegExp(`${binary}:2: a NUL byte: this looks like a binary file, not text`),
+  );
   await assert.rejects(
     prepareDataset(options(join(fixture.dir, "out-missing"), { inputs: [join(fixture.dir, "missing.txt")] })),
     /input .*missing\.txt does not exist/,

@@ -160,6 +160,6 @@ test("config settings Kiln cannot honour are refused, naming the field", () => {
     () => validateConfig({ ...base, position_embedding_type: "relative_key" }, "c.json"),
     /position_embedding_type "relative_key" is not supported/,
   );
-  assert.throws(() => validateConfig({ ...base, type_vocab_size: 0 }, "c.json"), /"type_vocab_size" must be at least 1/);
+  assert.throws(() => validateConfig({ ...base, type_vocab_size: 0 }, "c.json"), /"type_vocab_size" must be a positive integer, got 0/);
   assert.equal(validateConfig({ ...base, position_embedding_type: "absolute", bos_token_id: null }, "c.json").bos_token_id, null);
 });

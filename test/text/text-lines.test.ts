@@ -63,3 +63,23 @@ test("bad input names the file, the line and the fix", async () => {
     /num\.jsonl:1: the record has no string field "text" \(found number\)/,
   );
 });
+
+test("a binary or non-UTF-8 file is refused with the file, line and byte offset, before a tokenizer learns from it", async () => {
+  const { trainUnigram } = await import("../../src/text/index.js");
+  const binary = file("binary.bin", Buffer.concat([Buffer.from("text first\n"), Buffer.alloc(64), Buffer.from("\nmore\n")]));
+  const nul = `${binary}:2: (the line starts at byte offset 11) a NUL byte at byte offset 11: this looks like a binary file, not text`;
+  await assert.rejects(collect([binary]), (e: Error) => e.message.startsWith(nul));
+  await assert.rejects(trainUnigram(readTextLines([binary]), { vocabSize: 50 }), (e: Error) => e.message.startsWith(nul));
+  const latin1 = file("latin1.txt", Buffer.concat([Buffer.from("ok\nsecond ok\ncaf"), Buffer.from([0xe9]), Buffer.from("\n")]));
+  await assert.rejects(
+    collect([latin1]),
+    (e: Error) =>
+      e.message ===
+      `${latin1}:3: (the line starts at byte offset 13) the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
+  );
+  const zipped = file("binary.gz", gzipSync(Buffer.concat([Buffer.from("a\n"), Buffer.from([0, 1, 2])])));
+  await assert.rejects(
+    collect([zipped]),
+    /binary\.gz:2: \(the line starts at byte offset 2 of the decompressed text\) a NUL byte at byte offset 2/,
+  );
+});

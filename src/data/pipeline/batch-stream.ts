@@ -5,6 +5,7 @@ import { FixedInt64Parser } from "../example/fixed-int64.js";
 import { FILE_ORDER_DOMAIN, SHUFFLE_DOMAIN, hash32, shuffleInPlace } from "../random.js";
 import type { TokenBatch } from "../batch.js";
 import type { Compression } from "../tfrecord/files.js";
+import type { TFRecordError } from "../tfrecord/errors.js";
 import { EpochRecords, END, RECORD } from "./epoch-records.js";
 
 export interface BatchStreamOptions {
@@ -20,7 +21,8 @@ export interface BatchStreamOptions {
   cycleLength: number;
   compression?: Compression;
   ignoreErrors: boolean;
-  onSkip?: (error: Error) => void;
+  /** Each skipped place, with the records it cost. */
+  onSkip?: (error: TFRecordError | RecordParseError, records: number) => void;
   featureNames: { inputIds: string; attentionMask: string };
 }
 
@@ -36,7 +38,7 @@ export class RecordParseError extends Error {
   constructor(
     readonly file: string,
     readonly offset: number,
-    problem: string,
+    readonly problem: string,
     maxLength: number,
   ) {
     super(
@@ -157,7 +159,7 @@ export class BatchStream {
       } catch (e) {
         const error = new RecordParseError(records.files[file]!, offset, (e as Error).message, this.o.maxLength);
         if (!this.o.ignoreErrors) throw error;
-        this.o.onSkip?.(error);
+        this.o.onSkip?.(error, 1);
       }
     }
   }

@@ -7,7 +7,9 @@
 // order without parsing and continues exactly where the saved one stopped.
 import type { TokenBatch } from "../batch.js";
 import type { Compression } from "../tfrecord/files.js";
-import { processShare, recordCounts, resolveFiles } from "./files.js";
+import { checkPreparedInputs, processShare, recordCounts, resolveFiles } from "./files.js";
+import { SkippedRecords } from "./skipped-records.js";
+import { checkShards, type ShardCheck } from "../shard-check.js";
 import { BatchStream, type BatchStreamOptions, type PositionedBatch } from "./batch-stream.js";
 
 export interface DatasetOptions {
@@ -33,9 +35,12 @@ export interface DatasetOptions {
   processIndex?: number;
   processCount?: number;
   compression?: Compression;
-  /** Skip damaged records and records that do not parse, reporting each to onSkip (like tf.data's ignore_errors). */
+  /**
+   * Skip damaged records and records that do not parse (like tf.data's ignore_errors), reporting each
+   * to onSkip with the records it cost; `skipped` tallies them by file.
+   */
   ignoreErrors?: boolean;
-  onSkip?: (error: Error) => void;
+  onSkip?: (error: Error, records: number) => void;
   /** Batches prepared ahead of the consumer. Default 2. */
   prefetch?: number;
   featureNames?: { inputIds: string; attentionMask: string };
@@ -68,6 +73,7 @@ interface Setup {
   prefetch: number;
   settings: Record<string, unknown>;
   numRecords: number;
+  skipped: SkippedRecords;
 }
 
 export class TFRecordDataset<T> implements AsyncIterable<T> {
@@ -102,12 +108,15 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
       throw new RangeError(`epochs must be a positive integer or Infinity, got ${o.epochs}`);
     if (!Number.isInteger(o.seed)) throw new RangeError(`seed must be an integer, got ${o.seed}`);
     if (!Number.isInteger(o.prefetch) || o.prefetch < 0) throw new RangeError(`prefetch must be a non-negative integer, got ${o.prefetch}`);
-    const files = processShare(await resolveFiles(o.files), o.processIndex, o.processCount);
+    const all = await resolveFiles(o.files);
+    await checkPreparedInputs(o.files, all);
+    const files = processShare(all, o.processIndex, o.processCount);
     // Not tied to the machine's cores: the batch order must not change when a run moves machines.
     const cycleLength = o.cycleLength ?? Math.min(8, files.length);
     if (!Number.isInteger(cycleLength) || cycleLength < 1)
       throw new RangeError(`cycleLength must be a positive integer, got ${cycleLength}`);
     const counts = await recordCounts(files, o.compression);
+    const skipped = new SkippedRecords();
     const stream: BatchStreamOptions = {
       files,
       maxLength: o.maxLength,
@@ -121,7 +130,10 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
       ignoreErrors: o.ignoreErrors,
       featureNames: o.featureNames,
       ...(o.compression ? { compression: o.compression } : {}),
-      ...(o.onSkip ? { onSkip: o.onSkip } : {}),
+      onSkip: (error, records) => {
+        skipped.add(error.file, error.offset, records, error.problem);
+        o.onSkip?.(error, records);
+      },
     };
     const settings = {
       // Names, not full paths, so a run can resume from a copy of the data in another place.
@@ -136,7 +148,8 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
       ignoreErrors: o.ignoreErrors,
       featureNames: o.featureNames,
     };
-    return new TFRecordDataset<TokenBatch>({ stream, prefetch: o.prefetch, settings, numRecords: counts.reduce((a, b) => a + b, 0) }, []);
+    const numRecords = counts.reduce((a, b) => a + b, 0);
+    return new TFRecordDataset<TokenBatch>({ stream, prefetch: o.prefetch, settings, numRecords, skipped }, []);
   }
 
   /** This process's files. */
@@ -147,6 +160,23 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
   /** Records per epoch for this process (from file names, or counted where names do not say). */
   get numRecords(): number {
     return this.setup.numRecords;
+  }
+
+  /** Records skipped as bad so far, by file (with ignoreErrors); its summary() is the end-of-run report. */
+  get skipped(): SkippedRecords {
+    return this.setup.skipped;
+  }
+
+  /**
+   * Reads every file of this process through once, checking each record's length and both checksums
+   * and each shard's record count against its name, so that a damaged input fails before the first
+   * step rather than hours into a run. Returns the true record total with the time it took; with
+   * ignoreErrors, bad records are skipped (and tallied in `skipped`) instead.
+   */
+  async checkShards(options: { concurrency?: number } = {}): Promise<ShardCheck> {
+    const { compression, ignoreErrors, onSkip } = this.setup.stream;
+    // When skipping bad records, the pass finds and tallies them all up front instead of failing.
+    return checkShards(this.files, { ...(compression ? { compression } : {}), ignoreErrors, ...(onSkip ? { onSkip } : {}), ...options });
   }
 
   /** Examples per batch. */

@@ -3,6 +3,7 @@ import { countRecords, type Compression } from "../tfrecord/files.js";
 import { recordsFromFileName } from "../shards.js";
 import { hasWildcard } from "../storage/glob.js";
 import { joinPath, storageFor } from "../storage/index.js";
+import { checkPreparedDir, parentDir } from "../prepare/manifest.js";
 
 /**
  * The TFRecord files a spec names, sorted: a glob, a single file, or a directory (meaning its
@@ -45,4 +46,23 @@ export function processShare(files: readonly string[], index: number, count: num
  */
 export async function recordCounts(files: readonly string[], compression?: Compression): Promise<number[]> {
   return Promise.all(files.map(async (f) => recordsFromFileName(f) ?? (await countRecords(f, compression ? { compression } : {}))));
+}
+
+/**
+ * Refuses inputs that `data prepare` left unfinished (every directory holding a matched file is
+ * checked), and, for inputs named as a directory, a set of shards that is not the one prepare wrote
+ * (an extra, repeated or missing shard would silently change the epochs and the record count).
+ */
+export async function checkPreparedInputs(specs: string | readonly string[], files: readonly string[]): Promise<void> {
+  const dirs = new Set(files.map(parentDir));
+  for (const spec of typeof specs === "string" ? [specs] : specs) {
+    if (hasWildcard(spec) || (await storageFor(spec).isFile(spec))) continue;
+    const dir = spec.replace(/\/+$/, "") || "/";
+    await checkPreparedDir(
+      dir,
+      files.filter((f) => parentDir(f) === dir),
+    );
+    dirs.delete(dir);
+  }
+  for (const dir of dirs) await checkPreparedDir(dir);
 }

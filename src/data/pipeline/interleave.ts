@@ -4,13 +4,14 @@
 import { openRecordReader, type Compression } from "../tfrecord/files.js";
 import type { RecordReader } from "../tfrecord/reader.js";
 import type { TFRecordError } from "../tfrecord/errors.js";
+import { recordsFromFileName } from "../shards.js";
 
 export interface InterleaveOptions {
   /** Files open at once. */
   cycleLength: number;
   compression?: Compression;
   ignoreErrors?: boolean;
-  onSkip?: (error: TFRecordError) => void;
+  onSkip?: (error: TFRecordError, records: number) => void;
 }
 
 interface Slot {
@@ -76,10 +77,17 @@ export class InterleavedReader {
     return {
       file,
       reader: openRecordReader(this.files[file]!, {
+        // Checked when the file has been read to its end: a shard short of records fails there.
+        ...expectedRecords(this.files[file]!),
         ...(compression ? { compression } : {}),
         ...(ignoreErrors ? { ignoreErrors } : {}),
         ...(onSkip ? { onSkip } : {}),
       }),
     };
   }
+}
+
+function expectedRecords(path: string): { expectedRecords?: number } {
+  const n = recordsFromFileName(path);
+  return n === undefined ? {} : { expectedRecords: n };
 }

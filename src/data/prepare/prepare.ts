@@ -6,7 +6,8 @@
 // `groupSize` rows, cuts them into `maxLength` chunks (dropping the remainder) and writes shards of
 // `shardSize` records.
 //
-// Restartable: shards are written atomically and a re-run skips shards already present. A
+// Restartable: shards are written atomically and a re-run skips shards already present once a read
+// through each has found it whole (see soundShards). A
 // `prepare.json` in each split directory records the settings, so a re-run with different settings is
 // refused instead of mixing incompatible shards.
 import { createHash } from "node:crypto";
@@ -21,6 +22,9 @@ import { ShardWriter } from "./shard-writer.js";
 import { ProgressBar, type ProgressSink } from "./progress.js";
 import { joinPath, storageFor } from "../storage/index.js";
 import type { Compression } from "../tfrecord/files.js";
+import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
+import { checkShard } from "../shard-check.js";
+import { MANIFEST } from "./manifest.js";
 
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
@@ -56,6 +60,8 @@ export interface SplitSummary {
   records: number;
   shardsWritten: number;
   shardsReused: number;
+  /** Shards an earlier run left that failed their check (why, naming each); they were rewritten. */
+  damagedShards: string[];
 }
 
 export interface PrepareResult {
@@ -114,10 +120,12 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
   };
 
   const states = new Map<string, SplitState>();
+  const damagedShards = new Map<string, string[]>();
   for (const name of splitNames(fractions)) {
     const dir = joinPath(o.out, name);
     await claimSplitDir(dir, settings);
-    const existing = new Set((await storageFor(dir).glob(joinPath(dir, "*.tfrecord*"))).map((p) => basename(p)));
+    const { existing, damaged } = await soundShards(dir, o.compression);
+    damagedShards.set(name, damaged);
     const writer = new ShardWriter({ dir, shardSize: o.shardSize, maxLength: o.maxLength, compression: o.compression, existing });
     const chunker = new GroupChunker(o.maxLength, (ids, count) => writer.add(ids, count));
     states.set(name, { name, dir, chunker, writer, task: new TaskBuilder(), rowsInGroup: 0, rows: 0, tokens: 0 });
@@ -181,6 +189,7 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
     records: s.writer.records,
     shardsWritten: s.writer.written,
     shardsReused: s.writer.reused,
+    damagedShards: damagedShards.get(s.name)!,
   }));
   for (const s of splits) await writeManifest(s.dir, settings, s);
   return { splits, inputBytes, seconds: (performance.now() - started) / 1000 };
@@ -257,8 +266,6 @@ async function tokenizerDigest(dir: string): Promise<string> {
     .digest("hex");
 }
 
-const MANIFEST = "prepare.json";
-
 /** How the settings recorded in prepare.json are called on the command line. */
 const SETTING_NAMES: Record<string, string> = {
   maxLength: "--max-length",
@@ -299,6 +306,27 @@ async function claimSplitDir(dir: string, settings: object): Promise<void> {
     throw new Error(`${dir} already holds ${shards.length} TFRecord files not made by data prepare; write to a new --out directory`);
   await removeTemporaries(dir);
   await writeJson(path, { settings, complete: false });
+}
+
+/**
+ * The shards an earlier run left in `dir` that are whole: each is read through once (lengths, both
+ * checksums, record count against its name) before it is trusted, since a shard cut short (a full disk,
+ * a copy that stopped) can sit under its final name. Damaged shards are removed, to be written again.
+ */
+async function soundShards(dir: string, compression: Compression): Promise<{ existing: Set<string>; damaged: string[] }> {
+  const existing = new Set<string>();
+  const damaged: string[] = [];
+  for (const path of await storageFor(dir).glob(joinPath(dir, "*.tfrecord*"))) {
+    try {
+      await checkShard(path, { compression });
+      existing.add(basename(path));
+    } catch (e) {
+      if (!(e instanceof TFRecordError || e instanceof ShardCountError)) throw e;
+      damaged.push(e.message);
+      await storageFor(path).remove(path);
+    }
+  }
+  return { existing, damaged };
 }
 
 async function removeTemporaries(dir: string): Promise<void> {

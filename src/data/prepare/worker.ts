@@ -40,6 +40,12 @@ function decodeLines(batch: LineBatch): { texts: string[]; lines: number[] } {
       `${batch.file}:${badLine(batch)}: the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
     );
   }
+  // NUL is valid UTF-8, but only binary files hold it (the tokenizer trainer refuses it the same way).
+  const nul = batch.bytes.indexOf(0);
+  if (nul >= 0) {
+    const line = batch.lines[batch.bytes.subarray(0, nul).filter((b) => b === 0x0a).length]!;
+    throw new Error(`${batch.file}:${line}: a NUL byte: this looks like a binary file, not text; pass text files, one document per line`);
+  }
   const all = text.split("\n");
   all.pop(); // every line ends with "\n", so the last element is empty
   const texts: string[] = [];

@@ -1,7 +1,7 @@
 // Local file system storage. Atomic writes go to a hidden temporary file in the destination directory,
 // are flushed to disk, then renamed over the final name (rename is atomic within a file system).
 import { createReadStream } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname } from "node:path";
 import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
@@ -12,7 +12,12 @@ const TEMP_NAME = /^\..+\.tmp-\d+-[0-9a-f]+$/;
 
 const READ_CHUNK_BYTES = 1 << 20;
 
+/** How files are opened for writing: fs `open`, or a layer over it (tests use one that writes short). */
+export type OpenForWriting = (path: string, flags: "wx") => Promise<FileHandle>;
+
 export class LocalStorage implements Storage {
+  constructor(private readonly openForWriting: OpenForWriting = open) {}
+
   async glob(pattern: string): Promise<string[]> {
     if (!hasWildcard(pattern)) return (await this.isFile(pattern)) ? [pattern] : [];
     const prefix = literalPrefix(pattern);
@@ -56,15 +61,29 @@ export class LocalStorage implements Storage {
   async createWriter(path: string): Promise<AtomicWriter> {
     await mkdir(dirname(path), { recursive: true });
     const temp = `${dirname(path)}/.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-    const handle = await open(temp, "wx");
+    const handle = await this.openForWriting(temp, "wx");
     let closed = false;
     return {
       async write(chunk) {
-        await handle.write(chunk);
+        // A write may store fewer bytes than asked (a disk filling up does that before it fails).
+        let done = 0;
+        try {
+          while (done < chunk.length) {
+            const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
+            if (bytesWritten === 0) throw Object.assign(new Error("the file system accepted no bytes"), { code: "ENOSPC" });
+            done += bytesWritten;
+          }
+        } catch (e) {
+          throw diskFull(e, path, chunk.length - done);
+        }
       },
       async commit() {
         // Flush before renaming: otherwise a crash could leave the final name pointing at lost data.
-        await handle.sync();
+        try {
+          await handle.sync();
+        } catch (e) {
+          throw diskFull(e, path, undefined);
+        }
         await handle.close();
         closed = true;
         await rename(temp, path);
@@ -110,6 +129,16 @@ async function walk(dir: string, prefix: string, depth: number, visit: (path: st
       if (depth > 1) await walk(`${dir}/${entry.name}`, `${path}/`, depth - 1, visit);
     } else if (entry.isFile() || entry.isSymbolicLink()) visit(path);
   }
+}
+
+/** ENOSPC as one message naming the file and the space it still needed; other errors pass through. */
+function diskFull(e: unknown, path: string, bytesNeeded: number | undefined): unknown {
+  if ((e as NodeJS.ErrnoException).code !== "ENOSPC") return e;
+  const need =
+    bytesNeeded === undefined ? "" : `: ${bytesNeeded} more bytes (${(bytesNeeded / 2 ** 20).toFixed(1)} MiB) were needed for it`;
+  return Object.assign(new Error(`no space left on the device to write ${path}${need}. Free up space there, or write to another place.`), {
+    code: "ENOSPC",
+  });
 }
 
 function isNotFound(e: unknown): boolean {

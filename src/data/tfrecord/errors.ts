@@ -10,7 +10,8 @@ export class TFRecordError extends Error {
   ) {
     super(
       `${file}: bad TFRecord at byte offset ${offset}${compressed ? " of the decompressed stream" : ""}: ${problem}. ` +
-        "The file is damaged or was cut short; re-create it, or read it with ignoreErrors to skip bad records.",
+        "The file is damaged or was cut short: re-create it (a re-run of kiln data prepare rewrites damaged shards), " +
+        "or skip bad records with --skip-bad-records (ignoreErrors in the API).",
     );
     this.name = "TFRecordError";
   }
@@ -24,5 +25,24 @@ export class GzipStreamError extends Error {
   constructor(readonly zlibMessage: string) {
     super(`the GZIP data is damaged or cut short (zlib: ${zlibMessage})`);
     this.name = "GzipStreamError";
+  }
+}
+
+/**
+ * A shard whose framing is sound but whose record count differs from the one in its name
+ * (`dataset-{index}-{records}.tfrecord`): cut at a record boundary, emptied, or replaced.
+ */
+export class ShardCountError extends Error {
+  constructor(
+    readonly file: string,
+    readonly records: number,
+    readonly expected: number,
+  ) {
+    super(
+      `${file}: holds ${records} records but its name says ${expected} ` +
+        `(${records < expected ? "it was cut short at a record boundary or emptied" : "it is not the shard its name describes"}). ` +
+        "Re-create it (a re-run of kiln data prepare rewrites it), or remove it from the data.",
+    );
+    this.name = "ShardCountError";
   }
 }

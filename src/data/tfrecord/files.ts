@@ -23,8 +23,9 @@ export interface OpenReaderOptions extends Omit<RecordReaderOptions, "file" | "c
 export function openRecordReader(path: string, options: OpenReaderOptions = {}): RecordReader {
   const compression = compressionOf(path, options.compression);
   const raw = storageFor(path).read(path);
-  const source = compression === "gzip" ? gunzip(raw) : raw;
-  return new RecordReader(source, { ...options, file: path, compressed: compression === "gzip" });
+  if (compression === "gzip") return new RecordReader(gunzip(raw), { ...options, file: path, compressed: true });
+  // The decompressed length of a GZIP file is unknown in advance; a plain file's is its size.
+  return new RecordReader(raw, { ...options, file: path, streamLength: () => storageFor(path).size(path) });
 }
 
 /** All records of a file, in order. */

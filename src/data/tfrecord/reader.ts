@@ -3,7 +3,7 @@
 // two chunks).
 import { crc32c, maskCrc } from "./crc32c.js";
 import { FOOTER_BYTES, HEADER_BYTES, readU32 } from "./frame.js";
-import { GzipStreamError, TFRecordError } from "./errors.js";
+import { GzipStreamError, ShardCountError, TFRecordError } from "./errors.js";
 
 export interface RecordReaderOptions {
   /** File name for error messages. */
@@ -15,11 +15,26 @@ export interface RecordReaderOptions {
   /**
    * Skip bad records instead of failing, like TensorFlow's `ignore_errors`. A record whose data
    * checksum fails is skipped alone; a bad length (or a truncated tail) ends the file, since the
-   * framing after it cannot be trusted. Each skip is reported to `onSkip`.
+   * framing after it cannot be trusted. Each skip is reported to `onSkip` with the number of
+   * records it cost (see expectedRecords).
    */
   ignoreErrors?: boolean;
-  onSkip?: (error: TFRecordError) => void;
+  onSkip?: (error: TFRecordError, records: number) => void;
+  /**
+   * The record count the file's name states. Reading to the end checks it, since a shard cut at a
+   * record boundary (or emptied) has clean framing; and where bad framing ends the file early it
+   * says how many records were lost with it (otherwise that counts as one record).
+   */
+  expectedRecords?: number;
+  /**
+   * The stream's total length, where it is known before reading (an uncompressed file's size): a
+   * length field that runs past it fails at once, instead of after buffering the rest of the file.
+   */
+  streamLength?: () => Promise<number>;
 }
+
+/** Records needing more than this beyond what is buffered make the reader ask for the stream's length first. */
+const CHECK_LENGTH_ABOVE_BYTES = 1 << 20;
 
 /** Records larger than this are refused: a length this big means a damaged or foreign file. */
 const MAX_RECORD_BYTES = 2 ** 31 - 1;
@@ -36,8 +51,12 @@ export class RecordReader {
   private stopped = false;
   /** Bytes from `pos` the pending record needs, so `fill` can gather them with a single copy. */
   private need = HEADER_BYTES;
+  /** The stream's length, once asked for (see RecordReaderOptions.streamLength). */
+  private streamEnd: number | undefined;
   /** Offset of the record most recently returned. */
   lastOffset = -1;
+  /** Records returned so far. */
+  private returned = 0;
   /** Records skipped so far because of errors (with ignoreErrors). */
   skipped = 0;
 
@@ -69,6 +88,7 @@ export class RecordReader {
       if (avail < HEADER_BYTES) {
         if (this.eof && (avail > 0 || this.streamError))
           this.fail(this.pos, this.streamError ?? `truncated record header: ${avail} of ${HEADER_BYTES} bytes present`, true);
+        else if (this.eof) this.checkCount();
         this.need = HEADER_BYTES;
         return null;
       }
@@ -87,8 +107,7 @@ export class RecordReader {
       }
       const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
       if (end > buf.length) {
-        if (this.eof)
-          this.fail(p, this.streamError ?? `truncated record: header says ${lo} data bytes but only ${avail - HEADER_BYTES} remain`, true);
+        if (this.eof) this.fail(p, this.streamError ?? truncated(lo, avail - HEADER_BYTES), true);
         this.need = end - p;
         return null;
       }
@@ -100,6 +119,7 @@ export class RecordReader {
         continue;
       }
       this.lastOffset = this.base + p;
+      this.returned++;
       return buf.subarray(dataStart, dataStart + lo);
     }
     return null;
@@ -113,6 +133,12 @@ export class RecordReader {
   /** Reads from the stream until the pending record's bytes are buffered (or the stream ends). */
   async fill(): Promise<void> {
     const rest = this.buf.length - this.pos;
+    if (this.need - rest > CHECK_LENGTH_ABOVE_BYTES && this.options.streamLength) {
+      this.streamEnd ??= await this.options.streamLength();
+      const following = this.streamEnd - (this.base + this.pos) - HEADER_BYTES;
+      if (this.need - HEADER_BYTES > following)
+        return this.fail(this.pos, truncated(this.need - HEADER_BYTES - FOOTER_BYTES, following), true);
+    }
     const chunks: Uint8Array[] = [];
     let have = rest;
     while (!this.eof && (chunks.length === 0 || have < this.need)) {
@@ -154,6 +180,14 @@ export class RecordReader {
     await this.source.return?.();
   }
 
+  /** At the clean end of the stream: the records read must be as many as the file's name says. */
+  private checkCount(): void {
+    const expected = this.options.expectedRecords;
+    if (expected === undefined || this.returned + this.skipped === expected) return;
+    this.stopped = true;
+    throw new ShardCountError(this.options.file, this.returned + this.skipped, expected);
+  }
+
   private fail(pos: number, problem: string, framingLost: boolean): void {
     const error = new TFRecordError(this.options.file, this.base + pos, problem, this.options.compressed);
     if (!this.options.ignoreErrors) {
@@ -161,13 +195,24 @@ export class RecordReader {
       void this.source.return?.();
       throw error;
     }
-    this.skipped++;
-    this.options.onSkip?.(error);
+    // Bad framing loses the rest of the file: as many records as its name says were still to come.
+    const expected = this.options.expectedRecords;
+    const records = framingLost && expected !== undefined ? Math.max(0, expected - this.returned - this.skipped) : 1;
+    this.skipped += records;
+    this.options.onSkip?.(error, records);
     if (framingLost) {
       this.stopped = true;
       void this.source.return?.();
     }
   }
+}
+
+/** A record whose header announces more bytes than follow it: `following` counts everything after the header. */
+function truncated(dataBytes: number, following: number): string {
+  return (
+    `truncated record: its header announces ${dataBytes} data bytes and a ${FOOTER_BYTES}-byte checksum ` +
+    `(${dataBytes + FOOTER_BYTES} bytes), but only ${following} bytes follow the header`
+  );
 }
 
 function hex(v: number): string {

@@ -28,13 +28,22 @@ export interface OrtExecutorOptions {
 export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;
-  readonly threads: number;
+  private threadCount: number | undefined;
   private readonly devs: Device[];
 
   constructor(options: OrtExecutorOptions = {}) {
-    this.threads = options.threads === undefined ? defaultThreads() : positiveInt("threads", options.threads, 1);
+    if (options.threads !== undefined) this.threadCount = positiveInt("threads", options.threads, 1);
     const count = positiveInt("KILN_CPU_DEVICES", options.devices ?? process.env.KILN_CPU_DEVICES, 1);
     this.devs = Array.from({ length: count }, (_, index) => ({ id: `cpu:${index}`, platform: "cpu" as const, index, executor: this }));
+  }
+
+  /**
+   * Intra-op threads per session. The environment is read on first use, not when the package is
+   * imported, so that a bad KILN_CPU_THREADS is reported as a command's error instead of a stack
+   * trace from the import.
+   */
+  get threads(): number {
+    return (this.threadCount ??= defaultThreads());
   }
 
   devices(): readonly Device[] {

@@ -6,17 +6,19 @@ import { ortApi, type OrtApi, type Ptr } from "./ort-api.js";
 import { RunQueue } from "./run-queue.js";
 import { MemoryPool } from "./memory-pool.js";
 
-/** A positive integer from an option or environment variable, with an error naming it. */
-export function positiveInt(name: string, value: string | number | undefined, fallback: number): number {
+/** A positive integer from an option or environment variable, with an error naming it (and what leaving it out means). */
+export function positiveInt(name: string, value: string | number | undefined, fallback: number, unsetMeans?: string): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`${name} must be a positive integer, got "${value}"${unsetMeans ? ` (unset it to ${unsetMeans})` : ""}`);
   return n;
 }
 
 /** Intra-op threads unless told otherwise: env KILN_CPU_THREADS, else every core the process may use. */
 export function defaultThreads(): number {
-  return positiveInt("KILN_CPU_THREADS", process.env.KILN_CPU_THREADS, availableParallelism());
+  const cores = availableParallelism();
+  return positiveInt("KILN_CPU_THREADS", process.env.KILN_CPU_THREADS, cores, `use every core, ${cores} here`);
 }
 
 export class OrtRuntime {
