@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `kiln`: the command-line entry. Thin by design: it finds the subcommand and hands it the flags.
-import "../index.js"; // registers the executors (the default device first)
+import { ortExecutor } from "../index.js"; // registers the executors (the default device first)
 import { COMMANDS } from "./commands/index.js";
 import { UsageError } from "./args.js";
 import { kilnVersion } from "./version.js";
@@ -34,6 +34,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(`kiln: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
+  // The CPU executor reads KILN_CPU_THREADS lazily; reading it here makes a bad value every command's
+  // one-line error before any work starts.
+  void ortExecutor.threads;
   await command.run(rest);
   return 0;
 }
