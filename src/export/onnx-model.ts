@@ -33,6 +33,15 @@ function int32Scalar(name: string, value: number): TensorDef {
 const node = (op: string, inputs: string[], outputs: string[], attrs?: NodeDef["attrs"]): NodeDef => ({ op, inputs, outputs, attrs });
 
 /**
+ * The graph without initializers that no node reads: the lowering re-declares a constant with a new
+ * shape instead of reshaping it, which can leave the original unread (ONNX Runtime warns about each one).
+ */
+function withoutUnusedInitializers(g: GraphDef): GraphDef {
+  const read = new Set([...g.nodes.flatMap((n) => n.inputs), ...g.outputs.map((o) => o.name)]);
+  return { ...g, initializers: g.initializers.filter((t) => read.has(t.name)) };
+}
+
+/**
  * The ONNX model bytes for `program` (traced with inputs ids, mask as i32 [b, maxLength], b = the fixed
  * batch or 1 when dynamic) whose outputs are named `outputNames`.
  */
@@ -42,7 +51,7 @@ export function onnxModel(program: Program, outputNames: readonly string[], sig:
     if (s.kind !== "graph")
       throw new Error(`export: output "${outputNames[i]}" is not computed by the graph (${s.kind}); nothing to serve`);
   });
-  const core = lowered.graph;
+  const core = withoutUnusedInitializers(lowered.graph);
   const [idsIn, maskIn] = lowered.inputNames as [string, string];
   const coreOut = lowered.sources[0]!.map((s) => lowered.outputNames[(s as { index: number }).index]!);
   const outAvals = lowered.sources[0]!.map((s) => lowered.outputAvals[(s as { index: number }).index]!);

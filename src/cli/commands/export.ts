@@ -34,7 +34,9 @@ export const exportCommand: Command = {
     if (!values.model) throw new UsageError(`kiln export: --model is required\n\n${HELP}`);
     if (!values.format) throw new UsageError(`kiln export: --format is required (onnx)\n\n${HELP}`);
     if (positionals.length) throw new UsageError(`kiln export: unexpected argument "${positionals[0]}"\n\n${HELP}`);
-    const batch = (values.batch ?? "dynamic") === "dynamic" ? "dynamic" : intFlag("batch", values.batch, 1, 1);
+    const batch = (values.batch ?? "dynamic") === "dynamic" ? "dynamic" : Number(values.batch);
+    if (batch !== "dynamic" && !(Number.isInteger(batch) && batch >= 1))
+      throw new UsageError(`kiln export: --batch must be "dynamic" or an integer ≥ 1, got "${values.batch}"\n\n${HELP}`);
     const result = await exportModel({
       modelDir: values.model,
       format: values.format,
