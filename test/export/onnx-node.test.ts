@@ -17,6 +17,9 @@ import { EXPORT_MAX_LENGTH, trainExportModel } from "../helpers/export-trained-d
 import { median, ortFeeds } from "../helpers/onnx-serving.js";
 
 const TOLERANCE = 1e-4;
+// fill-mask scores are probabilities near 0.04 that f32 reordering moves by ~1e-8; 1e-6 (tighter than the
+// 1e-4 asked for) also catches a padding mask that leaks, which moves them by ~1e-4 on this barely trained model.
+const SCORE_TOLERANCE = 1e-6;
 const TEXTS = ["The state of the [MASK] is strong.", "Goal of my life is to [MASK].", "We must [MASK] our people."];
 
 const root = mkdtempSync(join(tmpdir(), "kiln-export-node-"));
@@ -49,7 +52,7 @@ test("transformers.js pipeline('fill-mask') on the exported directory gives kiln
       theirs.map((r) => r.score),
       ours.map((r) => r.score),
     );
-    assert.ok(worst < TOLERANCE, `${text}: scores differ by ${worst}`);
+    assert.ok(worst < SCORE_TOLERANCE, `${text}: scores differ by ${worst}`);
     t.diagnostic(`${text} → ${ours.map((r) => JSON.stringify(r.token_str)).join(" ")}; largest score difference ${worst.toExponential(2)}`);
   }
   // The same sentence, model loaded, 20 calls each: transformers.js, raw onnxruntime-node, Kiln's pipeline.
