@@ -66,10 +66,9 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   if (maxLength < 1 || maxLength > limit)
     throw new Error(`kiln export: --max-length ${maxLength} is outside 1..${limit}, the lengths this model's position embeddings cover`);
 
-  const batch = opts.batch === "dynamic" ? 1 : opts.batch;
-  const program = inferenceProgram(model, params, { batch, length: maxLength }, withLogits);
   const outputs = inferenceOutputNames(withLogits);
-  const bytes = onnxModel(program, outputs, { batch: opts.batch, maxLength, padId: config.pad_token_id }, opts.producerVersion);
+  const trace = (batch: number, length: number) => inferenceProgram(model, params, { batch, length }, withLogits);
+  const bytes = onnxModel(trace, outputs, { batch: opts.batch, maxLength, padId: config.pad_token_id }, opts.producerVersion);
 
   const outDir = opts.outDir ?? opts.modelDir;
   await mkdir(join(outDir, "onnx"), { recursive: true });

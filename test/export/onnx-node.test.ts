@@ -31,7 +31,7 @@ const { model, params } = await loadModel(dir);
 const tokenizer = await loadTokenizer(dir);
 
 test("transformers.js pipeline('fill-mask') on the exported directory gives kiln fill-mask's top 5", async (t) => {
-  assert.match(exportLog, /wrote .*onnx\/model\.onnx .*outputs logits, last_hidden_state; dynamic batch and length, at most 32 tokens/);
+  assert.match(exportLog, /wrote .*onnx\/model\.onnx .*outputs logits, last_hidden_state; dynamic batch and length, at most 48 tokens/);
   env.allowRemoteModels = false;
   env.localModelPath = root;
   const fillMask = await pipeline("fill-mask", "model");
@@ -67,19 +67,29 @@ test("transformers.js pipeline('fill-mask') on the exported directory gives kiln
     "kiln FillMaskPipeline": await median(20, () => kilnPipe.call(text, { topK: 5 })),
   };
   for (const [what, ms] of Object.entries(timings)) t.diagnostic(`${what}: median of 20 ${ms.toFixed(2)} ms (${ids.length} tokens)`);
-  t.diagnostic(`onnx/model.onnx: ${statSync(onnxFile).size} bytes`);
+  // Two traced lengths (32 and 48), one copy of the weights.
+  const sizes = { onnx: statSync(onnxFile).size, safetensors: statSync(join(dir, "model.safetensors")).size };
+  t.diagnostic(`onnx/model.onnx: ${sizes.onnx} bytes; model.safetensors: ${sizes.safetensors} bytes`);
+  assert.ok(sizes.onnx < 1.25 * sizes.safetensors, "the weights are stored once");
 });
 
-const sentences = sotuSentences(lines, (s) => tokenizer.encode(s), 3, 6, EXPORT_MAX_LENGTH);
+// Sentences up to 32 tokens run the program traced for 32; a longer one, the one traced for 48.
+const sentences = sotuSentences(lines, (s) => tokenizer.encode(s), 3, 6, 30);
+const [long] = sotuSentences(lines, (s) => tokenizer.encode(s), 1, 34, EXPORT_MAX_LENGTH);
 const batches: Record<string, PaddedBatch> = {
   "batch 1": padBatch([tokenizer.encode(sentences[0]!)], tokenizer.padId),
   "a padded batch of 3": padBatch(
     sentences.map((s) => tokenizer.encode(s)),
     tokenizer.padId,
   ),
+  "batch 1 over 32 tokens": padBatch([tokenizer.encode(long!)], tokenizer.padId),
+  "a padded batch of 3 over 32 tokens": padBatch(
+    [sentences[0]!, long!, sentences[1]!].map((s) => tokenizer.encode(s)),
+    tokenizer.padId,
+  ),
 };
 
-test("onnxruntime-node on the dynamic export: Kiln's logits and hidden states, batch 1 and a padded batch of 3", async (t) => {
+test("onnxruntime-node on the dynamic export: Kiln's logits and hidden states, batch 1 and padded batches of 3, either traced length", async (t) => {
   const session = await ort.InferenceSession.create(onnxFile);
   for (const [name, b] of Object.entries(batches)) {
     const out = await session.run(ortFeeds(b));
@@ -93,21 +103,22 @@ test("onnxruntime-node on the dynamic export: Kiln's logits and hidden states, b
   }
 });
 
+const FIXED_LENGTH = 32;
 test("a fixed signature (--batch 3 --max-length 32) takes exactly [3, 32] and gives Kiln's logits", async (t) => {
   const fixedDir = join(root, "fixed");
-  kiln("export", "--model", dir, "--format", "onnx", "--batch", "3", "--max-length", String(EXPORT_MAX_LENGTH), "--out", fixedDir);
+  kiln("export", "--model", dir, "--format", "onnx", "--batch", "3", "--max-length", String(FIXED_LENGTH), "--out", fixedDir);
   for (const f of ["config.json", "tokenizer.json", "tokenizer_config.json"]) assert.ok(statSync(join(fixedDir, f)).isFile(), f);
   const session = await ort.InferenceSession.create(join(fixedDir, "onnx", "model.onnx"));
   // padBatch pads to the longest row: a row of max-length pads (attention 0) makes that the signature's length.
-  const rows = [...sentences.map((s) => tokenizer.encode(s)), new Array<number>(EXPORT_MAX_LENGTH).fill(tokenizer.padId)];
+  const rows = [...sentences.map((s) => tokenizer.encode(s)), new Array<number>(FIXED_LENGTH).fill(tokenizer.padId)];
   const padded = padBatch(rows, tokenizer.padId);
-  padded.attentionMask.fill(0, 3 * EXPORT_MAX_LENGTH);
+  padded.attentionMask.fill(0, 3 * FIXED_LENGTH);
   const full: PaddedBatch = {
-    inputIds: padded.inputIds.subarray(0, 3 * EXPORT_MAX_LENGTH),
-    attentionMask: padded.attentionMask.subarray(0, 3 * EXPORT_MAX_LENGTH),
-    shape: [3, EXPORT_MAX_LENGTH],
+    inputIds: padded.inputIds.subarray(0, 3 * FIXED_LENGTH),
+    attentionMask: padded.attentionMask.subarray(0, 3 * FIXED_LENGTH),
+    shape: [3, FIXED_LENGTH],
   };
-  assert.deepEqual(full.shape, [3, EXPORT_MAX_LENGTH]);
+  assert.deepEqual(full.shape, [3, FIXED_LENGTH]);
   const out = await session.run(ortFeeds(full));
   const diff = maxAbsDiff(out.logits!.data as Float32Array, await kilnLogits(model, params, full));
   t.diagnostic(`fixed [3, 32]: largest logit difference ${diff.toExponential(2)}`);
