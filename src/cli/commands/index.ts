@@ -7,6 +7,7 @@ import { trainCommand } from "./train.js";
 import { fillMaskCommand } from "./fill-mask.js";
 import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
+import { exportCommand } from "./export.js";
 
 export const COMMANDS: Command[] = [
   quickstartCommand,
@@ -15,5 +16,6 @@ export const COMMANDS: Command[] = [
   dataCommand,
   trainCommand,
   fillMaskCommand,
+  exportCommand,
   benchCommand,
 ];

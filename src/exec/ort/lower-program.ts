@@ -5,7 +5,7 @@ import type { DType, HostArray } from "../../core/dtype.js";
 import type { AVal, Program, Var } from "../../core/ir.js";
 import { fmtAVal, printProgram } from "../../core/ir.js";
 import { shapesEqual } from "../../core/shape.js";
-import { encodeModel, type ValueInfoDef } from "./onnx-proto.js";
+import { encodeModel, type GraphDef, type ValueInfoDef } from "./onnx-proto.js";
 import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
 import { LOWERINGS } from "./lowerings.js";
 import type { Lowering } from "./lowering.js";
@@ -13,7 +13,7 @@ import { foldTransposedProducts } from "./rewrite.js";
 
 /** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
 export const OPSET = 21;
-const IR_VERSION = 10;
+export const IR_VERSION = 10;
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -36,7 +36,22 @@ function valueInfo(name: string, aval: AVal): ValueInfoDef {
   return { name, dataType: ONNX_TYPE[aval.dtype], dims: aval.shape };
 }
 
+/** A program lowered to an ONNX graph (not yet wrapped in a model): what lowerProgram encodes. */
+export type LoweredGraph = Omit<LoweredProgram, "model"> & { readonly graph: GraphDef };
+
 export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
+  const { graph, ...rest } = lowerGraph(source, replicas);
+  const model = encodeModel({
+    irVersion: IR_VERSION,
+    opsets: [{ domain: "", version: OPSET }],
+    producerName: "kiln",
+    producerVersion,
+    graph,
+  });
+  return { model, ...rest };
+}
+
+export function lowerGraph(source: Program, replicas: number): LoweredGraph {
   const program = foldTransposedProducts(source);
   const g = new GraphBuilder();
   const inputs: ValueInfoDef[] = [];
@@ -118,18 +133,12 @@ export function lowerProgram(source: Program, replicas: number, producerVersion:
     }),
   );
 
-  const model = encodeModel({
-    irVersion: IR_VERSION,
-    opsets: [{ domain: "", version: OPSET }],
-    producerName: "kiln",
-    producerVersion,
-    graph: {
-      name: program.name,
-      nodes: g.nodes,
-      initializers: g.initializers,
-      inputs,
-      outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
-    },
-  });
-  return { model, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: g.nodes.length };
+  const graph: GraphDef = {
+    name: program.name,
+    nodes: g.nodes,
+    initializers: g.initializers,
+    inputs,
+    outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
+  };
+  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: g.nodes.length };
 }

@@ -35,7 +35,8 @@ export type AttrValue =
   | { readonly kind: "ints"; readonly value: readonly number[] }
   | { readonly kind: "float"; readonly value: number }
   | { readonly kind: "string"; readonly value: string }
-  | { readonly kind: "tensor"; readonly value: TensorDef };
+  | { readonly kind: "tensor"; readonly value: TensorDef }
+  | { readonly kind: "graph"; readonly value: GraphDef }; // a subgraph (Scan, Loop, If bodies)
 
 /** Attribute constructors: ONNX distinguishes ints from floats, JS numbers do not. */
 export const attr = {
@@ -44,6 +45,7 @@ export const attr = {
   float: (value: number): AttrValue => ({ kind: "float", value }),
   string: (value: string): AttrValue => ({ kind: "string", value }),
   tensor: (value: TensorDef): AttrValue => ({ kind: "tensor", value }),
+  graph: (value: GraphDef): AttrValue => ({ kind: "graph", value }),
 };
 
 export interface NodeDef {
@@ -58,7 +60,8 @@ export interface NodeDef {
 export interface ValueInfoDef {
   readonly name: string;
   readonly dataType: OnnxType;
-  readonly dims: readonly number[];
+  /** A number is a fixed size (dim_value); a string names a size known only at run time (dim_param). */
+  readonly dims: readonly (number | string)[];
 }
 
 export interface GraphDef {
@@ -181,7 +184,7 @@ function tensorMsg(t: TensorDef): Msg {
   return m;
 }
 
-const ATTR_TYPE = { float: 1, int: 2, string: 3, tensor: 4, ints: 7 } as const;
+const ATTR_TYPE = { float: 1, int: 2, string: 3, tensor: 4, graph: 5, ints: 7 } as const;
 
 function attrMsg(name: string, a: AttrValue): Msg {
   const m = new Msg().string(1, name).varint(20, ATTR_TYPE[a.kind]); // name, type
@@ -198,6 +201,9 @@ function attrMsg(name: string, a: AttrValue): Msg {
     case "tensor":
       m.message(5, tensorMsg(a.value));
       break; // t
+    case "graph":
+      m.message(6, graphMsg(a.value));
+      break; // g
     case "ints":
       for (const v of a.value) m.varint(8, v);
       break; // ints
@@ -218,7 +224,8 @@ function nodeMsg(n: NodeDef): Msg {
 
 function valueInfoMsg(v: ValueInfoDef): Msg {
   const shape = new Msg();
-  for (const d of v.dims) shape.message(1, new Msg().varint(1, d)); // TensorShapeProto.dim { dim_value }
+  // TensorShapeProto.dim { dim_value | dim_param }
+  for (const d of v.dims) shape.message(1, typeof d === "number" ? new Msg().varint(1, d) : new Msg().string(2, d));
   const tensorType = new Msg().varint(1, v.dataType).message(2, shape); // elem_type, shape
   const type = new Msg().message(1, tensorType); // TypeProto.tensor_type
   return new Msg().string(1, v.name).message(2, type);

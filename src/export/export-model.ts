@@ -1,0 +1,84 @@
+// `kiln export --format onnx`: a model directory (Kiln's or transformers' save_pretrained) → onnx/model.onnx
+// beside config.json and the tokenizer files, the layout transformers.js loads (`pipeline("fill-mask", dir)`).
+import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadPretrained } from "../models/pretrained.js";
+import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { writeFileAtomic, writeJsonAtomic } from "../io/atomic-file.js";
+import { inferenceOutputNames, inferenceProgram } from "./inference-program.js";
+import { onnxModel } from "./onnx-model.js";
+
+export const EXPORT_FORMATS = ["onnx"] as const;
+export const EXPORT_PRECISIONS = ["f32"] as const;
+/** Model types the exporter can trace (the masked language models src/models builds). */
+export const EXPORTABLE_MODEL_TYPES = ["roberta", "bert"] as const;
+/** The tokenizer files transformers.js reads, copied when the export goes to another directory. */
+const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
+
+export interface ExportOptions {
+  modelDir: string;
+  format: string;
+  /** A fixed batch size, or "dynamic" (batch and sequence length chosen per call). */
+  batch: number | "dynamic";
+  /** The longest sequence (and, for a fixed batch, the exact one); default min(128, the model's limit). */
+  maxLength?: number;
+  precision: string;
+  /** Where to write (default: the model directory itself). */
+  outDir?: string;
+  /** Recorded in the model as its producer's version. */
+  producerVersion: string;
+}
+
+export interface ExportResult {
+  modelPath: string;
+  outputs: string[];
+  maxLength: number;
+  bytes: number;
+  notices: string[];
+}
+
+async function readModelType(dir: string): Promise<string> {
+  const path = join(dir, "config.json");
+  if (!existsSync(path)) throw new Error(`kiln export: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
+  const type = JSON.parse(await readFile(path, "utf8")).model_type;
+  if (!(EXPORTABLE_MODEL_TYPES as readonly unknown[]).includes(type))
+    throw new Error(
+      `kiln export: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
+        `it exports ${EXPORTABLE_MODEL_TYPES.join(" and ")} models`,
+    );
+  return type;
+}
+
+export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
+    throw new Error(`kiln export: unknown --format "${opts.format}"; the formats are ${EXPORT_FORMATS.join(", ")}`);
+  if (!(EXPORT_PRECISIONS as readonly string[]).includes(opts.precision))
+    throw new Error(`kiln export: unknown --precision "${opts.precision}"; the precisions are ${EXPORT_PRECISIONS.join(", ")}`);
+  await readModelType(opts.modelDir);
+  // An encoder-only checkpoint exports its hidden states; its head would be random, so no logits.
+  const { model, params, mlmHead, notices } = await loadPretrained(opts.modelDir, { missingHead: "init" });
+  const withLogits = mlmHead === "loaded";
+  if (!withLogits) notices.push("the checkpoint has no masked-LM head: the export has last_hidden_state only, no logits");
+  const config: MlmConfig = model.config;
+  const limit = maxSequenceLength(config);
+  const maxLength = opts.maxLength ?? Math.min(128, limit);
+  if (maxLength < 1 || maxLength > limit)
+    throw new Error(`kiln export: --max-length ${maxLength} is outside 1..${limit}, the lengths this model's position embeddings cover`);
+
+  const outputs = inferenceOutputNames(withLogits);
+  const trace = (batch: number, length: number) => inferenceProgram(model, params, { batch, length }, withLogits);
+  const bytes = onnxModel(trace, outputs, { batch: opts.batch, maxLength, padId: config.pad_token_id }, opts.producerVersion);
+
+  const outDir = opts.outDir ?? opts.modelDir;
+  await mkdir(join(outDir, "onnx"), { recursive: true });
+  const modelPath = join(outDir, "onnx", "model.onnx");
+  await writeFileAtomic(modelPath, bytes);
+  if (resolve(outDir) !== resolve(opts.modelDir))
+    for (const f of TOKENIZER_FILES) if (existsSync(join(opts.modelDir, f))) await copyFile(join(opts.modelDir, f), join(outDir, f));
+  // transformers.js picks the weights' file by dtype, and in the browser it would look for the int8 file
+  // (model_quantized.onnx) unless the config names the one written here.
+  const raw = JSON.parse(await readFile(join(opts.modelDir, "config.json"), "utf8"));
+  await writeJsonAtomic(join(outDir, "config.json"), { ...raw, "transformers.js_config": { dtype: "fp32" } });
+  return { modelPath, outputs, maxLength, bytes: bytes.length, notices };
+}

@@ -1,0 +1,186 @@
+// An inference program's ONNX model, in the signature a server feeds: int64 input_ids and attention_mask
+// (what transformers.js and Optimum-exported models take) → named f32 outputs.
+//
+// Kiln's programs have static shapes. A fixed signature (`batch` a number) is the program as traced: the
+// input must be exactly [batch, maxLength], XLA-style. A dynamic one holds the program traced for one
+// sequence at a few lengths (32, 64, … up to maxLength; the weights stored once), picks the shortest
+// that fits the input, and runs it inside a Scan over the batch: each row is padded to that length (pad
+// id, attention 0) and the outputs are cut back to the input's length. Padding does not change the real
+// positions' values: the attention bias of padded keys underflows exp() to exactly 0, and each row is
+// computed alone, as in the traced program.
+import type { Program } from "../core/ir.js";
+import { OPSET, IR_VERSION } from "../exec/ort/lower-program.js";
+import { encodeModel, OnnxType, attr, type GraphDef, type NodeDef, type TensorDef, type ValueInfoDef } from "../exec/ort/onnx-proto.js";
+import { ONNX_TYPE } from "../exec/ort/graph-builder.js";
+import { coreGraph, SharedInitializers, type CoreGraph } from "./core-graph.js";
+
+export interface OnnxSignature {
+  /** A fixed batch size, or "dynamic" (batch and sequence length both chosen at run time). */
+  readonly batch: number | "dynamic";
+  readonly maxLength: number;
+  readonly padId: number;
+}
+
+/** Traces the inference program for inputs [batch, length]. */
+export type TraceInference = (batch: number, length: number) => Program;
+
+const BATCH = "batch_size",
+  SEQUENCE = "sequence_length";
+/** The shortest traced length; each further one doubles it, up to the longest allowed. */
+const FIRST_LENGTH = 32;
+
+export function tracedLengths(maxLength: number): number[] {
+  const lengths: number[] = [];
+  for (let l = FIRST_LENGTH; l < maxLength; l *= 2) lengths.push(l);
+  return [...lengths, maxLength];
+}
+
+function int64s(name: string, values: readonly number[], dims: readonly number[] = [values.length]): TensorDef {
+  return { name, dataType: OnnxType.INT64, dims, raw: new Uint8Array(BigInt64Array.from(values, BigInt).buffer) };
+}
+
+function int32Scalar(name: string, value: number): TensorDef {
+  return { name, dataType: OnnxType.INT32, dims: [], raw: new Uint8Array(Int32Array.of(value).buffer) };
+}
+
+const node = (op: string, inputs: string[], outputs: string[], attrs?: NodeDef["attrs"]): NodeDef => ({ op, inputs, outputs, attrs });
+
+function outputInfo(name: string, core: CoreGraph, i: number, lead: readonly (number | string)[]): ValueInfoDef {
+  const aval = core.outputAvals[i]!;
+  return { name, dataType: ONNX_TYPE[aval.dtype], dims: [...lead, ...aval.shape.slice(2)] };
+}
+
+/** The ONNX model bytes for the program `trace` gives, with outputs named `outputNames`. */
+export function onnxModel(trace: TraceInference, outputNames: readonly string[], sig: OnnxSignature, producerVersion: string): Uint8Array {
+  const lead = sig.batch === "dynamic" ? [BATCH, SEQUENCE] : [sig.batch, sig.maxLength];
+  const inputs: ValueInfoDef[] = ["input_ids", "attention_mask"].map((name) => ({ name, dataType: OnnxType.INT64, dims: lead }));
+  const casts = [
+    node("Cast", ["input_ids"], ["export_ids"], { to: attr.int(OnnxType.INT32) }),
+    node("Cast", ["attention_mask"], ["export_mask"], { to: attr.int(OnnxType.INT32) }),
+  ];
+  const graph =
+    sig.batch === "dynamic"
+      ? dynamicGraph(trace, outputNames, sig, inputs, casts)
+      : fixedGraph(trace(sig.batch, sig.maxLength), outputNames, inputs, casts);
+  return encodeModel({ irVersion: IR_VERSION, opsets: [{ domain: "", version: OPSET }], producerName: "kiln", producerVersion, graph });
+}
+
+/** The traced graph as it is, between the casts and the named outputs. */
+function fixedGraph(program: Program, outputNames: readonly string[], inputs: ValueInfoDef[], casts: NodeDef[]): GraphDef {
+  const core = coreGraph(program, "");
+  return {
+    name: "kiln_inference",
+    nodes: [
+      ...casts,
+      node("Identity", ["export_ids"], [core.inputs[0]!]),
+      node("Identity", ["export_mask"], [core.inputs[1]!]),
+      ...core.nodes,
+      ...core.outputs.map((o, i) => node("Identity", [o], [outputNames[i]!])),
+    ],
+    initializers: [...core.initializers],
+    inputs,
+    outputs: outputNames.map((n, i) => outputInfo(n, core, i, inputs[0]!.dims)),
+  };
+}
+
+function dynamicGraph(
+  trace: TraceInference,
+  outputNames: readonly string[],
+  sig: OnnxSignature,
+  inputs: ValueInfoDef[],
+  casts: NodeDef[],
+): GraphDef {
+  const shared = new SharedInitializers();
+  const lengths = tracedLengths(sig.maxLength);
+  const cores = lengths.map((l) => coreGraph(trace(1, l), `l${l}_`, shared));
+  const lead = [BATCH, SEQUENCE];
+
+  /** For inputs that fit length l: pad each row to l, run the program row by row, cut back to the input's length. */
+  const branch = (l: number, core: CoreGraph, out: (name: string) => string): GraphDef => {
+    const p = `l${l}_export_`;
+    const body: GraphDef = {
+      name: `kiln_inference_row_${l}`,
+      nodes: [
+        node("Reshape", [`${p}row_ids`, `${p}row_shape`], [core.inputs[0]!]),
+        node("Reshape", [`${p}row_mask`, `${p}row_shape`], [core.inputs[1]!]),
+        ...core.nodes,
+        ...core.outputs.map((o, i) => node("Reshape", [o, `${p}out_shape${i}`], [`${p}row_${outputNames[i]}`])),
+      ],
+      initializers: [
+        ...core.initializers,
+        int64s(`${p}row_shape`, [1, l]),
+        ...core.outputAvals.map((a, i) => int64s(`${p}out_shape${i}`, a.shape.slice(1))),
+      ],
+      inputs: [`${p}row_ids`, `${p}row_mask`].map((name) => ({ name, dataType: OnnxType.INT32, dims: [l] })),
+      outputs: outputNames.map((n, i) => outputInfo(`${p}row_${n}`, core, i, [l])),
+    };
+    return {
+      name: `kiln_inference_${l}`,
+      nodes: [
+        // pads = [0, 0, 0, l - length]: right-pad the sequence axis to l.
+        node("Sub", [`${p}length`, "export_length"], [`${p}pad`]),
+        node("Concat", ["export_zeros3", `${p}pad`], [`${p}pads`], { axis: attr.int(0) }),
+        node("Pad", ["export_ids", `${p}pads`, "export_pad_id"], [`${p}ids`]),
+        node("Pad", ["export_mask", `${p}pads`, "export_zero"], [`${p}mask`]),
+        node(
+          "Scan",
+          [`${p}ids`, `${p}mask`],
+          outputNames.map((n) => `${p}padded_${n}`),
+          { body: attr.graph(body), num_scan_inputs: attr.int(2) },
+        ),
+        ...outputNames.map((n) => node("Slice", [`${p}padded_${n}`, "export_zero1", "export_length", "export_one1"], [out(n)])),
+      ],
+      initializers: [int64s(`${p}length`, [l])],
+      inputs: [],
+      outputs: outputNames.map((n, i) => outputInfo(out(n), core, i, lead)),
+    };
+  };
+
+  /** Lengths from index i on: the first that fits, by a chain of If nodes (the last takes the rest). */
+  const choose = (i: number, out: (name: string) => string): NodeDef[] => {
+    const l = lengths[i]!;
+    if (i === lengths.length - 1) return [...branch(l, cores[i]!, out).nodes]; // the last length: no choice left
+    const inner = (n: string) => `l${l}_rest_${n}`;
+    const elseBranch: GraphDef = {
+      name: `kiln_inference_over_${l}`,
+      nodes: choose(i + 1, inner),
+      initializers: restInitializers(i + 1),
+      inputs: [],
+      outputs: outputNames.map((n, k) => outputInfo(inner(n), cores[i + 1]!, k, lead)),
+    };
+    return [
+      node("LessOrEqual", ["export_length_scalar", `l${l}_export_limit`], [`l${l}_export_fits`]),
+      node("If", [`l${l}_export_fits`], outputNames.map(out), {
+        then_branch: attr.graph(branch(l, cores[i]!, (n) => `l${l}_then_${n}`)),
+        else_branch: attr.graph(elseBranch),
+      }),
+    ];
+  };
+  /** The initializers that the chain from index i on declares in its own graph. */
+  const restInitializers = (i: number): TensorDef[] => {
+    const l = lengths[i]!;
+    return i === lengths.length - 1 ? [int64s(`l${l}_export_length`, [l])] : [int64s(`l${l}_export_limit`, [l], [])];
+  };
+
+  return {
+    name: "kiln_inference",
+    nodes: [
+      ...casts,
+      node("Shape", ["input_ids"], ["export_length"], { start: attr.int(1), end: attr.int(2) }),
+      node("Reshape", ["export_length", "export_scalar_shape"], ["export_length_scalar"]),
+      ...choose(0, (n) => n),
+    ],
+    initializers: [
+      ...shared.tensors,
+      ...restInitializers(0),
+      int64s("export_scalar_shape", [], [0]),
+      int64s("export_zeros3", [0, 0, 0]),
+      int64s("export_zero1", [0]),
+      int64s("export_one1", [1]),
+      int32Scalar("export_pad_id", sig.padId),
+      int32Scalar("export_zero", 0),
+    ],
+    inputs,
+    outputs: outputNames.map((n, i) => outputInfo(n, cores[0]!, i, lead)),
+  };
+}
