@@ -22,6 +22,8 @@ export interface TrainBenchOptions {
 export interface TrainBenchResult {
   bench: "train";
   preset: string;
+  /** The executor that ran it: "ort" or "xla". */
+  executor: string;
   device: string;
   precision: string;
   batch: number;
@@ -45,8 +47,10 @@ function median(xs: number[]): number {
 /** The best f32 matmul rate the device reaches (GFLOP/s), the denominator of MFU. */
 export async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
   const n = 1024;
-  const a = k.ones([n, n], dtype).astype(dtype),
-    b = k.ones([n, n], dtype).astype(dtype);
+  // Made on the device, so that the timed calls copy nothing.
+  const ones = k.jit(() => k.ones([n, n], dtype), { name: "peak_ones", device });
+  const a = ones(),
+    b = ones();
   const mm = k.jit((x: k.Array, y: k.Array) => x.matmul(y), { name: "peak_matmul", device });
   let best = 0;
   for (let i = 0; i < 20; i++) {
@@ -113,6 +117,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   return {
     bench: "train",
     preset: o.preset,
+    executor: dev.executor.name,
     device: dev.id,
     precision: o.precision,
     batch: o.batch,

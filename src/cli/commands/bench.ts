@@ -1,5 +1,5 @@
 // `kiln bench train`: training throughput of a preset on synthetic batches (see src/train/bench-train.ts).
-import { parseFlags, intFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, executorFlag, UsageError } from "../args.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
@@ -18,6 +18,8 @@ against the device's measured f32 matmul peak.
   --max-length N              default 128
   --steps N  --warmup N       default 5 and 2
   --accelerator NAME          cpu | gpu | tpu | auto (default auto)
+  --executor NAME             ort | xla: who runs the CPU (default ort; GPUs and TPUs always run on XLA)
+  --pjrt-plugin PATH          a PJRT plugin (.so), or env KILN_PJRT_PLUGIN
   --json                      print one JSON object (otherwise a readable line)`;
 
 export const benchCommand: Command = {
@@ -35,6 +37,8 @@ export const benchCommand: Command = {
       steps: { type: "string" },
       warmup: { type: "string" },
       accelerator: { type: "string" },
+      executor: { type: "string" },
+      "pjrt-plugin": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     });
@@ -43,7 +47,12 @@ export const benchCommand: Command = {
     if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
     const precision = (v.precision ?? "32") as PrecisionName;
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
-    const [device] = selectDevices({ accelerator: (v.accelerator ?? "auto") as Accelerator, devices: 1 });
+    const [device] = selectDevices({
+      accelerator: (v.accelerator ?? "auto") as Accelerator,
+      devices: 1,
+      executor: executorFlag(v.executor),
+      ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
+    });
     const r = await benchTrain({
       preset,
       precision,
@@ -56,7 +65,7 @@ export const benchCommand: Command = {
     if (v.json) console.log(JSON.stringify(r));
     else
       console.log(
-        `${r.preset} on ${r.device} (${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
+        `${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
       );
   },
 };
