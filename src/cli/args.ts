@@ -39,9 +39,9 @@ export function numberFlag(name: string, value: string | undefined, fallback: nu
   return n;
 }
 
-/** Parses --executor: who runs the CPU ("ort", the default, or "xla"). */
-export function executorFlag(value: string | undefined): CpuExecutorName {
-  if (value === undefined) return "ort";
+/** Parses --executor: who runs the CPU ("ort" or "xla"; undefined when not given: ONNX Runtime). */
+export function executorFlag(value: string | undefined): CpuExecutorName | undefined {
+  if (value === undefined) return undefined;
   if (!CPU_EXECUTORS.includes(value as CpuExecutorName))
     throw new UsageError(
       `--executor must be ${CPU_EXECUTORS.join(" or ")} (who runs the CPU; GPUs and TPUs always run on XLA), got "${value}"`,

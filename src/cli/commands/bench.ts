@@ -50,7 +50,7 @@ export const benchCommand: Command = {
     const [device] = selectDevices({
       accelerator: (v.accelerator ?? "auto") as Accelerator,
       devices: 1,
-      executor: executorFlag(v.executor),
+      ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
     });
     const r = await benchTrain({

@@ -52,7 +52,7 @@ export const quickstartCommand: Command = {
     const [device] = selectDevices({
       accelerator: "cpu",
       devices: 1,
-      executor: executorFlag(v.executor),
+      ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
     });
     k.setDefaultDevice(device!);

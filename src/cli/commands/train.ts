@@ -149,7 +149,11 @@ export async function runTrain(argv: string[]): Promise<void> {
   const precision = (v.precision ?? "32") as PrecisionName;
   if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
-  const devices = selectDevices({ accelerator, devices: intFlag("devices", v.devices, 1, 1), executor: executorFlag(v.executor) });
+  const devices = selectDevices({
+    accelerator,
+    devices: intFlag("devices", v.devices, 1, 1),
+    ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
+  });
   const replicas = devices.length;
   const common = { maxLength, batchSize: batch * replicas };
   const train = await openDataset({
