@@ -15,6 +15,8 @@ export interface TrainBenchOptions {
   steps: number;
   warmup: number;
   device: k.Device;
+  /** The vocabulary head on the labelled positions only (Kiln's default), or on every position, as the peers compute it. */
+  head?: "labelled" | "all";
   /** Vocabulary size (default: 8192 for mlm-small, 32000 otherwise, as the peers use). */
   vocab?: number;
 }
@@ -26,6 +28,7 @@ export interface TrainBenchResult {
   executor: string;
   device: string;
   precision: string;
+  head: "labelled" | "all";
   batch: number;
   seq: number;
   params: number;
@@ -79,6 +82,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
       computeDtype: policy.computeDtype,
       dropoutSeed: 1,
       masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+      labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
     }),
     { name: "bench_train_step", donateArgs: [0], device: dev },
   );
@@ -120,6 +124,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
     executor: dev.executor.name,
     device: dev.id,
     precision: o.precision,
+    head: o.head ?? "labelled",
     batch: o.batch,
     seq: o.maxLength,
     params: nParams,

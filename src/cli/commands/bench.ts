@@ -16,6 +16,8 @@ against the device's measured f32 matmul peak.
   --precision NAME            ${PRECISIONS.join(" | ")} (default 32)
   --per-replica-batch-size N  default 32
   --max-length N              default 128
+  --head labelled|all         the vocabulary head on the labelled positions only (default), or on every
+                              position (the work the JAX and PyTorch peers do)
   --steps N  --warmup N       default 5 and 2
   --accelerator NAME          cpu | gpu | tpu | auto (default auto)
   --executor NAME             ort | xla: who runs the CPU (default ort; GPUs and TPUs always run on XLA)
@@ -34,6 +36,7 @@ export const benchCommand: Command = {
       precision: { type: "string" },
       "per-replica-batch-size": { type: "string" },
       "max-length": { type: "string" },
+      head: { type: "string" },
       steps: { type: "string" },
       warmup: { type: "string" },
       accelerator: { type: "string" },
@@ -46,6 +49,8 @@ export const benchCommand: Command = {
     const preset = v.preset ?? "mlm-small";
     if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
     const precision = (v.precision ?? "32") as PrecisionName;
+    const head = (v.head ?? "labelled") as "labelled" | "all";
+    if (!["labelled", "all"].includes(head)) throw new UsageError(`--head must be labelled or all, got "${v.head}"`);
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
     const [device] = selectDevices({
       accelerator: (v.accelerator ?? "auto") as Accelerator,
@@ -59,6 +64,7 @@ export const benchCommand: Command = {
       device: device!,
       batch: intFlag("per-replica-batch-size", v["per-replica-batch-size"], 32, 1),
       maxLength: intFlag("max-length", v["max-length"], 128, 1),
+      head,
       steps: intFlag("steps", v.steps, 5, 1),
       warmup: intFlag("warmup", v.warmup, 2, 1),
     });
