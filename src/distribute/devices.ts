@@ -61,10 +61,10 @@ export function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Execu
   return e;
 }
 
-/** The CPU device count a client must be made with for `spec` (undefined: the plugin's default). */
-function cpuCountFor(spec: DevicesSpec): number | undefined {
+/** The CPU device count a client is made with for `spec`: "auto" is one device, as on ONNX Runtime (XLA's default of 4 is arbitrary). */
+function cpuCountFor(spec: DevicesSpec): number {
   if (typeof spec === "number") return spec;
-  if (spec === "auto") return undefined;
+  if (spec === "auto") return 1;
   return Math.max(...spec) + 1;
 }
 
