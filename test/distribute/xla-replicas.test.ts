@@ -13,6 +13,8 @@ import { TINY, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
 import type { Callback } from "../../src/train/callbacks.js";
+import { DataParallel, PerReplica, selectDevices } from "../../src/distribute/index.js";
+import type { XlaExecutor } from "../../src/exec/xla/index.js";
 
 type Transfers = ReturnType<typeof k.metrics>["transfers"];
 
@@ -67,4 +69,30 @@ test("XLA:CPU: 4 devices × 8 and 8 devices × 4 give one device's batch-32 para
   console.log(`steady step 3 on 4 devices: ${JSON.stringify(step)} (the batch is ${batchBytes} bytes)`);
   assert.deepEqual(step.toDevice, { count: 4 * 5, bytes: batchBytes + 4 * 3 * 4 });
   assert.deepEqual(step.toHost, { count: 5, bytes: 5 * 4 });
+});
+
+test("XLA:CPU: a replicated step's donated state is consumed and replaced, one buffer per device", { skip: xlaCpuSkip }, async () => {
+  const devices = selectDevices({ accelerator: "cpu", executor: "xla", devices: 2, pjrtPlugin: xlaCpuTrainer(2).pjrtPlugin });
+  const executor = devices[0]!.executor as XlaExecutor;
+  const strategy = new DataParallel(devices);
+  const step = strategy.compile((w: k.Array, x: k.Array) => ({ w: w.add(k.bind("all_reduce", [x.sum()], {})), total: w.sum() }), {
+    name: "donating_step",
+    donateArgs: [0],
+  });
+  let w = strategy.replicate(k.zeros([64, 64])) as unknown as PerReplica;
+  assert.ok(w instanceof PerReplica && w.values.every((v, r) => v.device === devices[r]));
+  const before = executor.liveBuffers();
+  for (let i = 1; i <= 3; i++) {
+    const x = new PerReplica(devices.map((d, r) => k.array(new Float32Array([r + 1, i]), { shape: [2], device: d })));
+    const out = step(w, x) as { w: PerReplica; total: PerReplica };
+    for (const v of w.values) assert.throws(() => v.buffer(), /donated to donating_step/);
+    w = out.w;
+    for (const v of [...out.total.values, ...x.values]) v.dispose();
+    // Each replica's sum: Σ over replicas of (r + 1 + i), added to every element of its own copy.
+    assert.deepEqual(
+      await Promise.all(w.values.map(async (v) => (await v.data())[0])),
+      [0, 0].map(() => [1, 2, 3].slice(0, i).reduce((a, j) => a + 3 + 2 * j, 0)),
+    );
+    assert.equal(executor.liveBuffers(), before, "the step's donated state is freed as its replacement is made");
+  }
 });
