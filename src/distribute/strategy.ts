@@ -68,8 +68,10 @@ abstract class BaseStrategy implements Strategy {
 
   replicate<T>(tree: T): T {
     const onDevice = (a: k.Array, d: k.Device) => (a.device === d ? a : k.Array.fromBuffer(k.bufferOn(a, d)));
-    if (!this.perReplicaState)
-      return k.treeMap((a: k.Array) => (sharesMemory(a.device.executor) ? a : onDevice(a, this.devices[0]!)), tree);
+    const first = this.devices[0]!;
+    // Devices that share one memory read each other's buffers in place.
+    const readable = (a: k.Array) => a.device === first || (sharesMemory(first.executor) && a.device.executor === first.executor);
+    if (!this.perReplicaState) return k.treeMap((a: k.Array) => (readable(a) ? a : onDevice(a, first)), tree);
     return k.treeMap((a: k.Array) => new PerReplica(this.devices.map((d) => onDevice(a, d))), tree);
   }
 
