@@ -1,6 +1,7 @@
 // Flag parsing shared by every `kiln` subcommand: node's util.parseArgs, with errors that name the
 // command and point at its --help.
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { CPU_EXECUTORS, type CpuExecutorName } from "../distribute/devices.js";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -36,4 +37,14 @@ export function numberFlag(name: string, value: string | undefined, fallback: nu
   const n = Number(value);
   if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
   return n;
+}
+
+/** Parses --executor: who runs the CPU ("ort" or "xla"; undefined when not given: ONNX Runtime). */
+export function executorFlag(value: string | undefined): CpuExecutorName | undefined {
+  if (value === undefined) return undefined;
+  if (!CPU_EXECUTORS.includes(value as CpuExecutorName))
+    throw new UsageError(
+      `--executor must be ${CPU_EXECUTORS.join(" or ")} (who runs the CPU; GPUs and TPUs always run on XLA), got "${value}"`,
+    );
+  return value as CpuExecutorName;
 }

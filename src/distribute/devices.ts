@@ -1,11 +1,16 @@
-// Which devices a run uses: `accelerator` picks the kind (cpu, gpu, tpu, or auto: an accelerator when a
-// PJRT plugin is found, else the CPU), `devices` picks how many or which ones. CPU devices are virtual
-// (cpu:0..N-1 over one ONNX Runtime), as many as asked for — like XLA's host device count.
+// Which devices a run uses: `accelerator` picks the kind (cpu, gpu, tpu, or auto: a GPU/TPU when a
+// PJRT plugin for one is found, else the CPU), `executor` picks who runs the CPU (ONNX Runtime, the
+// default, or XLA's CPU plugin; GPUs and TPUs always run on XLA), `devices` picks how many or which
+// ones. CPU devices are as many as asked for: ONNX Runtime's virtual cpu:0..N-1, or an XLA CPU client
+// made with cpu_device_count = N (xla-cpu:0..N-1) — like XLA's host device count.
 import * as k from "../core/index.js";
-import { discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
+import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
 
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
 export type DevicesSpec = "auto" | number | readonly number[];
+/** Who runs the CPU: "ort" (ONNX Runtime, the default) or "xla" (XLA's CPU PJRT plugin). */
+export type CpuExecutorName = "ort" | "xla";
+export const CPU_EXECUTORS: readonly CpuExecutorName[] = ["ort", "xla"];
 
 let accelerator: { executor?: k.Executor; notFound?: string } | undefined;
 
@@ -17,16 +22,54 @@ export function loadAcceleratorExecutor(pluginPath?: string): { executor?: k.Exe
     accelerator = { notFound: found.notFound };
   } else {
     const executor = createXlaExecutor(pluginPath ? { pluginPath } : {});
-    k.registerExecutor(executor);
+    // A named CPU plugin is not an accelerator: loadXlaCpuExecutor registers its own client (device count as asked).
+    if (executor.platform !== "cpu") k.registerExecutor(executor);
     accelerator = { executor };
   }
   return accelerator;
 }
 
-function cpuExecutor(): k.Executor {
-  const e = k.registeredExecutors().find((x) => x.platform === "cpu" && x.name !== "ref");
-  if (!e) throw new Error("no CPU executor is registered: import Kiln from its package entry");
+function ortExecutor(): k.Executor {
+  const e = k.registeredExecutors().find((x) => x.name === "ort");
+  if (!e) throw new Error("no ONNX Runtime executor is registered: import Kiln from its package entry");
   return e;
+}
+
+/** XLA CPU executors by plugin and device count: a client's device count is fixed when it is made. */
+const xlaCpuExecutors = new Map<string, k.Executor>();
+
+/**
+ * An XLA executor on XLA's CPU plugin (--pjrt-plugin / KILN_PJRT_PLUGIN when given, else the
+ * xla-cpu-pjrt wheel), its client made with cpu_device_count = `count` when given.
+ */
+export function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Executor {
+  const path = pluginPath ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
+  if (!path)
+    throw new Error(
+      "--executor xla on the CPU needs XLA's CPU PJRT plugin: install the xla-cpu-pjrt wheel (site-packages/xla_plugins/), " +
+        "or name a CPU plugin with --pjrt-plugin / KILN_PJRT_PLUGIN",
+    );
+  const key = `${path}|${count ?? "default"}`;
+  let e = xlaCpuExecutors.get(key);
+  if (!e) {
+    e = createXlaExecutor({ pluginPath: path, ...(count !== undefined ? { cpuDeviceCount: count } : {}) });
+    if (e.platform !== "cpu")
+      throw new Error(`--executor xla with --accelerator cpu: ${path} is a ${e.platform} plugin, not XLA's CPU plugin`);
+    xlaCpuExecutors.set(key, e);
+    k.registerExecutor(e);
+  }
+  return e;
+}
+
+/** The CPU device count a client is made with for `spec`: "auto" is one device, as on ONNX Runtime (XLA's default of 4 is arbitrary). */
+function cpuCountFor(spec: DevicesSpec): number {
+  if (typeof spec === "number") return spec;
+  if (spec === "auto") return 1;
+  return Math.max(...spec) + 1;
+}
+
+function cpuExecutor(name: CpuExecutorName, spec: DevicesSpec, pluginPath?: string): k.Executor {
+  return name === "xla" ? loadXlaCpuExecutor(pluginPath, cpuCountFor(spec)) : ortExecutor();
 }
 
 /** Executors that can give themselves more virtual devices (the CPU executor). */
@@ -52,6 +95,8 @@ function describeAvailable(): string {
 export interface DeviceSelection {
   accelerator?: Accelerator;
   devices?: DevicesSpec;
+  /** Who runs the CPU (default "ort"); GPUs and TPUs always run on XLA. */
+  executor?: CpuExecutorName;
   /** Path of a PJRT plugin (--pjrt-plugin); otherwise KILN_PJRT_PLUGIN or discovery. */
   pjrtPlugin?: string;
   /** Where the 'auto' fallback notice goes (default stderr). */
@@ -62,16 +107,23 @@ export interface DeviceSelection {
 export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   const want = o.accelerator ?? "auto";
   const spec = o.devices ?? "auto";
+  const cpuName = o.executor ?? "ort";
+  if (!CPU_EXECUTORS.includes(cpuName)) throw new Error(`executor must be ${CPU_EXECUTORS.join(" or ")}, got "${cpuName}"`);
+  if (cpuName === "ort" && o.executor && (want === "gpu" || want === "tpu"))
+    throw new Error(
+      `--executor ort runs only on the CPU; --accelerator ${want} always runs on XLA (drop --executor, or use --accelerator cpu)`,
+    );
   let executor: k.Executor;
-  if (want === "cpu") executor = cpuExecutor();
+  if (want === "cpu") executor = cpuExecutor(cpuName, spec, o.pjrtPlugin);
   else {
     const acc = loadAcceleratorExecutor(o.pjrtPlugin);
     const platform = acc.executor?.platform;
     if (want === "auto") {
-      if (acc.executor) executor = acc.executor;
+      // A CPU plugin (named by --pjrt-plugin or KILN_PJRT_PLUGIN) is never an accelerator.
+      if (acc.executor && platform !== "cpu") executor = acc.executor;
       else {
         (o.notice ?? ((l) => console.error(l)))("kiln: no GPU/TPU PJRT plugin found; using the CPU (`kiln devices` says where it looked)");
-        executor = cpuExecutor();
+        executor = cpuExecutor(cpuName, spec, o.pjrtPlugin);
       }
     } else if (acc.executor && platform === want) executor = acc.executor;
     else {

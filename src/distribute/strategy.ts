@@ -5,8 +5,8 @@
 //                  global batch, gradients summed with all_reduce inside the step.
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
-import { PerReplica } from "./per-replica.js";
-import { replicated } from "./replicated.js";
+import { PerReplica, replicaView } from "./per-replica.js";
+import { replicated, sharesMemory } from "./replicated.js";
 
 /** A compiled per-replica function, with the jit-style counters. */
 export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.FunctionMetrics };
@@ -19,6 +19,22 @@ export interface Strategy {
   compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): CompiledFn;
   /** Keras' strategy.run: fn on every replica (compiled once per fn and signature). */
   run<F extends (...args: any[]) => any>(fn: F, ...args: unknown[]): any;
+  /**
+   * A tree of Arrays as the state a compiled step carries from call to call: on devices with their own
+   * memory, one copy per replica device (PerReplica leaves, each replica's on its device, copied once);
+   * otherwise the tree itself, moved to the first device if it is elsewhere.
+   */
+  replicate<T>(tree: T): T;
+  /**
+   * What to carry to the next call of a step's results: every replica's copy where each replica keeps its
+   * own (its buffers then donated to the next call), or replica 0's (the others freed) where devices share
+   * one memory and read replica 0's in place.
+   */
+  carry<T>(out: T): T;
+  /** Replica 0's view of a tree with PerReplica leaves (all replicas hold the same state after the all-reduce). */
+  first<T>(tree: T): T;
+  /** Frees every replica's copy except replica 0's; returns replica 0's view. */
+  keepFirst<T>(tree: T): T;
   /** Sum or mean of a per-replica value across replicas (identity for a plain Array). */
   reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array;
   /** Each replica's rows of a global batch, with the epoch-wide index of its first example. */
@@ -43,6 +59,35 @@ abstract class BaseStrategy implements Strategy {
     let c = this.compiled.get(fn);
     if (!c) this.compiled.set(fn, (c = this.compile(fn)));
     return c(...args);
+  }
+
+  /** True where each replica keeps its own copy of the state between calls. */
+  protected get perReplicaState(): boolean {
+    return this.numReplicas > 1 && !sharesMemory(this.devices[0]!.executor);
+  }
+
+  replicate<T>(tree: T): T {
+    const onDevice = (a: k.Array, d: k.Device) => (a.device === d ? a : k.Array.fromBuffer(k.bufferOn(a, d)));
+    const first = this.devices[0]!;
+    // Devices that share one memory read each other's buffers in place.
+    const readable = (a: k.Array) => a.device === first || (sharesMemory(first.executor) && a.device.executor === first.executor);
+    if (!this.perReplicaState) return k.treeMap((a: k.Array) => (readable(a) ? a : onDevice(a, first)), tree);
+    return k.treeMap((a: k.Array) => new PerReplica(this.devices.map((d) => onDevice(a, d))), tree);
+  }
+
+  carry<T>(out: T): T {
+    return this.perReplicaState ? out : this.keepFirst(out);
+  }
+
+  first<T>(tree: T): T {
+    return replicaView(tree, 0);
+  }
+
+  keepFirst<T>(tree: T): T {
+    for (const l of k.flatten(tree, (x) => x instanceof PerReplica || x instanceof k.Array).leaves) {
+      if (l instanceof PerReplica) for (const v of l.values.slice(1)) (v as k.Array).dispose();
+    }
+    return replicaView(tree, 0);
   }
 
   reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array {
@@ -97,9 +142,13 @@ export class DataParallel extends BaseStrategy {
     if (devices.length < 1) throw new Error("DataParallel needs at least one device");
     super(devices);
   }
-  /** Donation is not used: every replica reads the same replicated parameters. */
-  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string } = {}): CompiledFn {
-    return replicated(fn, { devices: this.devices, ...(opts.name ? { name: opts.name } : {}) });
+  /** Donated arguments give up their PerReplica leaves (each replica's own buffers); plain Arrays are only read. */
+  compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string; donateArgs?: number[] } = {}): CompiledFn {
+    return replicated(fn, {
+      devices: this.devices,
+      ...(opts.name ? { name: opts.name } : {}),
+      ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}),
+    });
   }
 }
 

@@ -15,6 +15,8 @@ export interface TrainBenchOptions {
   steps: number;
   warmup: number;
   device: k.Device;
+  /** The vocabulary head on the labelled positions only (Kiln's default), or on every position, as the peers compute it. */
+  head?: "labelled" | "all";
   /** Vocabulary size (default: 8192 for mlm-small, 32000 otherwise, as the peers use). */
   vocab?: number;
 }
@@ -22,8 +24,11 @@ export interface TrainBenchOptions {
 export interface TrainBenchResult {
   bench: "train";
   preset: string;
+  /** The executor that ran it: "ort" or "xla". */
+  executor: string;
   device: string;
   precision: string;
+  head: "labelled" | "all";
   batch: number;
   seq: number;
   params: number;
@@ -45,8 +50,10 @@ function median(xs: number[]): number {
 /** The best f32 matmul rate the device reaches (GFLOP/s), the denominator of MFU. */
 export async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
   const n = 1024;
-  const a = k.ones([n, n], dtype).astype(dtype),
-    b = k.ones([n, n], dtype).astype(dtype);
+  // Made on the device, so that the timed calls copy nothing.
+  const ones = k.jit(() => k.ones([n, n], dtype), { name: "peak_ones", device });
+  const a = ones(),
+    b = ones();
   const mm = k.jit((x: k.Array, y: k.Array) => x.matmul(y), { name: "peak_matmul", device });
   let best = 0;
   for (let i = 0; i < 20; i++) {
@@ -75,6 +82,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
       computeDtype: policy.computeDtype,
       dropoutSeed: 1,
       masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+      labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
     }),
     { name: "bench_train_step", donateArgs: [0], device: dev },
   );
@@ -113,8 +121,10 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   return {
     bench: "train",
     preset: o.preset,
+    executor: dev.executor.name,
     device: dev.id,
     precision: o.precision,
+    head: o.head ?? "labelled",
     batch: o.batch,
     seq: o.maxLength,
     params: nParams,

@@ -25,9 +25,9 @@ import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
-import { selectDevices, type Accelerator, type DevicesSpec } from "../distribute/devices.js";
+import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
-import { replicaView, PerReplica } from "../distribute/per-replica.js";
+import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
 import { lossCurveHtml } from "./plot.js";
 
@@ -67,6 +67,10 @@ export interface TrainerOptions {
   accelerator?: Accelerator;
   /** How many devices (or which): "auto", N, or a list of indices. */
   devices?: DevicesSpec;
+  /** Who runs the CPU: "ort" (ONNX Runtime, default) or "xla" (XLA's CPU plugin, a client with as many devices as asked for). */
+  executor?: CpuExecutorName;
+  /** A PJRT plugin to load (else KILN_PJRT_PLUGIN, else discovery). */
+  pjrtPlugin?: string;
   /** "auto" (data parallel over several devices), "one-device", "data-parallel", or a Strategy. */
   strategy?: StrategyName | Strategy;
   /** Print progress (default true). */
@@ -113,7 +117,10 @@ export class Trainer implements TrainerView {
   totalSteps = 0;
   shouldStop = false;
   private readonly o: Required<
-    Omit<TrainerOptions, "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "strategy" | "lossScale">
+    Omit<
+      TrainerOptions,
+      "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "executor" | "pjrtPlugin" | "strategy" | "lossScale"
+    >
   > &
     TrainerOptions;
   readonly strategy: Strategy;
@@ -145,9 +152,14 @@ export class Trainer implements TrainerView {
     const devices =
       typeof options.strategy === "object"
         ? options.strategy.devices
-        : options.accelerator === undefined && options.devices === undefined
+        : options.accelerator === undefined && options.devices === undefined && options.executor === undefined
           ? [k.getDefaultDevice()]
-          : selectDevices({ accelerator: options.accelerator ?? "auto", devices: options.devices ?? "auto" });
+          : selectDevices({
+              accelerator: options.accelerator ?? "auto",
+              devices: options.devices ?? "auto",
+              ...(options.executor ? { executor: options.executor } : {}),
+              ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
+            });
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
   }
 
@@ -270,6 +282,11 @@ export class Trainer implements TrainerView {
       { name: "eval_step" },
     );
 
+    // The state the compiled step carries between calls: on devices with their own memory, every replica
+    // keeps its copy (its buffers donated to the next call); `state` is replica 0's view, for evaluation
+    // inputs where devices share memory, checkpoints and the final model.
+    let carried = this.strategy.replicate(state);
+    state = this.strategy.first(carried);
     const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
     // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
     // for the next group is not counted).
@@ -297,7 +314,7 @@ export class Trainer implements TrainerView {
     let window: { loss: number; correct: number; count: number; n: number } = { loss: 0, correct: 0, count: 0, n: 0 };
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
-      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, state, evalHistory);
+      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory);
       // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
       // end-of-epoch work sees the state of exactly that epoch's end.
       let pending: { batch: Positioned; position: DatasetState } | undefined;
@@ -319,19 +336,21 @@ export class Trainer implements TrainerView {
           trainedPosition = iterator.state();
         }
         if (group.length === 0) break;
-        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, state, evalHistory);
+        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory);
         this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
-        const out = this.firstReplica(
-          stepFn(state, this.groupInputs(group), k.array(new Int32Array([this.globalStep]), { shape: [], device: this.device })),
+        const out = stepFn(
+          carried,
+          this.groupInputs(group),
+          this.onEachReplica((d) => k.array(new Int32Array([this.globalStep]), { shape: [], device: d })),
         );
-        state = out.state;
+        carried = this.strategy.carry(out.state);
+        state = this.strategy.first(carried);
         this.current.state = state;
+        const metrics = this.strategy.keepFirst(out.metrics);
         const [losses, corrects, counts, lrs, skips] = await Promise.all(
-          [out.metrics.loss, out.metrics.correct, out.metrics.count, out.metrics.lr, out.metrics.skipped].map(
-            async (x) => (await x.data()) as Float32Array,
-          ),
+          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped].map(async (x) => (await x.data()) as Float32Array),
         );
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
@@ -372,15 +391,16 @@ export class Trainer implements TrainerView {
           compileSeconds,
         });
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
-        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, state, evalHistory);
+        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
       }
       const finalMetrics: Metrics = {};
       const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
-      if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, state, evalHistory));
+      if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
       await this.saveCheckpoint(this.shouldStop ? "interrupted" : "end", finalMetrics);
       for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
       if (!this.shouldStop || this.globalStep >= this.totalSteps) await this.writeFinal(a, state, history, evalHistory);
+      state = this.strategy.keepFirst(carried);
     } finally {
       process.off("SIGINT", stopOnSignal);
       await iterator.return();
@@ -439,18 +459,14 @@ export class Trainer implements TrainerView {
   /** Each replica's share of a global batch (its rows, and the epoch-wide index of its first example). */
   private stepInputs(batch: TokenBatch, info: { epoch: number; exampleOffset: number }): StepInputs {
     const split = this.strategy.splitBatch(batch, info.exampleOffset);
-    return { ...split, epoch: k.array(new Int32Array([info.epoch]), { shape: [], device: this.device }) } as unknown as StepInputs;
+    const epoch = this.onEachReplica((d) => k.array(new Int32Array([info.epoch]), { shape: [], device: d }));
+    return { ...split, epoch } as unknown as StepInputs;
   }
 
-  /**
-   * Replica 0's view of a step's results (all replicas hold the same state after the all-reduce);
-   * the other replicas' copies are freed at once.
-   */
-  private firstReplica<T>(out: T): T {
-    for (const l of k.flatten(out, (x) => x instanceof PerReplica).leaves) {
-      if (l instanceof PerReplica) for (const v of l.values.slice(1)) (v as k.Array).dispose();
-    }
-    return replicaView(out, 0);
+  /** A value made on each replica's device (PerReplica), or on the one device. */
+  private onEachReplica(make: (device: k.Device) => k.Array): k.Array | PerReplica {
+    const devices = this.strategy.devices;
+    return devices.length === 1 ? make(devices[0]!) : new PerReplica(devices.map(make));
   }
 
   private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<void> {
@@ -459,13 +475,18 @@ export class Trainer implements TrainerView {
     for (const cb of this.o.callbacks) await cb.onEpochEnd?.(this, m);
   }
 
-  /** Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed). */
+  /**
+   * Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed).
+   * `state` is the carried state (PerReplica leaves where every replica keeps its own).
+   */
   async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
     let lossSum = 0,
       correct = 0,
       count = 0;
     for await (const batch of a.eval!.map((b, info) => ({ b, info }))) {
-      const out = this.firstReplica(evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })));
+      const out = this.strategy.keepFirst(
+        evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })),
+      );
       const [l, c, n] = await Promise.all([out.lossSum, out.correct, out.count].map(async (x) => ((await x.data()) as Float32Array)[0]!));
       lossSum += l!;
       correct += c!;

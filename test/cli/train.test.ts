@@ -2,12 +2,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-train-"));
@@ -54,4 +55,64 @@ test("bad flags, a missing tokenizer, and shards that disagree with the model ar
   r = kiln(...base, "--accelerator", "gpu");
   assert.equal(r.code, 1);
   assert.match(r.err, /accelerator "gpu" was requested but none was found: [^]*Devices here: cpu:0 \(ort\)\. Use --accelerator cpu/);
+});
+
+test("--executor: refused when unknown or with a GPU/TPU accelerator", () => {
+  const base = ["--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--output-dir", join(root, "out"), "--preset", "mlm-small"];
+  let r = kiln(...base, "--executor", "tvm");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--executor must be ort or xla \(who runs the CPU; GPUs and TPUs always run on XLA\), got "tvm"/);
+  r = kiln(...base, "--executor", "ort", "--accelerator", "gpu");
+  assert.equal(r.code, 1);
+  assert.match(r.err, /--executor ort runs only on the CPU; --accelerator gpu always runs on XLA/);
+});
+
+test("kiln train --executor xla --devices 2 trains on two XLA CPU devices (the wheel found by discovery)", { skip: xlaCpuSkip }, () => {
+  const config = join(root, "tiny-config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      model_type: "roberta",
+      vocab_size: 300,
+      hidden_size: 16,
+      num_hidden_layers: 1,
+      num_attention_heads: 2,
+      intermediate_size: 16,
+      max_position_embeddings: 20,
+      type_vocab_size: 1,
+      pad_token_id: 3,
+    }),
+  );
+  const out = join(root, "xla-out");
+  const env = { ...process.env };
+  delete env.KILN_PJRT_PLUGIN;
+  const r = spawnSync(
+    process.execPath,
+    [
+      cli,
+      "train",
+      "--tokenizer",
+      corpus.tokenizerDir,
+      "--train-data",
+      shards,
+      "--output-dir",
+      out,
+      "--model-config",
+      config,
+      "--per-replica-batch-size",
+      "2",
+      "--max-steps",
+      "2",
+      "--accelerator",
+      "cpu",
+      "--executor",
+      "xla",
+      "--devices",
+      "2",
+    ],
+    { encoding: "utf8", env },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /on xla-cpu:0, xla-cpu:1 \(data-parallel/);
+  assert.ok(existsSync(join(out, "model.safetensors")));
 });

@@ -5,26 +5,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as k from "../../src/index.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
-
-/** max |a - b| over all parameters, relative to max |b| (biases that start at 0 have no scale of their own). */
-function maxRelativeDifference(a: unknown, b: unknown): number {
-  const xs = k.leaves<k.Array>(a as k.PyTree),
-    ys = k.leaves<k.Array>(b as k.PyTree);
-  assert.equal(xs.length, ys.length);
-  let scale = 0,
-    diff = 0;
-  xs.forEach((x, i) => {
-    const p = x.dataSync() as Float32Array,
-      q = ys[i]!.dataSync() as Float32Array;
-    for (let j = 0; j < p.length; j++) {
-      scale = Math.max(scale, Math.abs(q[j]!));
-      diff = Math.max(diff, Math.abs(p[j]! - q[j]!));
-    }
-  });
-  return diff / scale;
-}
+import { maxRelativeDifference } from "../helpers/param-diff.js";
 
 test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 parameters after 10 steps", async () => {
   const root = mkdtempSync(join(tmpdir(), "kiln-dp-"));

@@ -1,6 +1,7 @@
 // A tiny but complete MLM training setup for trainer tests: random-token shards on disk, a 2-layer
 // RoBERTa, and fit() with per-step logging. Also runnable as a script (for kill-and-resume tests):
-//   node dist/test/helpers/tiny-training.js DATA_DIR OUT_DIR MAX_STEPS [--resume]
+//   node dist/test/helpers/tiny-training.js DATA_DIR OUT_DIR MAX_STEPS [--resume] [--trainer JSON]
+// (--trainer: Trainer options over the defaults, e.g. '{"executor":"xla","accelerator":"cpu","devices":1}')
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
@@ -90,6 +91,8 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
 if (process.argv[1]?.endsWith("tiny-training.js") && process.argv.length >= 5) {
   const [dataDir, outDir, steps] = process.argv.slice(2);
   const report: Callback = { onStepEnd: (t) => void process.stdout.write(`step ${t.globalStep}\n`) };
-  await trainTiny(dataDir!, outDir!, Number(steps), { resume: process.argv.includes("--resume"), callbacks: [report] });
+  const trainerAt = process.argv.indexOf("--trainer");
+  const trainer = trainerAt > 0 ? (JSON.parse(process.argv[trainerAt + 1]!) as Partial<TrainerOptions>) : {};
+  await trainTiny(dataDir!, outDir!, Number(steps), { resume: process.argv.includes("--resume"), callbacks: [report], trainer });
   void k;
 }

