@@ -17,10 +17,10 @@ const venv = process.env.KILN_VENV
   : join(root, ".venv");
 
 /** The venv's interpreter. */
-export const venvPython = join(venv, "bin", "python");
+const venvPython = join(venv, "bin", "python");
 
 /** Why the Python side cannot be used here, or undefined when it can. */
-export const pythonMissing: string | undefined = (() => {
+const pythonMissing: string | undefined = (() => {
   if (!existsSync(venvPython)) return `no Python environment at ${venv} (run: bash scripts/setup-python.sh)`;
   if (!existsSync(join(venv, ".kiln-requirements")))
     return `the Python environment at ${venv} is incomplete (run: bash scripts/setup-python.sh; its log: ${join(venv, ".kiln-pip.log")})`;
@@ -33,7 +33,7 @@ const inCi = process.env.CI === "true";
 export const pythonSkip: string | false = pythonMissing && !inCi ? `the Python side is missing: ${pythonMissing}` : false;
 
 /** Throws the reason when the Python side is missing (in CI, where such tests run and must fail). */
-export function requirePython(): string {
+function requirePython(): string {
   if (pythonMissing) throw new Error(`the Python side is missing (CI=true: this is a failure, not a skip): ${pythonMissing}`);
   return venvPython;
 }
@@ -56,7 +56,7 @@ export interface RunPythonOptions {
 }
 
 /** The path of a script under test/python/. */
-export function pythonScript(name: string): string {
+function pythonScript(name: string): string {
   return join(root, "test", "python", name);
 }
 
