@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -115,4 +115,42 @@ test("kiln train --executor xla --devices 2 trains on two XLA CPU devices (the w
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout + r.stderr, /on xla-cpu:0, xla-cpu:1 \(data-parallel/);
   assert.ok(existsSync(join(out, "model.safetensors")));
+});
+
+test("a damaged shard stops kiln train before anything compiles; --skip-bad-records trains past it and lists it", () => {
+  const damaged = join(root, "damaged");
+  mkdirSync(damaged);
+  for (const f of readdirSync(shards)) copyFileSync(join(shards, f), join(damaged, f));
+  const victim = join(damaged, readdirSync(damaged).sort()[1]!);
+  const bytes = readFileSync(victim);
+  bytes[bytes.length - 10]! ^= 0xff; // inside the last record's data: its checksum no longer matches
+  writeFileSync(victim, bytes);
+  const config = join(root, "tiny-config-damaged.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      model_type: "roberta",
+      vocab_size: 300,
+      hidden_size: 16,
+      num_hidden_layers: 1,
+      num_attention_heads: 2,
+      intermediate_size: 16,
+      max_position_embeddings: 20,
+      type_vocab_size: 1,
+      pad_token_id: 3,
+    }),
+  );
+  const args = ["--tokenizer", corpus.tokenizerDir, "--train-data", damaged, "--model-config", config];
+  const more = ["--per-replica-batch-size", "2", "--max-steps", "2", "--accelerator", "cpu", "--quiet"];
+  let r = kiln(...args, "--output-dir", join(root, "damaged-out"), ...more);
+  assert.equal(r.code, 1);
+  assert.match(r.err, new RegExp(`${victim.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*checksum[^]*--skip-bad-records`));
+  assert.doesNotMatch(r.err, /parameters, /, "it stopped before the run began");
+  assert.ok(!existsSync(join(root, "damaged-out", "model.safetensors")));
+
+  r = kiln(...args, "--output-dir", join(root, "skipping-out"), ...more, "--skip-bad-records");
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /checked 2 shards \([\d.]+ MB\) in [\d.]+ s, 1 bad records to skip/);
+  assert.match(r.err, /kiln train: training data: skipped 1 bad record in 1 file/);
+  assert.ok(existsSync(join(root, "skipping-out", "model.safetensors")));
 });

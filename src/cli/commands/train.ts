@@ -4,7 +4,8 @@ import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, UsageError, executorFlag } from "../args.js";
 import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
-import { openDataset } from "../../data/pipeline/dataset.js";
+import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
+import { checkDataTokenizer } from "../../data/prepare/manifest.js";
 import {
   createMaskedLM,
   loadPretrained,
@@ -67,6 +68,8 @@ Output:
   --checkpoint-every N        checkpoint every N steps (default: at the end)
   --keep-checkpoints N        checkpoints to keep (default 3)
   --resume                    continue from the newest checkpoint in --output-dir
+  --skip-bad-records          skip records whose framing or checksums are damaged (counted, and listed
+                              by file at the end) instead of stopping at the first one
   --quiet                     no progress bar`;
 
 const FLAGS = {
@@ -96,6 +99,7 @@ const FLAGS = {
   "keep-checkpoints": { type: "string" },
   resume: { type: "boolean" },
   quiet: { type: "boolean" },
+  "skip-bad-records": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   accelerator: { type: "string" },
   devices: { type: "string" },
@@ -170,7 +174,7 @@ export async function runTrain(argv: string[]): Promise<void> {
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
   const replicas = devices.length;
-  const common = { maxLength, batchSize: batch * replicas };
+  const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
   const train = await openDataset({
     files: v["train-data"]!,
     ...common,
@@ -180,6 +184,10 @@ export async function runTrain(argv: string[]): Promise<void> {
     shuffleBuffer: intFlag("shuffle-buffer-size", v["shuffle-buffer-size"], 2 ** 18, 1),
   });
   const evalData = v["eval-data"] ? await openDataset({ files: v["eval-data"], ...common, shuffle: false, epochs: 1 }) : undefined;
+  // Before anything compiles: the shards were made with this tokenizer, and every one of them reads
+  // through (framing, checksums, the count in its name), so that damage stops the run now, not hours in.
+  for (const data of [train, evalData]) if (data) await checkDataTokenizer(data.files, v.tokenizer!);
+  const checked = await checkInputs(train, evalData);
   const epochs = intFlag("epochs", v.epochs, 1, 1);
   const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
@@ -208,7 +216,7 @@ export async function runTrain(argv: string[]): Promise<void> {
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
   console.error(
-    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${train.numRecords} training records of ${maxLength} tokens, ` +
+    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${checked.trainRecords} training records of ${maxLength} tokens, ` +
       `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} (${trainer.strategy.name}, precision ${precision})`,
   );
   const result = await trainer.fit({
@@ -224,6 +232,13 @@ export async function runTrain(argv: string[]): Promise<void> {
     },
     masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
   });
+  for (const [name, data] of [
+    ["training", train],
+    ["evaluation", evalData],
+  ] as const) {
+    const summary = data?.skipped.summary();
+    if (summary) console.error(`kiln train: ${name} data: ${summary}`);
+  }
   const last = result.evalHistory.at(-1);
   console.log(
     JSON.stringify({
@@ -267,3 +282,20 @@ async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Toke
 }
 
 export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };
+
+/** Reads every input shard through once and says what it found (`checked N shards (X MB) in S s`). */
+async function checkInputs(
+  train: TFRecordDataset<unknown>,
+  evalData: TFRecordDataset<unknown> | undefined,
+): Promise<{ trainRecords: number }> {
+  const t = await train.checkShards();
+  const e = evalData ? await evalData.checkShards() : undefined;
+  const files = t.files + (e?.files ?? 0);
+  const mb = (t.bytes + (e?.bytes ?? 0)) / 1e6;
+  const skipped = t.skipped + (e?.skipped ?? 0);
+  console.error(
+    `kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
+      (skipped ? `, ${skipped} bad records to skip` : ""),
+  );
+  return { trainRecords: t.records };
+}
