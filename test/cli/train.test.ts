@@ -16,6 +16,27 @@ const shards = join(root, "shards");
 await writeTinyShards(shards, 16);
 const corpus = await makeTestCorpus(2, 300);
 
+/** A one-layer RoBERTa config.json for the test tokenizer (300 pieces), written once. */
+function tinyConfigFile(): string {
+  const config = join(root, "tiny-config.json");
+  if (!existsSync(config))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        model_type: "roberta",
+        vocab_size: 300,
+        hidden_size: 16,
+        num_hidden_layers: 1,
+        num_attention_heads: 2,
+        intermediate_size: 16,
+        max_position_embeddings: 20,
+        type_vocab_size: 1,
+        pad_token_id: 3,
+      }),
+    );
+  return config;
+}
+
 function kiln(...args: string[]) {
   const r = spawnSync(process.execPath, [cli, "train", ...args], { encoding: "utf8" });
   return { code: r.status, err: r.stderr };
@@ -68,21 +89,7 @@ test("--executor: refused when unknown or with a GPU/TPU accelerator", () => {
 });
 
 test("kiln train --executor xla --devices 2 trains on two XLA CPU devices (the wheel found by discovery)", { skip: xlaCpuSkip }, () => {
-  const config = join(root, "tiny-config.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      model_type: "roberta",
-      vocab_size: 300,
-      hidden_size: 16,
-      num_hidden_layers: 1,
-      num_attention_heads: 2,
-      intermediate_size: 16,
-      max_position_embeddings: 20,
-      type_vocab_size: 1,
-      pad_token_id: 3,
-    }),
-  );
+  const config = tinyConfigFile();
   const out = join(root, "xla-out");
   const env = { ...process.env };
   delete env.KILN_PJRT_PLUGIN;
@@ -125,21 +132,7 @@ test("a damaged shard stops kiln train before anything compiles; --skip-bad-reco
   const bytes = readFileSync(victim);
   bytes[bytes.length - 10]! ^= 0xff; // inside the last record's data: its checksum no longer matches
   writeFileSync(victim, bytes);
-  const config = join(root, "tiny-config-damaged.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      model_type: "roberta",
-      vocab_size: 300,
-      hidden_size: 16,
-      num_hidden_layers: 1,
-      num_attention_heads: 2,
-      intermediate_size: 16,
-      max_position_embeddings: 20,
-      type_vocab_size: 1,
-      pad_token_id: 3,
-    }),
-  );
+  const config = tinyConfigFile();
   const args = ["--tokenizer", corpus.tokenizerDir, "--train-data", damaged, "--model-config", config];
   const more = ["--per-replica-batch-size", "2", "--max-steps", "2", "--accelerator", "cpu", "--quiet"];
   let r = kiln(...args, "--output-dir", join(root, "damaged-out"), ...more);
