@@ -4,6 +4,7 @@ import { ortExecutor } from "../index.js"; // registers the executors (the defau
 import { COMMANDS } from "./commands/index.js";
 import { UsageError } from "./args.js";
 import { kilnVersion } from "./version.js";
+import { TrainingDivergedError } from "../train/divergence.js";
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -49,6 +50,9 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) {
       console.error(err.message);
       process.exitCode = 2;
+    } else if (err instanceof TrainingDivergedError) {
+      console.error(`kiln: ${err.message}`);
+      process.exitCode = 3;
     } else {
       console.error(err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : err);
       process.exitCode = 1;

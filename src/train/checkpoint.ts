@@ -1,9 +1,10 @@
 // Checkpoints: `checkpoint-{step}/` directories a Python user recognizes (config.json,
 // model.safetensors, tokenizer files) plus what resuming needs (optimizer.safetensors,
 // trainer_state.json). Each is written under a temporary name and renamed into place, so a killed run
-// leaves only whole checkpoints; retention keeps the last k and the best.
-import { cp, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+// leaves only whole checkpoints (a checkpoint rewritten at the same step is moved aside first, never
+// deleted before its replacement is in place); retention keeps the last k and the best.
+import { cp, mkdir, readdir, readFile, rename, rm, stat, statfs } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
@@ -61,17 +62,116 @@ export function checkpointPath(outputDir: string, step: number): string {
 export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): Promise<string> {
   const name = `checkpoint-${a.state.global_step}`;
   const final = checkpointPath(outputDir, a.state.global_step);
+  const model = await namedTensors(a.params);
+  const optimizer = await optimizerTensors(a.opt);
+  // A diverged state is never written: a checkpoint is what a later run trusts.
+  for (const [file, tensors] of [
+    ["model.safetensors", model],
+    ["optimizer.safetensors", optimizer],
+  ] as const) {
+    const bad = firstNonFinite(tensors);
+    if (bad) throw new Error(`not writing ${name}: ${file} tensor "${bad.name}" holds ${bad.count} non-finite values (the run diverged)`);
+  }
   const tmp = join(outputDir, `.${name}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
-  await mkdir(tmp, { recursive: true });
-  await writeSafetensors(join(tmp, "model.safetensors"), await namedTensors(a.params), { format: "pt" });
-  await writeSafetensors(join(tmp, "optimizer.safetensors"), await optimizerTensors(a.opt));
-  await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
-  await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
-  if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
-  await rm(final, { recursive: true, force: true });
-  await rename(tmp, final);
+  try {
+    await mkdir(tmp, { recursive: true });
+    await writeSafetensors(join(tmp, "model.safetensors"), model, { format: "pt" });
+    await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer);
+    await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
+    await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
+    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    if ((e as NodeJS.ErrnoException).code === "ENOSPC") throw await diskFullError(outputDir, name, [model, optimizer]);
+    throw e;
+  }
+  await replaceDirectory(tmp, final);
   return final;
+}
+
+/**
+ * Puts the finished directory `tmp` at `final`. A directory cannot be renamed over a non-empty one, so
+ * an existing `final` is first moved aside (`.checkpoint-N.old-PID`) and deleted only once the new one
+ * is in place: a kill at any point leaves one whole checkpoint, under its name or aside, and
+ * `cleanCheckpointLeftovers` puts an aside one back.
+ */
+async function replaceDirectory(tmp: string, final: string): Promise<void> {
+  const parent = dirname(final),
+    name = basename(final);
+  const aside = join(parent, `.${name}.old-${process.pid}`);
+  let moved = false;
+  try {
+    await rename(final, aside);
+    moved = true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+  await rename(tmp, final);
+  if (moved) await rm(aside, { recursive: true, force: true });
+}
+
+/**
+ * Tidies what killed or failed checkpoint writes left in outputDir: temporary directories are removed,
+ * and a checkpoint moved aside for a rewrite that never finished is put back. Returns one line per action.
+ */
+export async function cleanCheckpointLeftovers(outputDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(outputDir);
+  } catch {
+    return [];
+  }
+  const done: string[] = [];
+  for (const n of names.sort()) {
+    const tmp = /^\.(checkpoint-\d+)\.tmp-\d+$/.exec(n);
+    if (tmp) {
+      await rm(join(outputDir, n), { recursive: true, force: true });
+      done.push(`removed ${n}, an unfinished write of ${tmp[1]}`);
+      continue;
+    }
+    const old = /^\.(checkpoint-\d+)\.old-\d+$/.exec(n);
+    if (!old) continue;
+    if (names.includes(old[1]!)) {
+      await rm(join(outputDir, n), { recursive: true, force: true });
+      done.push(`removed ${n}, the replaced copy of ${old[1]}`);
+    } else {
+      await rename(join(outputDir, n), join(outputDir, old[1]!));
+      done.push(`restored ${old[1]} from ${n} (its rewrite was interrupted)`);
+    }
+  }
+  return done;
+}
+
+/** The first tensor holding NaN or ±Inf, with how many such values it holds. */
+export function firstNonFinite(tensors: Record<string, NamedTensor>): { name: string; count: number } | undefined {
+  for (const [name, t] of Object.entries(tensors)) {
+    if (t.dtype !== "f32" && t.dtype !== "f64") continue;
+    const data = t.data as Float32Array | Float64Array;
+    let count = 0;
+    for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i]!)) count++;
+    if (count) return { name, count };
+  }
+  return undefined;
+}
+
+async function diskFullError(outputDir: string, name: string, files: Record<string, NamedTensor>[]): Promise<Error> {
+  const needed = files.flatMap((f) => Object.values(f)).reduce((n, t) => n + t.data.byteLength, 0);
+  const mib = (n: number) => (n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : `${(n / 2 ** 10).toFixed(1)} KiB`);
+  let free = "";
+  try {
+    const s = await statfs(outputDir);
+    free = ` and ${mib(Number(s.bavail) * Number(s.bsize))} are free`;
+  } catch {
+    // the free space is a hint only
+  }
+  const previous = (await listCheckpoints(outputDir)).at(-1);
+  return new Error(
+    `no space left on the device to write ${name} in ${outputDir}: it needs about ${mib(needed)}${free}. ` +
+      `Free up space there (or pass --keep-checkpoints 1), then continue with --resume` +
+      (previous ? ` from ${basename(previous.path)}, the newest complete checkpoint` : "") +
+      "; nothing partial was left behind.",
+  );
 }
 
 /** Checkpoint directories under outputDir, oldest first. */
@@ -116,6 +216,12 @@ export interface LoadedCheckpoint {
 
 export async function loadCheckpoint(path: string, model: MaskedLanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
+  let state: TrainerStateJson;
+  try {
+    state = JSON.parse(await readFile(where("trainer_state.json"), "utf8"));
+  } catch (e) {
+    throw new Error(`cannot read ${where("trainer_state.json")}: ${(e as Error).message}`);
+  }
   const { tensors } = await readSafetensors(where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
   const optT = (await readSafetensors(where("optimizer.safetensors"))).tensors;
@@ -130,11 +236,36 @@ export async function loadCheckpoint(path: string, model: MaskedLanguageModel, d
   const stepT = optT.step;
   if (!stepT) throw new Error(`${where("optimizer.safetensors")}: missing "step"`);
   const step = k.array(stepT.data, { shape: [], dtype: "f32", device });
-  let state: TrainerStateJson;
-  try {
-    state = JSON.parse(await readFile(where("trainer_state.json"), "utf8"));
-  } catch (e) {
-    throw new Error(`cannot read ${where("trainer_state.json")}: ${(e as Error).message}`);
-  }
   return { params, opt: { step, m, v }, state };
+}
+
+export interface ResumePoint extends LoadedCheckpoint {
+  path: string;
+  /** Newer checkpoints that could not be loaded, with why. */
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * The newest checkpoint in outputDir that loads whole, falling back past damaged ones (saying why each
+ * was skipped). Undefined when the directory holds no checkpoint; an error when none of them loads.
+ */
+export async function loadNewestCheckpoint(
+  outputDir: string,
+  model: MaskedLanguageModel,
+  device?: k.Device,
+): Promise<ResumePoint | undefined> {
+  const all = (await listCheckpoints(outputDir)).reverse();
+  const skipped: ResumePoint["skipped"] = [];
+  for (const { path } of all) {
+    try {
+      return { path, skipped, ...(await loadCheckpoint(path, model, device)) };
+    } catch (e) {
+      skipped.push({ path, reason: (e as Error).message });
+    }
+  }
+  if (skipped.length === 0) return undefined;
+  throw new Error(
+    `none of the ${skipped.length} checkpoints in ${outputDir} can be loaded:\n` +
+      skipped.map((s) => `  ${basename(s.path)}: ${s.reason}`).join("\n"),
+  );
 }

@@ -29,6 +29,12 @@ export interface MlmStepOptions {
   dropoutSeed: number;
   /** Dynamic loss scaling settings (used when the state carries a scaler, i.e. precision "16-mixed"). */
   lossScaling?: LossScaleOptions;
+  /**
+   * What a step whose loss or gradient norm is not finite does to the state: "apply" (the update goes
+   * through, and the host stops the run on the flag) or "skip" (parameters and optimizer state stay as
+   * they were, as a loss-scaled overflow does). Either way `nonFinite` reports it.
+   */
+  nonFiniteUpdate?: "apply" | "skip";
 }
 
 export interface StepMetrics {
@@ -40,6 +46,12 @@ export interface StepMetrics {
   gradNorm: k.Array;
   /** 1 when the step overflowed and was skipped (loss scaling), else 0. */
   skipped: k.Array;
+  /**
+   * 1 when the loss or the gradient norm is NaN or infinite (a diverged step), else 0. Read by the host
+   * together with the loss, so watching for divergence costs no extra synchronization. An f16 overflow
+   * that loss scaling skips is not counted here (that is `skipped`).
+   */
+  nonFinite: k.Array;
 }
 
 export interface TrainState {
@@ -125,18 +137,28 @@ export function makeTrainStep(o: MlmStepOptions) {
         .reduce((a, b) => a.add(b))
         .sqrt();
     const upd = optimizer.update(grads, state.opt, state.params);
-    const next: TrainState = finite
+    const loss = k.bind("all_reduce", [lossSum], {});
+    // gradNorm is the norm before clipping, so a NaN or Inf anywhere in the gradients shows in it.
+    const diverged = loss.isFinite().and(gradNorm.isFinite()).not();
+    // Under loss scaling an overflowing step is already skipped (and the scale halved): not a divergence.
+    const nonFinite = finite ? finite.and(diverged) : diverged;
+    let next: TrainState = finite
       ? { params: keepIfSkipped(finite, upd.params, state.params), opt: keepIfSkipped(finite, upd.state, state.opt), scaler: scaler! }
       : { params: upd.params, opt: upd.state };
+    if (o.nonFiniteUpdate === "skip") {
+      const ok = nonFinite.not();
+      next = { ...next, params: keepIfSkipped(ok, next.params, state.params), opt: keepIfSkipped(ok, next.opt, state.opt) };
+    }
     return {
       state: next,
       metrics: {
-        loss: k.bind("all_reduce", [lossSum], {}),
+        loss,
         correct: k.bind("all_reduce", [correct], {}),
         count: total,
         lr: upd.lr,
         gradNorm,
         skipped: finite ? finite.not().astype("f32") : k.scalar(0),
+        nonFinite: nonFinite.astype("f32"),
       },
     };
   };

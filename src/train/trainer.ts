@@ -14,14 +14,16 @@ import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import type { Callback, Metrics, TrainerView } from "./callbacks.js";
 import {
   checkpointPath,
+  cleanCheckpointLeftovers,
   copyTokenizerFiles,
-  latestCheckpoint,
-  loadCheckpoint,
+  loadNewestCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
   type TrainerStateJson,
 } from "./checkpoint.js";
-import { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
+import { JsonLinesLogger, truncateMetricsFile, type MetricsLogger } from "./loggers.js";
+import { prepareOutputDir } from "./output-dir.js";
+import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
@@ -56,8 +58,19 @@ export interface TrainerOptions {
   checkpointEvery?: number;
   /** Checkpoints kept (the newest; the best by eval loss is kept too). */
   keepCheckpoints?: number;
-  /** Continue from the newest checkpoint in outputDir. */
+  /** Continue from the newest checkpoint in outputDir (falling back past damaged ones). */
   resume?: boolean;
+  /**
+   * A fresh run refuses an output directory that already holds files; with `overwrite` it removes the
+   * files of the run that is there first (transformers' `overwrite_output_dir`).
+   */
+  overwrite?: boolean;
+  /**
+   * A step whose loss or gradient norm is NaN or infinite: "stop" (default) ends the run with an error
+   * naming the step and writes nothing from the diverged state; "skip" leaves parameters and optimizer
+   * state as they were for that step and goes on, stopping after `MAX_SKIPPED_IN_A_ROW` in a row.
+   */
+  onNonFinite?: "stop" | "skip";
   callbacks?: Callback[];
   /** Lightning's precision names: "32" (default), "bf16-mixed", "bf16-true", "16-mixed". */
   precision?: PrecisionName;
@@ -128,7 +141,15 @@ export class Trainer implements TrainerView {
   private loggers: MetricsLogger[] = [];
   private bar: ProgressBar | undefined;
   private current:
-    { model: MaskedLanguageModel; state: TrainState; data: () => DatasetState; tokenizerDir?: string; history: Metrics[] } | undefined;
+    | {
+        model: MaskedLanguageModel;
+        state: TrainState;
+        data: () => DatasetState;
+        tokenizerDir?: string;
+        history: Metrics[];
+        settings: RunSettings;
+      }
+    | undefined;
   private bestMetric: number | undefined;
   private bestCheckpoint: string | undefined;
 
@@ -143,6 +164,8 @@ export class Trainer implements TrainerView {
       checkpointEvery: 0,
       keepCheckpoints: 3,
       resume: false,
+      overwrite: false,
+      onNonFinite: "stop",
       callbacks: [],
       precision: "32",
       progress: true,
@@ -173,6 +196,12 @@ export class Trainer implements TrainerView {
     else if (this.o.progress) console.error(message);
   }
 
+  /** A message the user must see even without progress output (a warning about the run). */
+  warn(message: string): void {
+    if (this.bar) this.bar.log(message);
+    else console.error(message);
+  }
+
   logMetrics(metrics: Metrics): void {
     for (const l of this.loggers) l.log(this.globalStep, metrics);
   }
@@ -190,7 +219,8 @@ export class Trainer implements TrainerView {
       epoch: this.epoch,
       data_state: c.data(),
       seed: this.o.seed,
-      log_history: c.history.slice(-100),
+      run_settings: c.settings,
+      log_history: c.history,
       reason,
       ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
     };
@@ -213,32 +243,65 @@ export class Trainer implements TrainerView {
         `the training data has ${a.train.numRecords} records, fewer than one batch; lower --per-replica-batch-size or add data`,
       );
     this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
+    checkOptimizerSettings(a.optimizer, o.clipNorm);
     const warmup = a.optimizer.warmupSteps ?? defaultWarmup(this.totalSteps);
+    if (warmup > this.totalSteps)
+      this.warn(
+        `warning: warmup of ${warmup} steps is longer than the run (${this.totalSteps} steps): the learning rate never reaches its peak of ${a.optimizer.learningRate}`,
+      );
     const sched =
       (a.optimizer.schedule ?? "linear") === "linear"
         ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
         : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
     const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
     const masking: TracedMaskOptions = { ...a.masking, seed: o.seed };
+    const settings: RunSettings = {
+      learning_rate: a.optimizer.learningRate,
+      weight_decay: a.optimizer.weightDecay ?? 0,
+      warmup_steps: warmup,
+      schedule: a.optimizer.schedule ?? "linear",
+      max_steps: this.totalSteps,
+      global_batch: a.train.batchSize,
+      gradient_accumulation: o.gradientAccumulation,
+      clip_norm: o.clipNorm ?? 0,
+      precision: o.precision,
+      mlm_probability: a.masking.mlmProbability ?? 0.15,
+    };
+
+    // ---- the output directory: leftovers of killed writes tidied, another run's files never mixed in ----
+    for (const line of await cleanCheckpointLeftovers(o.outputDir)) this.warn(`${o.outputDir}: ${line}`);
+    const removed = await prepareOutputDir(o.outputDir, { resume: o.resume, overwrite: o.overwrite });
+    if (removed.length) this.warn(`overwrite: removed ${removed.join(", ")} from ${o.outputDir}`);
     await mkdir(o.outputDir, { recursive: true });
 
     // ---- state: fresh, given, or resumed ----
     let state: TrainState;
     let dataState: DatasetState | undefined;
     const history: Metrics[] = [];
-    const resumeFrom = o.resume ? await latestCheckpoint(o.outputDir) : undefined;
-    if (resumeFrom) {
-      const ck = await loadCheckpoint(resumeFrom, a.model, this.device);
+    const metricsPath = join(o.outputDir, "metrics.jsonl");
+    const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device) : undefined;
+    const resumeFrom = resumed?.path;
+    if (resumed) {
+      for (const s of resumed.skipped) this.warn(`resume: skipped ${s.path}, which cannot be loaded: ${s.reason}`);
+      const ck = resumed;
+      if (ck.state.seed !== o.seed)
+        throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       state = { params: ck.params, opt: ck.opt };
       this.globalStep = ck.state.global_step;
       this.epoch = ck.state.epoch;
       dataState = ck.state.data_state as DatasetState;
-      if (ck.state.seed !== o.seed)
-        throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       this.bestMetric = ck.state.best_metric;
       this.bestCheckpoint = ck.state.best_model_checkpoint;
       history.push(...ck.state.log_history);
+      const changed = settingsChanges(ck.state.run_settings as RunSettings | undefined, settings);
+      this.warn(`resume: continuing from ${resumeFrom} at step ${this.globalStep}` + (changed ? `, with changed settings: ${changed}` : ""));
+      const dropped = await truncateMetricsFile(metricsPath, this.globalStep);
+      if (dropped) this.log(`resume: dropped ${dropped} lines past step ${this.globalStep} from ${metricsPath} (they are trained again)`);
     } else {
+      if (o.resume) {
+        this.warn(`resume: no checkpoint in ${o.outputDir}; starting from scratch`);
+        await truncateMetricsFile(metricsPath, -1);
+      }
       const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
@@ -273,6 +336,7 @@ export class Trainer implements TrainerView {
           dropoutSeed: o.seed + 1,
           ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
           ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
+          nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
         }),
       ),
       { name: "train_step", donateArgs: [0] },
@@ -296,8 +360,16 @@ export class Trainer implements TrainerView {
       state,
       data: () => trainedPosition,
       history,
+      settings,
       ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
     };
+    const watch = new DivergenceWatch({
+      vocabSize: a.masking.vocabSize,
+      learningRate: a.optimizer.learningRate,
+      policy: o.onNonFinite,
+      precision: o.precision,
+      ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
+    });
     this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
     this.bar = o.progress ? new ProgressBar("train") : undefined;
     const stopOnSignal = () => {
@@ -349,8 +421,10 @@ export class Trainer implements TrainerView {
         state = this.strategy.first(carried);
         this.current.state = state;
         const metrics = this.strategy.keepFirst(out.metrics);
-        const [losses, corrects, counts, lrs, skips] = await Promise.all(
-          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped].map(async (x) => (await x.data()) as Float32Array),
+        const [losses, corrects, counts, lrs, skips, nonFinites] = await Promise.all(
+          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped, metrics.nonFinite].map(
+            async (x) => (await x.data()) as Float32Array,
+          ),
         );
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
@@ -367,11 +441,15 @@ export class Trainer implements TrainerView {
             count = counts![i]!,
             skipped = skips![i]!;
           this.globalStep++;
+          // Throws (ending the run before anything from this state is logged or saved) when it must stop.
+          const verdict = watch.step(this.globalStep, loss, nonFinites![i]! > 0, skipped > 0);
+          if (verdict) this.warn(verdict);
           if (skipped) this.log(`step ${this.globalStep}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
+          if (nonFinites![i]!) return;
           stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0 };
           history.push({ step: this.globalStep, loss, ...(skipped ? { skipped: 1 } : {}) });
           window = { loss: window.loss + loss, correct: window.correct + correct, count: window.count + count, n: window.n + 1 };
-          if (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps) {
+          if (window.n > 0 && (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps)) {
             const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
             this.logMetrics({
               loss: window.loss / window.n,
@@ -394,6 +472,8 @@ export class Trainer implements TrainerView {
         if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
       }
+      const ended = watch.finish();
+      if (ended) this.warn(ended);
       const finalMetrics: Metrics = {};
       const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
       if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
@@ -516,3 +596,39 @@ export class Trainer implements TrainerView {
 }
 
 type EvalFn = (...args: any[]) => any;
+
+/** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
+export interface RunSettings {
+  learning_rate: number;
+  weight_decay: number;
+  warmup_steps: number;
+  schedule: string;
+  max_steps: number;
+  global_batch: number;
+  gradient_accumulation: number;
+  clip_norm: number;
+  precision: string;
+  mlm_probability: number;
+}
+
+/** "learning_rate 0.0007 → 0.001, max_steps 800 → 1000", or "" when nothing changed (or nothing was recorded). */
+function settingsChanges(before: RunSettings | undefined, now: RunSettings): string {
+  if (!before) return "";
+  return (Object.keys(now) as (keyof RunSettings)[])
+    .filter((key) => before[key] !== undefined && before[key] !== now[key])
+    .map((key) => `${key} ${before[key]} → ${now[key]}`)
+    .join(", ");
+}
+
+/** Refuses optimizer settings that would train backwards or not at all (a negative rate or clip norm). */
+function checkOptimizerSettings(s: OptimizerSettings, clipNorm: number | undefined): void {
+  const bad = (what: string, value: number, rule: string) => new Error(`${what} must be ${rule}, got ${value}`);
+  if (!(s.learningRate >= 0) || !Number.isFinite(s.learningRate)) throw bad("the learning rate", s.learningRate, "a finite number ≥ 0");
+  if (s.weightDecay !== undefined && !(s.weightDecay >= 0 && Number.isFinite(s.weightDecay)))
+    throw bad("the weight decay", s.weightDecay, "a finite number ≥ 0");
+  if (s.warmupSteps !== undefined && !(Number.isInteger(s.warmupSteps) && s.warmupSteps >= 0))
+    throw bad("the warmup", s.warmupSteps, "a whole number of steps ≥ 0");
+  // A negative norm would flip every gradient (min(-1/‖g‖, 1) < 0): gradient ascent.
+  if (clipNorm !== undefined && !(clipNorm > 0 && Number.isFinite(clipNorm)))
+    throw bad("the gradient clipping norm", clipNorm, "a finite number > 0");
+}

@@ -9,7 +9,7 @@ import { writeRecords } from "../../src/data/tfrecord/files.js";
 import { encodeExample } from "../../src/data/example/example.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { createMaskedLM, validateConfig } from "../../src/models/index.js";
-import { Trainer, type TrainerOptions } from "../../src/train/trainer.js";
+import { Trainer, type OptimizerSettings, type TrainerOptions } from "../../src/train/trainer.js";
 import { ModelCheckpoint, type Callback } from "../../src/train/callbacks.js";
 import { rng } from "./random.js";
 
@@ -60,6 +60,8 @@ export interface TinyOptions {
   trainer?: Partial<TrainerOptions>;
   /** Dropout on (the default) or off. */
   dropout?: boolean;
+  /** Optimizer settings over the defaults (learning rate 3e-3, weight decay 0.01, warmup 2). */
+  optimizer?: Partial<OptimizerSettings>;
 }
 
 export async function trainTiny(dataDir: string, outDir: string, maxSteps: number, opts: TinyOptions = {}) {
@@ -83,7 +85,7 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
     model: createMaskedLM(config),
     train,
     ...(evalData ? { eval: evalData } : {}),
-    optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2 },
+    optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2, ...opts.optimizer },
     masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
   });
 }

@@ -107,6 +107,8 @@ export const quickstartCommand: Command = {
       evalAtStart: true,
       logEvery: 10,
       seed: 42,
+      // The main job trains anew on every run (the earlier stages are reused, the model is not).
+      overwrite: true,
     });
     const result = await trainer.fit({
       model,

@@ -18,6 +18,7 @@ import {
 import { Trainer } from "../../train/trainer.js";
 import { ModelCheckpoint } from "../../train/callbacks.js";
 import { probeRecordLength } from "../../train/data-probe.js";
+import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
 import type { Command } from "./types.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
@@ -50,7 +51,9 @@ Training:
   --shuffle-buffer-size N     records in the shuffle buffer (default 262144)
   --gradient-accumulation N   micro-batches per optimizer step (default 1)
   --steps-per-execution N     optimizer steps per compiled call, one host round trip each (default 1)
-  --clip-norm X               clip gradients to this global norm (default: no clipping)
+  --clip-norm X               clip gradients to this global norm, > 0 (default: no clipping)
+  --on-nan stop|skip          a step whose loss or gradients are NaN/Inf: stop the run (default; nothing from
+                              the diverged state is saved) or skip that update (stopping after 10 in a row)
   --seed N                    seed of init, shuffling, masking and dropout (default 42)
 Devices and precision:
   --accelerator NAME          cpu | gpu | tpu | auto (default auto: a GPU/TPU when a PJRT plugin is found, else the CPU)
@@ -67,7 +70,9 @@ Output:
   --log-every N               log metrics every N steps (default 10)
   --checkpoint-every N        checkpoint every N steps (default: at the end)
   --keep-checkpoints N        checkpoints to keep (default 3)
-  --resume                    continue from the newest checkpoint in --output-dir
+  --resume                    continue from the newest checkpoint in --output-dir (past damaged ones)
+  --overwrite                 replace the run in a non-empty --output-dir (removes its model, checkpoints
+                              and logs); without it, or --resume, a non-empty --output-dir is refused
   --skip-bad-records          skip records whose framing or checksums are damaged (counted, and listed
                               by file at the end) instead of stopping at the first one
   --quiet                     no progress bar`;
@@ -98,6 +103,8 @@ const FLAGS = {
   "checkpoint-every": { type: "string" },
   "keep-checkpoints": { type: "string" },
   resume: { type: "boolean" },
+  overwrite: { type: "boolean" },
+  "on-nan": { type: "string" },
   quiet: { type: "boolean" },
   "skip-bad-records": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -115,11 +122,32 @@ function required(value: string | string[] | undefined, flag: string): void {
 }
 
 export async function runTrain(argv: string[]): Promise<void> {
-  const { values: v } = parseFlags("train", argv, FLAGS);
+  const { values: v, positionals } = parseFlags("train", argv, FLAGS);
   if (v.help) return console.log(HELP);
+  if (positionals.length)
+    throw new UsageError(`kiln train: unexpected argument "${positionals[0]}" (flags start with --; run \`kiln train --help\`)`);
   required(v.tokenizer, "tokenizer");
   required(v["train-data"], "train-data");
   required(v["output-dir"], "output-dir");
+  if (v.resume && v.overwrite) throw new UsageError("kiln train: --resume continues the run in --output-dir and --overwrite replaces it: give one");
+  const learningRate = numberFlag("learning-rate", v["learning-rate"], 1e-4);
+  if (learningRate < 0) throw new UsageError(`--learning-rate must be ≥ 0, got ${v["learning-rate"]}`);
+  const weightDecay = numberFlag("weight-decay", v["weight-decay"], 1e-3);
+  if (weightDecay < 0) throw new UsageError(`--weight-decay must be ≥ 0, got ${v["weight-decay"]}`);
+  const clipNorm = v["clip-norm"] !== undefined ? numberFlag("clip-norm", v["clip-norm"], 1) : undefined;
+  if (clipNorm !== undefined && !(clipNorm > 0))
+    throw new UsageError(`--clip-norm must be > 0 (a negative norm would turn training into gradient ascent), got ${v["clip-norm"]}`);
+  const onNan = v["on-nan"] ?? "stop";
+  if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
+  // A finished run in --output-dir is refused now, not after the data checks and the compile.
+  if (!v.overwrite) {
+    try {
+      await prepareOutputDir(v["output-dir"]!, { resume: Boolean(v.resume), overwrite: false });
+    } catch (e) {
+      if (e instanceof OutputDirInUseError) throw new UsageError(`kiln train: ${e.message}`);
+      throw e;
+    }
+  }
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const seed = intFlag("seed", v.seed, 42, 0);
@@ -205,9 +233,11 @@ export async function runTrain(argv: string[]): Promise<void> {
     logEvery: intFlag("log-every", v["log-every"], 10, 1),
     keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1),
     resume: Boolean(v.resume),
+    overwrite: Boolean(v.overwrite),
+    onNonFinite: onNan,
     progress: !v.quiet,
     callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
-    ...(v["clip-norm"] !== undefined ? { clipNorm: numberFlag("clip-norm", v["clip-norm"], 1) } : {}),
+    ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
   const model = createMaskedLM(config);
   const init = v["init-from"] ? await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! }) : undefined;
@@ -226,8 +256,8 @@ export async function runTrain(argv: string[]): Promise<void> {
     train,
     ...(evalData ? { eval: evalData } : {}),
     optimizer: {
-      learningRate: numberFlag("learning-rate", v["learning-rate"], 1e-4),
-      weightDecay: numberFlag("weight-decay", v["weight-decay"], 1e-3),
+      learningRate,
+      weightDecay,
       ...(v.warmup !== undefined ? { warmupSteps: intFlag("warmup", v.warmup, 0, 0) } : {}),
     },
     masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },

@@ -1,0 +1,56 @@
+// A training run's output directory. A fresh run refuses a directory that already holds files, so a
+// finished run is never overwritten or mixed with a new one (transformers' `overwrite_output_dir`):
+// `resume` continues the run that is there, `overwrite` clears Kiln's files from it first.
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+
+/** What `kiln train` writes into an output directory (all of it removed by `overwrite`). */
+const RUN_FILES = new Set([
+  "config.json",
+  "model.safetensors",
+  "tokenizer.json",
+  "tokenizer_config.json",
+  "special_tokens_map.json",
+  "metrics.jsonl",
+  "loss_curve.html",
+  "runs",
+  "onnx",
+]);
+const RUN_DIRECTORY = /^\.?checkpoint-\d+(\.(tmp|old)-\d+)?$/;
+
+export class OutputDirInUseError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly entries: string[],
+  ) {
+    const shown = entries.slice(0, 4).join(", ") + (entries.length > 4 ? `, … (${entries.length} entries)` : "");
+    super(
+      `the output directory ${dir} is not empty (${shown}): pass --resume to continue the run in it, ` +
+        `--overwrite to replace it, or choose another --output-dir`,
+    );
+    this.name = "OutputDirInUseError";
+  }
+}
+
+async function entriesOf(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw e;
+  }
+}
+
+/**
+ * Checks (and with `overwrite`, clears) the output directory of a fresh run. A directory that does not
+ * exist or is empty is fine; one with entries is refused unless `resume` or `overwrite` is given.
+ * Returns the names `overwrite` removed.
+ */
+export async function prepareOutputDir(dir: string, o: { resume: boolean; overwrite: boolean }): Promise<string[]> {
+  const entries = await entriesOf(dir);
+  if (entries.length === 0 || o.resume) return [];
+  if (!o.overwrite) throw new OutputDirInUseError(dir, entries);
+  const removed = entries.filter((n) => RUN_FILES.has(n) || RUN_DIRECTORY.test(n));
+  for (const n of removed) await rm(join(dir, n), { recursive: true, force: true });
+  return removed;
+}
