@@ -476,10 +476,20 @@ export class Trainer implements TrainerView {
       if (ended) this.warn(ended);
       const finalMetrics: Metrics = {};
       const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
-      if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
+      const finished = !this.shouldStop || this.globalStep >= this.totalSteps;
+      try {
+        if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
+      } catch (e) {
+        // The final evaluation reads data that can still fail (a storage error): the trained state is
+        // saved first, so the run's work is not lost with it.
+        await this.saveCheckpoint("end", {});
+        if (finished) await this.writeFinal(a, state, history, evalHistory);
+        this.warn(`the final evaluation failed; the trained model was saved to ${o.outputDir} first`);
+        throw e;
+      }
       await this.saveCheckpoint(this.shouldStop ? "interrupted" : "end", finalMetrics);
       for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
-      if (!this.shouldStop || this.globalStep >= this.totalSteps) await this.writeFinal(a, state, history, evalHistory);
+      if (finished) await this.writeFinal(a, state, history, evalHistory);
       state = this.strategy.keepFirst(carried);
     } finally {
       process.off("SIGINT", stopOnSignal);

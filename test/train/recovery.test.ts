@@ -158,3 +158,19 @@ test("a disk that fills while a checkpoint is written: one message naming it and
     spawnSync("umount", [disk]);
   }
 });
+
+test("a final evaluation that fails on damaged data: the trained model and its checkpoint are saved before the error", async () => {
+  const evalDir = join(root, "damaged-eval");
+  await writeTinyShards(evalDir, 16);
+  const victim = join(evalDir, readdirSync(evalDir).sort()[1]!);
+  const bytes = readFileSync(victim);
+  bytes[bytes.length - 10]! ^= 0xff;
+  writeFileSync(victim, bytes);
+  const dir = join(root, "eval-fails");
+  const { lines } = await stderrOf(() =>
+    assert.rejects(trainTiny(data, dir, 3, { evalDir }), (e: Error) => e.message.includes(victim) && /checksum/.test(e.message)),
+  );
+  assert.ok(lines.includes(`the final evaluation failed; the trained model was saved to ${dir} first`), lines.join("\n"));
+  assert.ok(existsSync(join(dir, "model.safetensors")));
+  assert.ok(existsSync(join(dir, "checkpoint-3", "trainer_state.json")));
+});

@@ -13,12 +13,14 @@ import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
 
-/** Per-step losses from metrics.jsonl; a step logged twice (replayed after resume) keeps its last value. */
+/** Per-step losses from metrics.jsonl, each step logged once (a resumed run drops the lines it replays). */
 function losses(dir: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const line of readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n")) {
     const m = JSON.parse(line);
-    if (m.loss !== undefined) out.set(m.step, m.loss);
+    if (m.loss === undefined) continue;
+    assert.ok(!out.has(m.step), `step ${m.step} is logged twice in ${dir}/metrics.jsonl`);
+    out.set(m.step, m.loss);
   }
   return out;
 }
