@@ -22,6 +22,12 @@ export function parseFlags<O extends OptionSpec>(command: string, argv: string[]
   }
 }
 
+/** Refuses positional arguments for a command that takes none (a mistyped flag, or a value without its flag). */
+export function noPositionals(command: string, positionals: readonly string[]): void {
+  if (positionals.length > 0)
+    throw new UsageError(`kiln ${command}: unexpected argument "${positionals[0]}" (flags start with --; run \`kiln ${command} --help\`)`);
+}
+
 /** Parses an integer flag value, naming the flag when it is not one. */
 export function intFlag(name: string, value: string | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
   if (value === undefined) return fallback;

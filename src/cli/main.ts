@@ -35,9 +35,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(`kiln: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
-  // The CPU executor reads KILN_CPU_THREADS lazily; reading it here makes a bad value every command's
-  // one-line error before any work starts.
+  // The CPU executor reads KILN_CPU_THREADS and KILN_CPU_DEVICES lazily; reading them here makes a bad
+  // value every command's one-line error before any work starts.
   void ortExecutor.threads;
+  void ortExecutor.devices();
   await command.run(rest);
   return 0;
 }

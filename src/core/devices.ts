@@ -4,11 +4,14 @@ import type { Device, Executor } from "./executor.js";
 const executors: Executor[] = [];
 let defaultDevice: Device | undefined;
 
-/** Registers an executor; the first registered one's first device is the default until changed. */
+/**
+ * Registers an executor; the first registered one's first device is the default until changed. Its
+ * devices are not asked for here (registration happens at import, and listing them may read the
+ * environment, whose errors belong to the first use).
+ */
 export function registerExecutor(e: Executor): void {
   if (executors.some((x) => x.name === e.name)) return;
   executors.push(e);
-  defaultDevice ??= e.devices()[0];
 }
 
 export function registeredExecutors(): readonly Executor[] {
@@ -34,6 +37,7 @@ export function findDevice(id: string): Device {
 }
 
 export function getDefaultDevice(): Device {
+  defaultDevice ??= executors[0]?.devices()[0];
   if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");
   return defaultDevice;
 }

@@ -70,21 +70,67 @@ export function paramsFromTensors(
   const { names, avals, tree } = parameterLayout(model);
   const tied = model.tiedWeights;
   const leaves = names.map((name, i) => {
-    const t = tensors[name] ?? (tied[name] ? tensors[tied[name]!] : undefined);
+    const stored = tensors[name] ? name : tied[name];
+    const t = stored === undefined ? undefined : tensors[stored];
     const want = avals[i]!;
     if (!t) throw new Error(`${where}: missing parameter "${name}" (${k.fmtAVal(want)})`);
-    return toParam(t, want, name, where, device);
+    return toParam(t, want, name, where, device, stored);
   });
   const { treedef } = k.flatten(tree);
   return treedef.unflatten(leaves) as Params;
 }
 
-/** A checkpoint tensor as the parameter `want` (shape checked; f16/bf16/f64 converted to the parameter's dtype). */
-function toParam(t: NamedTensor, want: k.AVal, name: string, where: string, device?: k.Device): k.Array {
+/**
+ * A checkpoint tensor as the parameter `want` (shape checked, every value finite; f16/bf16/f64 converted
+ * to the parameter's dtype). `stored` is the tensor's name in the file when it differs from the parameter's.
+ */
+function toParam(t: NamedTensor, want: k.AVal, name: string, where: string, device?: k.Device, stored = name): k.Array {
   if (t.shape.join() !== want.shape.join())
     throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
+  checkFinite(t, stored, where);
   const a = k.array(t.data, { shape: t.shape, dtype: t.dtype, device });
   return a.dtype === want.dtype ? a : a.astype(want.dtype);
+}
+
+/** Index of the first NaN or ±Infinity at or after `from` in a float tensor, or -1 (integer tensors have none). */
+function firstNonFinite(t: NamedTensor, from = 0): number {
+  const d = t.data;
+  if (d instanceof Float32Array || d instanceof Float64Array) {
+    // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one subtraction per value.
+    for (let i = from; i < d.length; i++) {
+      const x = d[i]!;
+      if (x - x !== 0) return i;
+    }
+  } else if (d instanceof Uint16Array && (t.dtype === "bf16" || t.dtype === "f16")) {
+    const exponent = t.dtype === "bf16" ? 0x7f80 : 0x7c00; // all ones: NaN or ±Infinity
+    for (let i = from; i < d.length; i++) if ((d[i]! & exponent) === exponent) return i;
+  }
+  return -1;
+}
+
+/** A value that `firstNonFinite` found, as text: NaN, Infinity or -Infinity. */
+function nonFiniteText(t: NamedTensor, i: number): string {
+  if (t.dtype === "bf16" || t.dtype === "f16") {
+    const bits = Number(t.data[i]);
+    if (bits & (t.dtype === "bf16" ? 0x7f : 0x3ff)) return "NaN";
+    return bits & 0x8000 ? "-Infinity" : "Infinity";
+  }
+  return String(t.data[i]);
+}
+
+/**
+ * Refuses a tensor holding NaN or ±Infinity: such weights come from a run that diverged, and loading
+ * them would only turn every later loss and prediction into NaN, far from the cause.
+ */
+export function checkFinite(t: NamedTensor, name: string, where: string): void {
+  const first = firstNonFinite(t);
+  if (first < 0) return;
+  let count = 0;
+  for (let i = first; i >= 0; i = firstNonFinite(t, i + 1)) count++;
+  throw new Error(
+    `${where}: tensor "${name}" holds ${count} non-finite value${count === 1 ? "" : "s"} (first at index ${first}: ${nonFiniteText(t, first)}); ` +
+      `the model diverged when it was trained — retrain with a lower learning rate or resume from an earlier checkpoint`,
+  );
 }
 
 export interface LoadPretrainedOptions {
@@ -164,8 +210,12 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
   const notices: string[] = [];
+  const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));
   for (const tie of match.storedTies) {
     const source = match.found.get(tie.tiedTo);
+    // NaN equals nothing: non-finite weights are named as such, not as an untied pair.
+    if (source) checkFinite(source, storedName.get(source)!, where);
+    checkFinite(tie.tensor, tie.name, where);
     if (source && !sameTensor(source, tie.tensor))
       throw new Error(
         `${where}: "${tie.name}" differs from "${tie.tiedTo}", but Kiln ties the two (untied output embeddings are not supported)`,
@@ -204,7 +254,7 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
     notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`);
   const leaves = names.map((name, i) => {
     const t = match.found.get(name);
-    return t ? toParam(t, avals[i]!, name, where, opts.device) : fresh!.get(name)!;
+    return t ? toParam(t, avals[i]!, name, where, opts.device, storedName.get(t)) : fresh!.get(name)!;
   });
   const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
   return { model, params, mlmHead: fresh ? "initialized" : "loaded", notices };

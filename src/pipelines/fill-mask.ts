@@ -2,10 +2,11 @@
 // returns: [{ score, token, token_str, sequence }].
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
-import { maxSequenceLength } from "../models/config.js";
+import { maxSequenceLength, type MlmConfig } from "../models/config.js";
 
 /** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
 export interface FillMaskTokenizer {
+  readonly vocabSize: number;
   readonly maskId: number;
   readonly padId: number;
   encode(text: string, opts?: { addSpecialTokens?: boolean }): number[];
@@ -23,6 +24,36 @@ export interface FillMaskOptions {
   topK?: number;
 }
 
+/** Where the model and the tokenizer came from, for messages (e.g. their config.json and tokenizer.json). */
+export interface FillMaskSources {
+  model?: string;
+  tokenizer?: string;
+}
+
+/**
+ * Refuses a tokenizer that is not the model's own: another vocabulary size, another pad id (RoBERTa
+ * counts positions from it), or a mask or pad id outside the embedding table. Such a pair would give
+ * confident nonsense, or read past the table, instead of an error.
+ */
+export function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
+  const model = `the model (${sources.model ?? "its config"})`;
+  const tok = `the tokenizer (${sources.tokenizer ?? "as given"})`;
+  const remedy = "use the tokenizer saved with the model";
+  const table = config.vocab_size;
+  if (tokenizer.vocabSize !== table)
+    throw new Error(`fill-mask: ${tok} has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}; ${remedy}`);
+  for (const [role, id] of [
+    ["mask", tokenizer.maskId],
+    ["pad", tokenizer.padId],
+  ] as const)
+    if (!(Number.isInteger(id) && id >= 0 && id < table))
+      throw new Error(
+        `fill-mask: ${tok} has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}; ${remedy}`,
+      );
+  if (tokenizer.padId !== config.pad_token_id)
+    throw new Error(`fill-mask: ${tok} has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}; ${remedy}`);
+}
+
 /** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */
 const LENGTH_BUCKET = 32;
 
@@ -33,7 +64,9 @@ export class FillMaskPipeline {
     readonly model: MaskedLanguageModel,
     readonly params: Params,
     readonly tokenizer: FillMaskTokenizer,
+    sources: FillMaskSources = {},
   ) {
+    checkModelTokenizer(model.config, tokenizer, sources);
     // Logits at the masked rows only: the head runs on a handful of rows, not the whole sequence.
     this.forward = k.jit(
       (p: Params, ids: k.Array, mask: k.Array, rows: k.Array) => {

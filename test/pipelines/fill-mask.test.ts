@@ -2,11 +2,15 @@
 // sequence with the prediction put in.
 import test from "node:test";
 import assert from "node:assert/strict";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { createMaskedLM, presetConfig } from "../../src/models/index.js";
 import { FillMaskPipeline, type FillMaskResult } from "../../src/pipelines/fill-mask.js";
+import { saveModel } from "../../src/models/pretrained.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { kilnRun } from "../helpers/hf-interop.js";
 
 const corpus = await makeTestCorpus(3, 500);
 const tokenizer = await loadTokenizer(corpus.tokenizerDir);
@@ -51,4 +55,44 @@ test("two masks give a list per mask; no mask is a clear error", async () => {
   assert.match(two[0]![0]!.sequence, /^\[CLS\] .*\[MASK\].*\[SEP\]$/);
   assert.match(two[1]![0]!.sequence, /^\[CLS\]\[MASK\] .*\[SEP\]$/);
   await assert.rejects(pipe.call("nothing to fill"), /no mask token .* \[MASK\]/);
+});
+
+test("a tokenizer of another vocabulary, or with ids outside the embedding table, is refused with both numbers", async () => {
+  const other = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
+  const sources = { model: "m/config.json", tokenizer: "t/tokenizer.json" };
+  assert.throws(
+    () => new FillMaskPipeline(model, params, other, sources),
+    (e: Error) =>
+      e.message ===
+      "fill-mask: the tokenizer (t/tokenizer.json) has 300 tokens but the model (m/config.json) has vocab_size 500; use the tokenizer saved with the model",
+  );
+  const at = (over: Partial<{ maskId: number; padId: number }>) =>
+    Object.assign(Object.create(tokenizer) as typeof tokenizer, over) as typeof tokenizer;
+  assert.throws(
+    () => new FillMaskPipeline(model, params, at({ maskId: 500 }), sources),
+    /the tokenizer \(t\/tokenizer\.json\) has mask id 500, outside the embedding table of the model \(m\/config\.json\), which has vocab_size 500/,
+  );
+  assert.throws(
+    () => new FillMaskPipeline(model, params, at({ padId: 1 })),
+    /has pad id 1 but the model \(its config\) has pad_token_id 3/,
+  );
+});
+
+test("kiln fill-mask refuses a model directory holding another vocabulary's tokenizer, or --tokenizer of another", async () => {
+  const other = await makeTestCorpus(2, 300);
+  const dir = join(corpus.dir, "model");
+  await saveModel(dir, model, params);
+  cpSync(corpus.tokenizerDir, dir, { recursive: true });
+  const good = kilnRun("fill-mask", "--model", dir, "--tokenizer", corpus.tokenizerDir, "The [MASK] of the Union.", "--top-k", "1");
+  assert.equal(good.code, 0, good.err);
+  let r = kilnRun("fill-mask", "--model", dir, "--tokenizer", other.tokenizerDir, "The [MASK] of the Union.");
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.err.trim(),
+    `kiln: fill-mask: the tokenizer (${join(other.tokenizerDir, "tokenizer.json")}) has 300 tokens but the model (${join(dir, "config.json")}) has vocab_size 500; use the tokenizer saved with the model`,
+  );
+  cpSync(other.tokenizerDir, dir, { recursive: true });
+  r = kilnRun("fill-mask", "--model", dir, "The [MASK] of the Union.");
+  assert.equal(r.code, 1);
+  assert.match(r.err, /tokenizer \(.*model\/tokenizer\.json\) has 300 tokens but the model \(.*model\/config\.json\) has vocab_size 500/);
 });

@@ -1,5 +1,5 @@
 // `kiln bench train`: training throughput of a preset on synthetic batches (see src/train/bench-train.ts).
-import { parseFlags, intFlag, executorFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, executorFlag, noPositionals, UsageError } from "../args.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
@@ -31,7 +31,7 @@ export const benchCommand: Command = {
     const [sub, ...rest] = argv;
     if (sub === undefined || sub === "--help" || sub === "-h") return console.log(HELP);
     if (sub !== "train") throw new UsageError(`kiln bench: unknown benchmark "${sub}"; available: train`);
-    const { values: v } = parseFlags("bench train", rest, {
+    const { values: v, positionals } = parseFlags("bench train", rest, {
       preset: { type: "string" },
       precision: { type: "string" },
       "per-replica-batch-size": { type: "string" },
@@ -46,6 +46,7 @@ export const benchCommand: Command = {
       help: { type: "boolean", short: "h" },
     });
     if (v.help) return console.log(HELP);
+    noPositionals("bench train", positionals);
     const preset = v.preset ?? "mlm-small";
     if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
     const precision = (v.precision ?? "32") as PrecisionName;

@@ -80,6 +80,11 @@ async function prepare(argv: string[]): Promise<void> {
     ...(values.quiet ? { progress: null } : {}),
   });
   for (const s of result.splits) {
+    if (s.damagedShards.length > 0)
+      console.log(
+        `${s.split}: rewrote ${s.damagedShards.length} damaged shard${s.damagedShards.length === 1 ? "" : "s"} an earlier run left:\n` +
+          s.damagedShards.map((d) => `  ${d}`).join("\n"),
+      );
     console.log(
       `${s.split}: ${s.records} records in ${s.shardsWritten + s.shardsReused} shards at ${s.dir}` +
         (s.shardsReused > 0 ? ` (${s.shardsReused} already present)` : "") +

@@ -4,7 +4,7 @@
 // loaded to ask it for its PJRT API version, attributes, platform and devices, then closed.
 import { registeredExecutors } from "../../index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtPluginFound } from "../../exec/xla/index.js";
-import { parseFlags } from "../args.js";
+import { noPositionals, parseFlags } from "../args.js";
 import type { Command } from "./types.js";
 
 const HELP = `Usage: kiln devices [--pjrt-plugin PATH]
@@ -34,11 +34,15 @@ export const devicesCommand: Command = {
   name: "devices",
   summary: "list the executors and their devices (the first is the default), and the PJRT plugins found",
   run(argv) {
-    const { values } = parseFlags("devices", argv, { help: { type: "boolean", short: "h" }, "pjrt-plugin": { type: "string" } });
+    const { values, positionals } = parseFlags("devices", argv, {
+      help: { type: "boolean", short: "h" },
+      "pjrt-plugin": { type: "string" },
+    });
     if (values.help) {
       console.log(HELP);
       return;
     }
+    noPositionals("devices", positionals);
     for (const e of registeredExecutors()) {
       let about: string;
       try {

@@ -1,5 +1,5 @@
 // `kiln export`: a trained model as an ONNX graph that transformers.js and ONNX Runtime serve.
-import { parseFlags, intFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, noPositionals, UsageError } from "../args.js";
 import { exportModel } from "../../export/export-model.js";
 import { kilnVersion } from "../version.js";
 import type { Command } from "./types.js";
@@ -31,9 +31,9 @@ export const exportCommand: Command = {
       help: { type: "boolean", short: "h" },
     });
     if (values.help) return console.log(HELP);
+    noPositionals("export", positionals);
     if (!values.model) throw new UsageError(`kiln export: --model is required\n\n${HELP}`);
     if (!values.format) throw new UsageError(`kiln export: --format is required (onnx)\n\n${HELP}`);
-    if (positionals.length) throw new UsageError(`kiln export: unexpected argument "${positionals[0]}"\n\n${HELP}`);
     const batch = (values.batch ?? "dynamic") === "dynamic" ? "dynamic" : Number(values.batch);
     if (batch !== "dynamic" && !(Number.isInteger(batch) && batch >= 1))
       throw new UsageError(`kiln export: --batch must be "dynamic" or an integer ≥ 1, got "${values.batch}"\n\n${HELP}`);

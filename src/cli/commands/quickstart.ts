@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, executorFlag } from "../args.js";
+import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals } from "../args.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
@@ -35,7 +35,7 @@ export const quickstartCommand: Command = {
   name: "quickstart",
   summary: "the main job: tokenizer → shards → training → fill-mask on the SOTU corpus (CPU)",
   async run(argv) {
-    const { values: v } = parseFlags("quickstart", argv, {
+    const { values: v, positionals } = parseFlags("quickstart", argv, {
       dir: { type: "string" },
       steps: { type: "string" },
       batch: { type: "string" },
@@ -45,6 +45,7 @@ export const quickstartCommand: Command = {
       help: { type: "boolean", short: "h" },
     });
     if (v.help) return console.log(HELP);
+    noPositionals("quickstart", positionals);
     const dir = v.dir ?? join("runs", "sotu");
     const steps = intFlag("steps", v.steps, 800, 1);
     const batch = intFlag("batch", v.batch, 16, 1);

@@ -60,7 +60,7 @@ export interface SplitSummary {
   records: number;
   shardsWritten: number;
   shardsReused: number;
-  /** Shards an earlier run left that failed their check (why, naming each); they were rewritten. */
+  /** Shards an earlier run left that failed their check ("FILE: what was wrong", one each); they were rewritten. */
   damagedShards: string[];
 }
 
@@ -322,7 +322,12 @@ async function soundShards(dir: string, compression: Compression): Promise<{ exi
       existing.add(basename(path));
     } catch (e) {
       if (!(e instanceof TFRecordError || e instanceof ShardCountError)) throw e;
-      damaged.push(e.message);
+      // What was wrong, without the error's advice to re-create the file: this is the re-creation.
+      damaged.push(
+        e instanceof TFRecordError
+          ? `${e.file}: bad TFRecord at byte offset ${e.offset}${compression === "gzip" ? " of the decompressed stream" : ""}: ${e.problem}`
+          : `${e.file}: holds ${e.records} records but its name says ${e.expected}`,
+      );
       await storageFor(path).remove(path);
     }
   }

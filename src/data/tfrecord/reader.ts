@@ -39,6 +39,13 @@ const CHECK_LENGTH_ABOVE_BYTES = 1 << 20;
 /** Records larger than this are refused: a length this big means a damaged or foreign file. */
 const MAX_RECORD_BYTES = 2 ** 31 - 1;
 
+/**
+ * Records larger than this are refused where the stream's length is not known in advance (a GZIP
+ * file's decompressed bytes): buffering up to MAX_RECORD_BYTES to find that a length field lied would
+ * cost gigabytes of memory. Kiln's records are kilobytes; TensorFlow's own readers hold one record in memory.
+ */
+export const MAX_UNBOUNDED_RECORD_BYTES = 2 ** 28;
+
 export class RecordReader {
   private readonly source: AsyncIterator<Uint8Array>;
   private buf: Uint8Array = new Uint8Array(0);
@@ -102,12 +109,22 @@ export class RecordReader {
       const lo = readU32(buf, p);
       const hi = readU32(buf, p + 4);
       if (hi !== 0 || lo > MAX_RECORD_BYTES) {
-        this.fail(p, `record length ${hi * 2 ** 32 + lo} exceeds the ${MAX_RECORD_BYTES}-byte limit`, true);
+        this.fail(p, `record length ${(BigInt(hi) << 32n) | BigInt(lo)} exceeds the ${MAX_RECORD_BYTES}-byte limit`, true);
         continue;
       }
       const end = p + HEADER_BYTES + lo + FOOTER_BYTES;
       if (end > buf.length) {
         if (this.eof) this.fail(p, this.streamError ?? truncated(lo, avail - HEADER_BYTES), true);
+        else if (lo > MAX_UNBOUNDED_RECORD_BYTES && !this.options.streamLength) {
+          const stream = this.options.compressed ? "a GZIP file, whose decompressed length" : "a stream whose length";
+          this.fail(
+            p,
+            `record length ${lo} exceeds the ${MAX_UNBOUNDED_RECORD_BYTES}-byte limit of a record in ${stream} is not known in advance ` +
+              `(a length this large means the length field is damaged)`,
+            true,
+          );
+          continue;
+        }
         this.need = end - p;
         return null;
       }

@@ -29,12 +29,23 @@ export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;
   private threadCount: number | undefined;
-  private readonly devs: Device[];
+  private deviceList: Device[] | undefined;
 
   constructor(options: OrtExecutorOptions = {}) {
     if (options.threads !== undefined) this.threadCount = positiveInt("threads", options.threads, 1);
-    const count = positiveInt("KILN_CPU_DEVICES", options.devices ?? process.env.KILN_CPU_DEVICES, 1);
-    this.devs = Array.from({ length: count }, (_, index) => ({ id: `cpu:${index}`, platform: "cpu" as const, index, executor: this }));
+    if (options.devices !== undefined) this.deviceList = this.makeDevices(positiveInt("devices", options.devices, 1));
+  }
+
+  private makeDevices(count: number): Device[] {
+    return Array.from({ length: count }, (_, index) => ({ id: `cpu:${index}`, platform: "cpu" as const, index, executor: this }));
+  }
+
+  /**
+   * The virtual devices. As with the threads, KILN_CPU_DEVICES is read on first use, not when the
+   * package is imported, so that a bad value is a command's one-line error instead of an import's stack trace.
+   */
+  private get devs(): Device[] {
+    return (this.deviceList ??= this.makeDevices(positiveInt("KILN_CPU_DEVICES", process.env.KILN_CPU_DEVICES, 1, "use one device")));
   }
 
   /**

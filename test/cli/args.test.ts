@@ -1,0 +1,40 @@
+// A command that takes no positional arguments refuses one (a mistyped flag, or a value whose flag was
+// left out) in one line that names it, instead of ignoring it and running without what was meant.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { noPositionals, UsageError } from "../../src/cli/args.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+function kiln(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test("noPositionals names the command and the first stray argument", () => {
+  noPositionals("devices", []);
+  assert.throws(
+    () => noPositionals("train", ["foo", "bar"]),
+    (e: Error) =>
+      e instanceof UsageError && e.message === 'kiln train: unexpected argument "foo" (flags start with --; run `kiln train --help`)',
+  );
+});
+
+test("kiln devices, quickstart, export and bench train refuse a stray argument before doing anything", () => {
+  for (const [command, args] of [
+    ["devices", ["devices", "cpu"]],
+    ["quickstart", ["quickstart", "--steps", "1", "runs/elsewhere"]],
+    ["export", ["export", "--model", "no-such-dir", "--format", "onnx", "dynamic"]],
+    ["bench train", ["bench", "train", "--steps", "1", "mlm-base"]],
+  ] as const) {
+    const r = kiln(...args);
+    assert.equal(r.code, 2, `${command}: ${r.err}`);
+    assert.equal(r.out, "");
+    assert.equal(
+      r.err.trim(),
+      `kiln ${command}: unexpected argument "${args.at(-1)}" (flags start with --; run \`kiln ${command} --help\`)`,
+    );
+  }
+});
