@@ -7,7 +7,7 @@ import { cp, mkdir, readdir, readFile, rename, rm, stat, statfs } from "node:fs/
 import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
-import { configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
+import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import type { AdamWState } from "../optim/adamw.js";
@@ -69,8 +69,11 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     ["model.safetensors", model],
     ["optimizer.safetensors", optimizer],
   ] as const) {
-    const bad = firstNonFinite(tensors);
-    if (bad) throw new Error(`not writing ${name}: ${file} tensor "${bad.name}" holds ${bad.count} non-finite values (the run diverged)`);
+    try {
+      for (const [tensor, t] of Object.entries(tensors)) checkFinite(t, tensor, file);
+    } catch (e) {
+      throw new Error(`not writing ${name}: ${(e as Error).message}`);
+    }
   }
   const tmp = join(outputDir, `.${name}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
@@ -141,18 +144,6 @@ export async function cleanCheckpointLeftovers(outputDir: string): Promise<strin
     }
   }
   return done;
-}
-
-/** The first tensor holding NaN or ±Inf, with how many such values it holds. */
-export function firstNonFinite(tensors: Record<string, NamedTensor>): { name: string; count: number } | undefined {
-  for (const [name, t] of Object.entries(tensors)) {
-    if (t.dtype !== "f32" && t.dtype !== "f64") continue;
-    const data = t.data as Float32Array | Float64Array;
-    let count = 0;
-    for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i]!)) count++;
-    if (count) return { name, count };
-  }
-  return undefined;
 }
 
 async function diskFullError(outputDir: string, name: string, files: Record<string, NamedTensor>[]): Promise<Error> {

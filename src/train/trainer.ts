@@ -294,7 +294,9 @@ export class Trainer implements TrainerView {
       this.bestCheckpoint = ck.state.best_model_checkpoint;
       history.push(...ck.state.log_history);
       const changed = settingsChanges(ck.state.run_settings as RunSettings | undefined, settings);
-      this.warn(`resume: continuing from ${resumeFrom} at step ${this.globalStep}` + (changed ? `, with changed settings: ${changed}` : ""));
+      this.warn(
+        `resume: continuing from ${resumeFrom} at step ${this.globalStep}` + (changed ? `, with changed settings: ${changed}` : ""),
+      );
       const dropped = await truncateMetricsFile(metricsPath, this.globalStep);
       if (dropped) this.log(`resume: dropped ${dropped} lines past step ${this.globalStep} from ${metricsPath} (they are trained again)`);
     } else {

@@ -147,3 +147,20 @@ test("a damaged shard stops kiln train before anything compiles; --skip-bad-reco
   assert.match(r.err, /kiln train: training data: skipped 1 bad record in 1 file/);
   assert.ok(existsSync(join(root, "skipping-out", "model.safetensors")));
 });
+
+test("--resume with a tokenizer other than the checkpoint's is refused before anything compiles", async () => {
+  const config = tinyConfigFile();
+  const out = join(root, "resume-tokenizer");
+  const more = ["--per-replica-batch-size", "2", "--max-steps", "2", "--accelerator", "cpu", "--quiet"];
+  let r = kiln("--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--model-config", config, "--output-dir", out, ...more);
+  assert.equal(r.code, 0, r.err);
+  const other = await makeTestCorpus(3, 300);
+  r = kiln("--tokenizer", other.tokenizerDir, "--train-data", shards, "--model-config", config, "--output-dir", out, ...more, "--resume");
+  assert.equal(r.code, 2, r.err);
+  assert.match(
+    r.err,
+    new RegExp(
+      `^--resume from .*checkpoint-2: --tokenizer .* is not the model's tokenizer: id \\d+ is .* there but .* in .*checkpoint-2/tokenizer\\.json`,
+    ),
+  );
+});

@@ -63,7 +63,10 @@ test("the compiled step flags a non-finite loss; 'skip' leaves parameters and op
 
   const clean = await run(init, "skip");
   assert.equal(clean.flag, 0);
-  assert.ok(clean.after.some((x, i) => x.some((v, j) => v !== clean.before[i]![j])), "a finite step updates the state");
+  assert.ok(
+    clean.after.some((x, i) => x.some((v, j) => v !== clean.before[i]![j])),
+    "a finite step updates the state",
+  );
 
   const skipped = await run(rebuilt, "skip");
   assert.equal(skipped.flag, 1);
@@ -71,7 +74,10 @@ test("the compiled step flags a non-finite loss; 'skip' leaves parameters and op
 
   const applied = await run(rebuilt, "apply");
   assert.equal(applied.flag, 1);
-  assert.ok(applied.after.some((x, i) => x.some((v, j) => !Object.is(v, applied.before[i]![j]))), "'apply' lets the update through");
+  assert.ok(
+    applied.after.some((x, i) => x.some((v, j) => !Object.is(v, applied.before[i]![j]))),
+    "'apply' lets the update through",
+  );
 });
 
 test("a learning rate of 1e9 stops the run at the first non-finite step; nothing from the diverged state is written", async () => {
@@ -98,8 +104,7 @@ test("'skip' drops non-finite updates with a line each, then stops when they kee
     await assert.rejects(
       trainTiny(data, dir, 30, { optimizer: { learningRate: 1e9 }, trainer: { onNonFinite: "skip" } }),
       (e: Error) =>
-        e instanceof TrainingDivergedError &&
-        e.message.startsWith(`training diverged: ${MAX_SKIPPED_IN_A_ROW} steps in a row up to step `),
+        e instanceof TrainingDivergedError && e.message.startsWith(`training diverged: ${MAX_SKIPPED_IN_A_ROW} steps in a row up to step `),
     );
   } finally {
     console.error = original;
@@ -167,7 +172,10 @@ test("kiln train: --learning-rate 1e9 exits 3 with the step and the hint; 1e3 tr
   r = kiln("cli-high", "--learning-rate", "1e3", "--max-steps", "4", "--warmup", "9");
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, /warning: warmup of 9 steps is longer than the run \(4 steps\)/);
-  assert.match(r.err, /warning: step \d: the loss [\d.e+]+ is far above 5\.70, the loss of a uniform guess over 300 tokens: training is diverging/);
+  assert.match(
+    r.err,
+    /warning: step \d: the loss [\d.e+]+ is far above 5\.70, the loss of a uniform guess over 300 tokens: training is diverging/,
+  );
 
   for (const [flags, message] of [
     [["--learning-rate=-1"], /^--learning-rate must be ≥ 0, got -1$/],

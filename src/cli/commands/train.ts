@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, UsageError, executorFlag } from "../args.js";
+import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositionals } from "../args.js";
 import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
 import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../data/prepare/manifest.js";
@@ -17,6 +17,7 @@ import {
 } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { ModelCheckpoint } from "../../train/callbacks.js";
+import { listCheckpoints } from "../../train/checkpoint.js";
 import { probeRecordLength } from "../../train/data-probe.js";
 import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
 import type { Command } from "./types.js";
@@ -124,12 +125,12 @@ function required(value: string | string[] | undefined, flag: string): void {
 export async function runTrain(argv: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags("train", argv, FLAGS);
   if (v.help) return console.log(HELP);
-  if (positionals.length)
-    throw new UsageError(`kiln train: unexpected argument "${positionals[0]}" (flags start with --; run \`kiln train --help\`)`);
+  noPositionals("train", positionals);
   required(v.tokenizer, "tokenizer");
   required(v["train-data"], "train-data");
   required(v["output-dir"], "output-dir");
-  if (v.resume && v.overwrite) throw new UsageError("kiln train: --resume continues the run in --output-dir and --overwrite replaces it: give one");
+  if (v.resume && v.overwrite)
+    throw new UsageError("kiln train: --resume continues the run in --output-dir and --overwrite replaces it: give one");
   const learningRate = numberFlag("learning-rate", v["learning-rate"], 1e-4);
   if (learningRate < 0) throw new UsageError(`--learning-rate must be ≥ 0, got ${v["learning-rate"]}`);
   const weightDecay = numberFlag("weight-decay", v["weight-decay"], 1e-3);
@@ -161,6 +162,9 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (!existsSync(join(v.tokenizer!, "tokenizer.json")))
     throw new UsageError(`--tokenizer ${v.tokenizer}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
   const tokenizer = await loadTokenizer(v.tokenizer!);
+  // A resumed run continues with the tokenizer its checkpoint was trained with.
+  const resumeFrom = v.resume ? (await listCheckpoints(v["output-dir"]!)).at(-1) : undefined;
+  if (resumeFrom) await checkSameTokenizer(resumeFrom.path, `--resume from ${resumeFrom.path}`, v.tokenizer!, tokenizer);
   const probe = await probeRecordLength(v["train-data"]!);
   const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
   if (maxLength !== probe.length)
@@ -294,7 +298,16 @@ async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Toke
     throw new UsageError(
       `${where}: the model's pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`,
     );
-  if (!existsSync(join(dir, "tokenizer.json"))) return config;
+  await checkSameTokenizer(dir, where, tokenizerDir, tokenizer);
+  return config;
+}
+
+/**
+ * Refuses --tokenizer when `dir` (a model or checkpoint directory) holds another tokenizer: ids would
+ * silently mean other pieces than the ones the weights learned.
+ */
+async function checkSameTokenizer(dir: string, where: string, tokenizerDir: string, tokenizer: Tokenizer): Promise<void> {
+  if (!existsSync(join(dir, "tokenizer.json"))) return;
   let own: Tokenizer;
   try {
     own = await loadTokenizer(dir);
@@ -308,7 +321,6 @@ async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Toke
     throw new UsageError(
       `${where}: --tokenizer ${tokenizerDir} is not the model's tokenizer: id ${d.id} is ${JSON.stringify(d.a)} there but ${JSON.stringify(d.b)} in ${join(dir, "tokenizer.json")} (pass --tokenizer ${dir})`,
     );
-  return config;
 }
 
 export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };
