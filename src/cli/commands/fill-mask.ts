@@ -4,11 +4,13 @@ import { loadModel } from "../../models/pretrained.js";
 import { loadTokenizer } from "../../text/index.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
+import { localInputDir } from "../gcs-paths.js";
 
 const HELP = `Usage: kiln fill-mask --model DIR "text with [MASK]" [--top-k 5]
 
 Prints the model's top-k guesses for each mask token as JSON: [{score, token, token_str, sequence}].
-DIR is a model directory written by \`kiln train\` (config.json, model.safetensors, tokenizer files).`;
+DIR is a model directory written by \`kiln train\` (config.json, model.safetensors, tokenizer files),
+local or gs:// (downloaded first).`;
 
 export const fillMaskCommand: Command = {
   name: "fill-mask",
@@ -23,7 +25,8 @@ export const fillMaskCommand: Command = {
     if (!values.model) throw new UsageError(`kiln fill-mask: --model is required\n\n${HELP}`);
     if (positionals.length !== 1)
       throw new UsageError(`kiln fill-mask: give exactly one text (quote it), got ${positionals.length}\n\n${HELP}`);
-    const [{ model, params }, tokenizer] = await Promise.all([loadModel(values.model), loadTokenizer(values.model)]);
+    const dir = await localInputDir("model", values.model);
+    const [{ model, params }, tokenizer] = await Promise.all([loadModel(dir), loadTokenizer(dir)]);
     const pipe = new FillMaskPipeline(model, params, tokenizer);
     console.log(JSON.stringify(await pipe.call(positionals[0]!, { topK: intFlag("top-k", values["top-k"], 5, 1) }), null, 2));
   },
