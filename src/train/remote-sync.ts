@@ -39,6 +39,11 @@ export class RemoteSync {
     private readonly log: (message: string) => void = (m) => console.error(m),
   ) {}
 
+  /** Logs a line about this sync. */
+  report(message: string): void {
+    this.log(`push to ${this.remote}: ${message}`);
+  }
+
   /** Whether an upload is running now. */
   get busy(): boolean {
     return this.running !== undefined;
@@ -161,6 +166,11 @@ export class PushToStorage implements Callback {
   async onFitEnd(): Promise<void> {
     this.view = undefined; // the progress bar is gone: log straight to stderr
     await this.sync.finish(await finalOutputs(this.outputDir), "the final model and the last checkpoint");
+    const c = this.sync.counts;
+    this.sync.report(
+      `${c.uploads} uploads, ${c.skipped} pushes skipped while an upload ran, ${c.failed} failed` +
+        (c.retried ? ` (${c.retried} retried)` : ""),
+    );
   }
 }
 

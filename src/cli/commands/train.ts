@@ -22,6 +22,8 @@ import type { Command } from "./types.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
+import { trainOutputs } from "../train-outputs.js";
+import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 
 const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
@@ -62,12 +64,15 @@ Devices and precision:
   --pjrt-plugin PATH          a PJRT plugin (.so) for --accelerator gpu/tpu, or XLA's CPU plugin for --executor xla
                               (or env KILN_PJRT_PLUGIN)
 Output:
-  --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required)
+  --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required);
+                              a gs://bucket/prefix trains in a local staging directory and pushes as --push-to does
+  --push-to gs://BUCKET/PATH  upload each checkpoint there in the background (skipped while an upload runs)
+                              and the final model and last checkpoint at the end, before the command exits
   --eval-every N              evaluate every N steps (default: each epoch and at the end)
   --log-every N               log metrics every N steps (default 10)
   --checkpoint-every N        checkpoint every N steps (default: at the end)
   --keep-checkpoints N        checkpoints to keep (default 3)
-  --resume                    continue from the newest checkpoint in --output-dir
+  --resume                    continue from the newest checkpoint in --output-dir (for gs://, downloaded first)
   --skip-bad-records          skip records whose framing or checksums are damaged (counted, and listed
                               by file at the end) instead of stopping at the first one
   --quiet                     no progress bar`;
@@ -93,6 +98,7 @@ const FLAGS = {
   "steps-per-execution": { type: "string" },
   seed: { type: "string" },
   "output-dir": { type: "string" },
+  "push-to": { type: "string" },
   "eval-every": { type: "string" },
   "log-every": { type: "string" },
   "checkpoint-every": { type: "string" },
@@ -128,6 +134,12 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
   const mlmProbability = numberFlag("mlm-probability", v["mlm-probability"], 0.15);
   if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
+  // Outputs are checked (and gs:// probed) before any work; gs:// inputs read as local files are downloaded.
+  refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
+  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
+  v.tokenizer = await localInputDir("tokenizer", v.tokenizer!);
+  if (v["init-from"]) v["init-from"] = await localInputDir("init-from", v["init-from"]);
+  if (v["model-config"]) v["model-config"] = await localInputFile("model-config", v["model-config"]);
 
   // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
   if (!existsSync(join(v.tokenizer!, "tokenizer.json")))
@@ -193,7 +205,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
 
   const trainer = new Trainer({
-    outputDir: v["output-dir"]!,
+    outputDir: outputs.localDir,
     maxSteps,
     epochs,
     seed,
@@ -206,7 +218,10 @@ export async function runTrain(argv: string[]): Promise<void> {
     keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1),
     resume: Boolean(v.resume),
     progress: !v.quiet,
-    callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
+    callbacks: [
+      ...(checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : []),
+      ...(outputs.push ? [outputs.push] : []),
+    ],
     ...(v["clip-norm"] !== undefined ? { clipNorm: numberFlag("clip-norm", v["clip-norm"], 1) } : {}),
   });
   const model = createMaskedLM(config);
