@@ -141,6 +141,11 @@ test("kiln train --push-to keeps the local run and copies it to the bucket; gs:/
   const fill = await kiln(["fill-mask", "--model", "gs://runs/pushed", "The [MASK] of the people.", "--top-k", "2"]);
   assert.equal(fill.code, 0, fill.err);
   assert.equal(JSON.parse(fill.out).length, 2);
+  // export reads the model from the bucket and writes its ONNX layout there.
+  const exp = await kiln(["export", "--model", "gs://runs/pushed", "--format", "onnx", "--max-length", "16", "--out", "gs://runs/onnx"]);
+  assert.equal(exp.code, 0, exp.err);
+  assert.match(exp.out, /^wrote gs:\/\/runs\/onnx\/onnx\/model\.onnx/);
+  for (const f of ["onnx/model.onnx", "config.json", "tokenizer.json"]) assert.ok(gcs.objects.has(`runs/onnx/${f}`), f);
 });
 
 test("kiln tokenizer train --out gs:// writes the three tokenizer files to the bucket, from a gs:// corpus", async () => {
