@@ -28,8 +28,11 @@ function networkCode(e: unknown): string | undefined {
   return m?.[1];
 }
 
-/** The one-line description of a failed request on `path` (gs://bucket/object). */
-export function describeGcsError(e: unknown, path: string): string {
+/**
+ * The one-line description of a failed request on `path` (gs://bucket/object). For a listing, a 404
+ * can only mean that the bucket is missing.
+ */
+export function describeGcsError(e: unknown, path: string, listing = false): string {
   if (e instanceof GcsError) return e.message;
   const message = String((e as Error)?.message ?? e);
   const bucket = /^gs:\/\/([^/]+)/.exec(path)?.[1] ?? "";
@@ -49,18 +52,18 @@ export function describeGcsError(e: unknown, path: string): string {
   if (code === 403)
     return `${path}: permission denied (403): the credentials in use may not access bucket "${bucket}"; check its IAM roles (storage.objectAdmin to write)`;
   if (code === 404)
-    return /bucket/i.test(message) && !/object/i.test(message)
+    return listing || (/bucket/i.test(message) && !/object/i.test(message))
       ? `${path}: bucket "${bucket}" does not exist (404); create it (gcloud storage buckets create gs://${bucket}) or check the name`
       : `${path}: no such object (404)`;
   return `${path}: ${message.split("\n")[0]}`;
 }
 
 /** Runs a request and turns its failure into a GcsError. */
-export async function gcsCall<T>(path: string, request: () => Promise<T>): Promise<T> {
+export async function gcsCall<T>(path: string, request: () => Promise<T>, listing = false): Promise<T> {
   try {
     return await request();
   } catch (e) {
-    throw new GcsError(describeGcsError(e, path), e);
+    throw new GcsError(describeGcsError(e, path, listing), e);
   }
 }
 
@@ -69,7 +72,9 @@ let quieted = false;
 /**
  * The auth library warns on stderr (MetadataLookupWarning) when it looks for the GCE metadata server
  * and cannot reach it, which is every run outside Google Cloud. The request that follows says what
- * matters (no credentials, no network) as an error, so those warnings are dropped.
+ * matters (no credentials, no network) as an error, so those warnings are dropped. So is the
+ * MaxListenersExceededWarning that the HTTP layer (teeny-request) raises on every download of more
+ * than a few chunks: it re-pipes the response on each read, a known quirk that leaks nothing.
  */
 export function quietGcsWarnings(): void {
   if (quieted) return;
@@ -79,6 +84,7 @@ export function quietGcsWarnings(): void {
     const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
     const name = warning instanceof Error ? warning.name : undefined;
     if (type === "MetadataLookupWarning" || name === "MetadataLookupWarning") return;
+    if (name === "MaxListenersExceededWarning" && /teeny-request/.test((warning as Error).stack ?? "")) return;
     emit(warning, ...rest);
   }) as typeof process.emitWarning;
 }

@@ -43,7 +43,7 @@ export class GcsStorage implements Storage {
     this.probeClient ??= loadClient({ retryOptions: { autoRetry: false, maxRetries: 0 } });
     const client = await this.probeClient;
     const prefix = object === "" || object.endsWith("/") ? object : `${object}/`;
-    const [files] = await gcsCall(path, () => client.bucket(bucket).getFiles({ prefix, maxResults: 1, autoPaginate: false }));
+    const [files] = await gcsCall(path, () => client.bucket(bucket).getFiles({ prefix, maxResults: 1, autoPaginate: false }), true);
     return files.length > 0;
   }
 
@@ -52,7 +52,7 @@ export class GcsStorage implements Storage {
     if (!hasWildcard(object)) return (await this.isFile(pattern)) ? [pattern] : [];
     const re = globToRegExp(object);
     const b = await this.bucket(bucket);
-    const [files] = await gcsCall(pattern, () => b.getFiles({ prefix: literalPrefix(object), autoPaginate: true }));
+    const [files] = await gcsCall(pattern, () => b.getFiles({ prefix: literalPrefix(object), autoPaginate: true }), true);
     return files
       .map((f) => f.name)
       .filter((name) => re.test(name))
