@@ -2,6 +2,7 @@
 // command and point at its --help.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CPU_EXECUTORS, type CpuExecutorName } from "../distribute/devices.js";
+import { outputLocationProblem } from "../io/output-location.js";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -53,4 +54,14 @@ export function executorFlag(value: string | undefined): CpuExecutorName | undef
       `--executor must be ${CPU_EXECUTORS.join(" or ")} (who runs the CPU; GPUs and TPUs always run on XLA), got "${value}"`,
     );
   return value as CpuExecutorName;
+}
+
+/**
+ * Refuses an output location that cannot be written (under /proc, /sys or /dev, under a file, or not
+ * writable) before any work starts. gs:// outputs are checked by their own commands.
+ */
+export function checkOutputFlag(flag: string, path: string): void {
+  if (path.startsWith("gs://")) return;
+  const problem = outputLocationProblem(path);
+  if (problem) throw new UsageError(`--${flag} ${path}: cannot write there: ${problem}`);
 }

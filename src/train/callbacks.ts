@@ -23,6 +23,10 @@ export interface Callback {
   onEvalEnd?(t: TrainerView, metrics: Metrics): void | Promise<void>;
   onEpochEnd?(t: TrainerView, metrics: Metrics): void | Promise<void>;
   onTrainEnd?(t: TrainerView, metrics: Metrics): void | Promise<void>;
+  /** After a checkpoint directory is written (and older ones pruned), with its path. */
+  onCheckpointSaved?(t: TrainerView, path: string): void | Promise<void>;
+  /** After fit() has written everything (final model, last checkpoint) and closed its loggers. */
+  onFitEnd?(t: TrainerView, outputDir: string): void | Promise<void>;
 }
 
 export interface CheckpointOptions {

@@ -232,6 +232,7 @@ export class Trainer implements TrainerView {
       ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}),
     });
     await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
+    for (const cb of this.o.callbacks) await cb.onCheckpointSaved?.(this, path);
     return path;
   }
 
@@ -500,6 +501,7 @@ export class Trainer implements TrainerView {
       this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
       this.bar = undefined;
     }
+    for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
       params: state.params,
       globalStep: this.globalStep,

@@ -53,6 +53,25 @@ test("write, stat, list by glob (across pages), ranged and whole reads, delete",
   assert.equal(await storage.isFile("gs://b/d/y.txt"), false);
 });
 
+test("reading a large object raises no library warning", async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  try {
+    const storage = storageFor("gs://b/");
+    const data = new Uint8Array(3_000_000).map((_, i) => i % 251);
+    await storage.writeAtomic("gs://b/large.bin", data);
+    assert.deepEqual(await storage.readAll("gs://b/large.bin"), Buffer.from(data));
+    let n = 0;
+    for await (const c of storage.read("gs://b/large.bin")) n += c.length;
+    assert.equal(n, data.length);
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off("warning", onWarning);
+  }
+  assert.deepEqual(warnings, []);
+});
+
 test("an aborted upload leaves no object", async () => {
   const storage = storageFor("gs://b/");
   const writer = await storage.createWriter("gs://b/aborted.bin");

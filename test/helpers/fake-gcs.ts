@@ -14,7 +14,17 @@ export interface FakeGcs {
   objects: Map<string, Buffer>;
   /** Every request, as "METHOD path". */
   requests: string[];
+  /**
+   * Called before each request is handled: it may wait (a slow network) and may answer with an error
+   * instead (a failed upload, a missing bucket, a refused permission). Tests set and clear it.
+   */
+  intercept: ((request: { method: string; url: string }) => Promise<FakeGcsFailure | undefined> | FakeGcsFailure | undefined) | undefined;
   close(): Promise<void>;
+}
+
+export interface FakeGcsFailure {
+  status: number;
+  message: string;
 }
 
 const PAGE_SIZE = 2;
@@ -22,12 +32,15 @@ const PAGE_SIZE = 2;
 export async function startFakeGcs(): Promise<FakeGcs> {
   const objects = new Map<string, Buffer>();
   const requests: string[] = [];
+  const fake: Pick<FakeGcs, "intercept"> = { intercept: undefined };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       requests.push(`${req.method} ${req.url}`);
       try {
+        const failure = await fake.intercept?.({ method: req.method!, url: req.url! });
+        if (failure) return json(res, failure.status, { error: { code: failure.status, message: failure.message } });
         handle(objects, req, Buffer.concat(chunks), res);
       } catch (e) {
         json(res, 500, { error: { code: 500, message: (e as Error).message } });
@@ -36,16 +49,16 @@ export async function startFakeGcs(): Promise<FakeGcs> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  return Object.assign(fake, {
     host: `http://127.0.0.1:${port}`,
     objects,
     requests,
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections(); // the client keeps connections alive for reuse
       }),
-  };
+  });
 }
 
 function handle(objects: Map<string, Buffer>, req: IncomingMessage, body: Buffer, res: ServerResponse): void {

@@ -1,5 +1,6 @@
 // `kiln bench train`: training throughput of a preset on synthetic batches (see src/train/bench-train.ts).
 import { parseFlags, intFlag, executorFlag, noPositionals, UsageError } from "../args.js";
+import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
@@ -47,6 +48,7 @@ export const benchCommand: Command = {
     });
     if (v.help) return console.log(HELP);
     noPositionals("bench train", positionals);
+    refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const preset = v.preset ?? "mlm-small";
     if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
     const precision = (v.precision ?? "32") as PrecisionName;

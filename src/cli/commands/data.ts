@@ -1,5 +1,7 @@
 // `kiln data prepare`: text files → sharded TFRecord dataset (see src/data/prepare/prepare.ts).
-import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
+import { parseFlags, intFlag, numberFlag, UsageError, checkOutputFlag } from "../args.js";
+import { isGcsPath } from "../../data/storage/index.js";
+import { probeRemote } from "../gcs-paths.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import type { Command } from "./types.js";
 
@@ -63,6 +65,8 @@ async function prepare(argv: string[]): Promise<void> {
   if (inputs.length === 0) throw new UsageError(`kiln data prepare: --input is required\n\n${PREPARE_HELP}`);
   const compression = values.compression ?? "none";
   if (compression !== "none" && compression !== "gzip") throw new UsageError(`--compression must be none or gzip, got "${compression}"`);
+  checkOutputFlag("out", values.out!);
+  if (isGcsPath(values.out!)) await probeRemote("out", values.out!);
 
   const result = await prepareDataset({
     tokenizer: values.tokenizer!,

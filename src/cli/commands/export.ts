@@ -1,5 +1,9 @@
 // `kiln export`: a trained model as an ONNX graph that transformers.js and ONNX Runtime serve.
-import { parseFlags, intFlag, noPositionals, UsageError } from "../args.js";
+import { rm } from "node:fs/promises";
+import { parseFlags, intFlag, noPositionals, UsageError, checkOutputFlag } from "../args.js";
+import { isGcsPath } from "../../data/storage/index.js";
+import { localStandIn } from "../../data/storage/transfer.js";
+import { localInputDir, probeRemote, publishDir } from "../gcs-paths.js";
 import { exportModel } from "../../export/export-model.js";
 import { kilnVersion } from "../version.js";
 import type { Command } from "./types.js";
@@ -15,7 +19,9 @@ transformers' save_pretrained; an encoder-only checkpoint exports last_hidden_st
   --batch N         a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length)
   --max-length N    the longest sequence (default 128, or the model's limit when lower)
   --precision f32   weights and outputs in f32 (the only precision exported so far)
-  --out DIR         where to write (default: the model directory)`;
+  --out DIR         where to write (default: the model directory)
+
+DIR and OUT may be gs:// paths: the model is downloaded first, and the export uploaded.`;
 
 export const exportCommand: Command = {
   name: "export",
@@ -37,18 +43,28 @@ export const exportCommand: Command = {
     const batch = (values.batch ?? "dynamic") === "dynamic" ? "dynamic" : Number(values.batch);
     if (batch !== "dynamic" && !(Number.isInteger(batch) && batch >= 1))
       throw new UsageError(`kiln export: --batch must be "dynamic" or an integer ≥ 1, got "${values.batch}"\n\n${HELP}`);
+    const out = values.out ?? values.model;
+    const outFlag = values.out ? "out" : "model";
+    checkOutputFlag(outFlag, out);
+    const remoteOut = isGcsPath(out);
+    if (remoteOut) await probeRemote(outFlag, out);
+    const modelDir = await localInputDir("model", values.model);
+    // A gs:// output is written into a local stand-in, then uploaded.
+    const localOut = remoteOut ? localStandIn(out, "outputs") : out;
+    if (remoteOut) await rm(localOut, { recursive: true, force: true });
     const result = await exportModel({
-      modelDir: values.model,
+      modelDir,
       format: values.format,
       batch,
       maxLength: values["max-length"] === undefined ? undefined : intFlag("max-length", values["max-length"], 128, 1),
       precision: values.precision ?? "f32",
-      outDir: values.out,
+      outDir: localOut,
       producerVersion: kilnVersion(),
     });
+    if (remoteOut) await publishDir(outFlag, localOut, out);
     for (const n of result.notices) console.error(`note: ${n}`);
     console.log(
-      `wrote ${result.modelPath} (${(result.bytes / 1e6).toFixed(2)} MB; outputs ${result.outputs.join(", ")}; ` +
+      `wrote ${remoteOut ? `${out.replace(/\/+$/, "")}/onnx/model.onnx` : result.modelPath} (${(result.bytes / 1e6).toFixed(2)} MB; outputs ${result.outputs.join(", ")}; ` +
         `${batch === "dynamic" ? "dynamic batch and length" : `batch ${batch}`}, at most ${result.maxLength} tokens)`,
     );
   },

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals } from "../args.js";
+import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals, checkOutputFlag } from "../args.js";
+import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
@@ -47,6 +48,8 @@ export const quickstartCommand: Command = {
     if (v.help) return console.log(HELP);
     noPositionals("quickstart", positionals);
     const dir = v.dir ?? join("runs", "sotu");
+    refuseGcs("dir", dir, "the quickstart's working directory");
+    checkOutputFlag("dir", dir);
     const steps = intFlag("steps", v.steps, 800, 1);
     const batch = intFlag("batch", v.batch, 16, 1);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.

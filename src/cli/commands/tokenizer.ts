@@ -1,6 +1,10 @@
 // `kiln tokenizer train|encode`: train a Unigram tokenizer on corpus files and write it as a Hugging
 // Face tokenizer directory, or encode text with a trained one.
-import { intFlag, numberFlag, parseFlags, UsageError } from "../args.js";
+import { rm } from "node:fs/promises";
+import { checkOutputFlag, intFlag, numberFlag, parseFlags, UsageError } from "../args.js";
+import { isGcsPath } from "../../data/storage/index.js";
+import { localStandIn } from "../../data/storage/transfer.js";
+import { localInputDir, localInputFile, probeRemote, publishDir } from "../gcs-paths.js";
 import {
   DEFAULT_ROLES,
   DEFAULT_SPECIAL_TOKENS,
@@ -17,12 +21,12 @@ const TRAIN_HELP = `Usage: kiln tokenizer train --input FILE... --vocab-size N -
 Trains a Unigram tokenizer (SentencePiece's algorithm) and writes DIR/tokenizer.json (Hugging Face
 format), tokenizer_config.json and special_tokens_map.json.
 
-  --input FILE...            corpus files: plain text, one document per line, or JSON Lines with
-                             --text-field; either may be gzip-compressed. Repeat the flag or list
-                             several files after it.
+  --input FILE...            corpus files, local or gs:// (downloaded first): plain text, one document
+                             per line, or JSON Lines with --text-field; either may be gzip-compressed.
+                             Repeat the flag or list several files after it.
   --text-field NAME          read JSON Lines and take the document from this field
   --vocab-size N             vocabulary size, special tokens included (required)
-  --out DIR                  where to write the tokenizer (required)
+  --out DIR                  where to write the tokenizer, local or gs://bucket/prefix (required)
   --special-tokens A,B,...   special tokens, ids 0.. in this order (default ${DEFAULT_SPECIAL_TOKENS.join(",")})
   --unk-token T  --cls-token T  --sep-token T  --pad-token T  --mask-token T
                              which special token plays each role (defaults ${Object.values(DEFAULT_ROLES).join(" ")})
@@ -35,7 +39,7 @@ const ENCODE_HELP = `Usage: kiln tokenizer encode --tokenizer DIR [--no-special-
 
 Prints one JSON line per TEXT: its ids and tokens.
 
-  --tokenizer DIR            a directory written by \`kiln tokenizer train\`
+  --tokenizer DIR            a directory written by \`kiln tokenizer train\`, local or gs://
   --no-special-tokens        leave out [CLS] and [SEP]`;
 
 const HELP = `Usage: kiln tokenizer <train|encode> [flags]
@@ -132,11 +136,19 @@ async function train(argv: string[]): Promise<void> {
   if (!(coverage > 0 && coverage <= 1))
     throw new UsageError(`--character-coverage must be in (0, 1], got "${values["character-coverage"]}"`);
   const modelMaxLength = intFlag("model-max-length", values["model-max-length"], 512, 1);
+  checkOutputFlag("out", out);
+  // A gs:// output is written to a local stand-in and uploaded at the end; it is probed now, so that a
+  // bucket that cannot be reached fails before training.
+  const remote = isGcsPath(out);
+  if (remote) await probeRemote("out", out);
+  const localOut = remote ? localStandIn(out, "outputs") : out;
+  const localInputs: string[] = [];
+  for (const input of inputs) localInputs.push(await localInputFile("input", input));
 
   const progress = progressPrinter();
   let tokenizer;
   try {
-    tokenizer = await trainUnigram(readTextLines(inputs, { textField: values["text-field"] }), {
+    tokenizer = await trainUnigram(readTextLines(localInputs, { textField: values["text-field"] }), {
       vocabSize,
       specialTokens,
       roles: {
@@ -153,7 +165,9 @@ async function train(argv: string[]): Promise<void> {
   } finally {
     progress.finish();
   }
-  await saveTokenizer(tokenizer, out, { modelMaxLength });
+  if (remote) await rm(localOut, { recursive: true, force: true });
+  await saveTokenizer(tokenizer, localOut, { modelMaxLength });
+  if (remote) await publishDir("out", localOut, out);
   if (tokenizer.vocabSize < vocabSize) {
     console.error(`note: the corpus yields only ${tokenizer.vocabSize} distinct pieces, fewer than --vocab-size ${vocabSize}`);
   }
@@ -174,7 +188,7 @@ async function encode(argv: string[]): Promise<void> {
   const dir = required(command, "tokenizer", values.tokenizer);
   if (positionals.length === 0)
     throw new UsageError(`kiln ${command}: give the text to encode as an argument\nRun \`kiln ${command} --help\` for the flags it takes.`);
-  const tokenizer = await loadTokenizer(dir);
+  const tokenizer = await loadTokenizer(await localInputDir("tokenizer", dir));
   for (const text of positionals) {
     const ids = tokenizer.encode(text, { addSpecialTokens: !values["no-special-tokens"] });
     console.log(JSON.stringify({ ids, tokens: ids.map((id) => tokenizer.idToToken(id)) }));

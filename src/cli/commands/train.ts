@@ -24,6 +24,9 @@ import type { Command } from "./types.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
+import { trainOutputs } from "../train-outputs.js";
+import { isGcsPath } from "../../data/storage/index.js";
+import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 
 const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
@@ -66,12 +69,16 @@ Devices and precision:
   --pjrt-plugin PATH          a PJRT plugin (.so) for --accelerator gpu/tpu, or XLA's CPU plugin for --executor xla
                               (or env KILN_PJRT_PLUGIN)
 Output:
-  --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required)
+  --output-dir DIR            checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html (required);
+                              a gs://bucket/prefix trains in a local staging directory and pushes as --push-to does
+  --push-to gs://BUCKET/PATH  upload each checkpoint there in the background (skipped while an upload runs)
+                              and the final model and last checkpoint at the end, before the command exits
   --eval-every N              evaluate every N steps (default: each epoch and at the end)
   --log-every N               log metrics every N steps (default 10)
   --checkpoint-every N        checkpoint every N steps (default: at the end)
   --keep-checkpoints N        checkpoints to keep (default 3)
-  --resume                    continue from the newest checkpoint in --output-dir (past damaged ones)
+  --resume                    continue from the newest checkpoint in --output-dir, past damaged ones (for gs://,
+                              downloaded first)
   --overwrite                 replace the run in a non-empty --output-dir (removes its model, checkpoints
                               and logs); without it, or --resume, a non-empty --output-dir is refused
   --skip-bad-records          skip records whose framing or checksums are damaged (counted, and listed
@@ -99,6 +106,7 @@ const FLAGS = {
   "steps-per-execution": { type: "string" },
   seed: { type: "string" },
   "output-dir": { type: "string" },
+  "push-to": { type: "string" },
   "eval-every": { type: "string" },
   "log-every": { type: "string" },
   "checkpoint-every": { type: "string" },
@@ -141,7 +149,11 @@ export async function runTrain(argv: string[]): Promise<void> {
   const onNan = v["on-nan"] ?? "stop";
   if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
   // A finished run in --output-dir is refused now, not after the data checks and the compile.
-  if (!v.overwrite) {
+  if (v.overwrite && isGcsPath(v["output-dir"]!))
+    throw new UsageError(
+      `kiln train: --overwrite works on a local --output-dir only; empty ${v["output-dir"]} first (gsutil -m rm -r ${v["output-dir"]}) or give another prefix`,
+    );
+  if (!v.overwrite && !isGcsPath(v["output-dir"]!)) {
     try {
       await prepareOutputDir(v["output-dir"]!, { resume: Boolean(v.resume), overwrite: false });
     } catch (e) {
@@ -157,13 +169,19 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
   const mlmProbability = numberFlag("mlm-probability", v["mlm-probability"], 0.15);
   if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
+  // Outputs are checked (and gs:// probed) before any work; gs:// inputs read as local files are downloaded.
+  refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
+  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
+  v.tokenizer = await localInputDir("tokenizer", v.tokenizer!);
+  if (v["init-from"]) v["init-from"] = await localInputDir("init-from", v["init-from"]);
+  if (v["model-config"]) v["model-config"] = await localInputFile("model-config", v["model-config"]);
 
   // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
   if (!existsSync(join(v.tokenizer!, "tokenizer.json")))
     throw new UsageError(`--tokenizer ${v.tokenizer}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
   const tokenizer = await loadTokenizer(v.tokenizer!);
   // A resumed run continues with the tokenizer its checkpoint was trained with.
-  const resumeFrom = v.resume ? (await listCheckpoints(v["output-dir"]!)).at(-1) : undefined;
+  const resumeFrom = v.resume ? (await listCheckpoints(outputs.localDir)).at(-1) : undefined;
   if (resumeFrom) await checkSameTokenizer(resumeFrom.path, `--resume from ${resumeFrom.path}`, v.tokenizer!, tokenizer);
   const probe = await probeRecordLength(v["train-data"]!);
   const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
@@ -225,7 +243,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
 
   const trainer = new Trainer({
-    outputDir: v["output-dir"]!,
+    outputDir: outputs.localDir,
     maxSteps,
     epochs,
     seed,
@@ -240,7 +258,10 @@ export async function runTrain(argv: string[]): Promise<void> {
     overwrite: Boolean(v.overwrite),
     onNonFinite: onNan,
     progress: !v.quiet,
-    callbacks: checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : [],
+    callbacks: [
+      ...(checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : []),
+      ...(outputs.push ? [outputs.push] : []),
+    ],
     ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
   const model = createMaskedLM(config);

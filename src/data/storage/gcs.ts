@@ -7,6 +7,7 @@
 import type { Bucket, Storage as GcsClient } from "@google-cloud/storage";
 import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
+import { GcsError, describeGcsError, gcsCall, quietGcsWarnings } from "./gcs-errors.js";
 
 export interface GcsPath {
   bucket: string;
@@ -22,19 +23,36 @@ export function parseGcsPath(path: string): GcsPath {
 
 export class GcsStorage implements Storage {
   private client: Promise<GcsClient> | undefined;
+  private probeClient: Promise<GcsClient> | undefined;
 
   // The library is loaded and the client created on first use: loading it takes a good fraction of a
   // second, which local-only runs (and every worker thread) should not pay.
   private async bucket(name: string): Promise<Bucket> {
-    this.client ??= import("@google-cloud/storage").then(({ Storage }) => new Storage());
+    this.client ??= loadClient({});
     return (await this.client).bucket(name);
+  }
+
+  /**
+   * Checks that `path` (a gs:// directory or object) can be listed, with a single request and no
+   * retries, so that missing credentials, no network or a missing bucket are reported at once (the
+   * client's retries with backoff take tens of seconds to give up). Returns whether any object lies
+   * under `path` as a directory.
+   */
+  async probe(path: string): Promise<boolean> {
+    const { bucket, object } = parseGcsPath(path);
+    this.probeClient ??= loadClient({ retryOptions: { autoRetry: false, maxRetries: 0 } });
+    const client = await this.probeClient;
+    const prefix = object === "" || object.endsWith("/") ? object : `${object}/`;
+    const [files] = await gcsCall(path, () => client.bucket(bucket).getFiles({ prefix, maxResults: 1, autoPaginate: false }), true);
+    return files.length > 0;
   }
 
   async glob(pattern: string): Promise<string[]> {
     const { bucket, object } = parseGcsPath(pattern);
     if (!hasWildcard(object)) return (await this.isFile(pattern)) ? [pattern] : [];
     const re = globToRegExp(object);
-    const [files] = await (await this.bucket(bucket)).getFiles({ prefix: literalPrefix(object), autoPaginate: true });
+    const b = await this.bucket(bucket);
+    const [files] = await gcsCall(pattern, () => b.getFiles({ prefix: literalPrefix(object), autoPaginate: true }), true);
     return files
       .map((f) => f.name)
       .filter((name) => re.test(name))
@@ -45,13 +63,15 @@ export class GcsStorage implements Storage {
   async isFile(path: string): Promise<boolean> {
     const { bucket, object } = parseGcsPath(path);
     if (object === "" || object.endsWith("/")) return false;
-    const [exists] = await (await this.bucket(bucket)).file(object).exists();
+    const b = await this.bucket(bucket);
+    const [exists] = await gcsCall(path, () => b.file(object).exists());
     return exists;
   }
 
   async size(path: string): Promise<number> {
     const { bucket, object } = parseGcsPath(path);
-    const [meta] = await (await this.bucket(bucket)).file(object).getMetadata();
+    const b = await this.bucket(bucket);
+    const [meta] = await gcsCall(path, () => b.file(object).getMetadata());
     return Number(meta.size);
   }
 
@@ -60,16 +80,22 @@ export class GcsStorage implements Storage {
     const { start = 0, end } = range;
     if (end !== undefined && end <= start) return;
     const ranged = start > 0 || end !== undefined;
-    yield* (await this.bucket(bucket)).file(object).createReadStream({
+    const stream = (await this.bucket(bucket)).file(object).createReadStream({
       // The library's end is inclusive. Whole-object checksums cannot validate a partial read.
       ...(ranged ? { start, end: end === undefined ? undefined : end - 1, validation: false } : {}),
       decompress: false,
     });
+    try {
+      yield* stream;
+    } catch (e) {
+      throw new GcsError(describeGcsError(e, path), e);
+    }
   }
 
   async readAll(path: string): Promise<Uint8Array> {
     const { bucket, object } = parseGcsPath(path);
-    const [data] = await (await this.bucket(bucket)).file(object).download();
+    const b = await this.bucket(bucket);
+    const [data] = await gcsCall(path, () => b.file(object).download());
     return data;
   }
 
@@ -82,14 +108,14 @@ export class GcsStorage implements Storage {
     });
     const finished = new Promise<void>((resolve, reject) => {
       stream.once("finish", resolve);
-      stream.once("error", reject);
+      stream.once("error", (e) => reject(new GcsError(describeGcsError(e, path), e)));
     });
     // Until commit or abort, an upload error is held here and reported by the next call.
     finished.catch(() => {});
     return {
       write(chunk) {
         return new Promise((resolve, reject) => {
-          stream.write(chunk, (err) => (err ? reject(err) : resolve()));
+          stream.write(chunk, (err) => (err ? reject(new GcsError(describeGcsError(err, path), err)) : resolve()));
         });
       },
       async commit() {
@@ -109,10 +135,16 @@ export class GcsStorage implements Storage {
 
   async remove(path: string): Promise<void> {
     const { bucket, object } = parseGcsPath(path);
-    await (await this.bucket(bucket)).file(object).delete({ ignoreNotFound: true });
+    const b = await this.bucket(bucket);
+    await gcsCall(path, () => b.file(object).delete({ ignoreNotFound: true }));
   }
 
   async staleTemporaries(): Promise<string[]> {
     return []; // uploads never leave partial objects behind
   }
+}
+
+function loadClient(options: ConstructorParameters<typeof GcsClient>[0]): Promise<GcsClient> {
+  quietGcsWarnings();
+  return import("@google-cloud/storage").then(({ Storage }) => new Storage(options));
 }

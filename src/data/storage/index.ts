@@ -23,3 +23,14 @@ export function joinPath(base: string, ...parts: string[]): string {
   for (const p of parts) out = out.endsWith("/") ? out + p : `${out}/${p}`;
   return out;
 }
+
+export { GcsError, describeGcsError } from "./gcs-errors.js";
+
+/**
+ * Whether a gs:// directory holds any object, found with one request and no retries, so that missing
+ * credentials, no network or a missing bucket fail at once, as a GcsError of one line.
+ */
+export async function remoteDirHasFiles(url: string): Promise<boolean> {
+  if (!isGcsPath(url)) throw new Error(`remoteDirHasFiles: ${url} is not a gs:// path`);
+  return (storageFor(url) as GcsStorage).probe(url);
+}
