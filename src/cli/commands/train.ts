@@ -148,6 +148,17 @@ export async function runTrain(argv: string[]): Promise<void> {
     throw new UsageError(`--clip-norm must be > 0 (a negative norm would turn training into gradient ascent), got ${v["clip-norm"]}`);
   const onNan = v["on-nan"] ?? "stop";
   if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
+  if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
+    throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
+  const seed = intFlag("seed", v.seed, 42, 0);
+  const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
+  const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
+  if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
+  const mlmProbability = numberFlag("mlm-probability", v["mlm-probability"], 0.15);
+  if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
+  // Outputs are checked (and gs:// probed) before any work; gs:// inputs read as local files are downloaded.
+  refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
+  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
   // A finished run in --output-dir is refused now, not after the data checks and the compile.
   if (v.overwrite && isGcsPath(v["output-dir"]!))
     throw new UsageError(
@@ -161,17 +172,6 @@ export async function runTrain(argv: string[]): Promise<void> {
       throw e;
     }
   }
-  if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
-    throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
-  const seed = intFlag("seed", v.seed, 42, 0);
-  const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
-  const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
-  if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
-  const mlmProbability = numberFlag("mlm-probability", v["mlm-probability"], 0.15);
-  if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
-  // Outputs are checked (and gs:// probed) before any work; gs:// inputs read as local files are downloaded.
-  refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
-  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
   v.tokenizer = await localInputDir("tokenizer", v.tokenizer!);
   if (v["init-from"]) v["init-from"] = await localInputDir("init-from", v["init-from"]);
   if (v["model-config"]) v["model-config"] = await localInputFile("model-config", v["model-config"]);
