@@ -1,12 +1,78 @@
-// Kiln's package entry: the engine plus the executors this process can use, registered in order of
-// preference (the first is the default device: cpu:0, ONNX Runtime).
-import { registerExecutor } from "./core/devices.js";
-import { ortExecutor } from "./exec/ort/executor.js";
-import { refExecutor } from "./exec/ref/executor.js";
-
-registerExecutor(ortExecutor);
-registerExecutor(refExecutor);
-
+// Kiln's package entry ("kiln"): the engine (Arrays, jit, autodiff, pytrees, PRNG), the executors this
+// process can use (registered on import; the first, cpu:0 on ONNX Runtime, is the default device), and
+// the main names of every layer. Each layer's whole API is its own entry: "kiln/data", "kiln/text",
+// "kiln/models", "kiln/nn", "kiln/optim", "kiln/distribute", "kiln/train", "kiln/pipelines",
+// "kiln/export", "kiln/xla" (src/entry/).
+export * from "./executors.js";
 export * from "./core/index.js";
-export { refExecutor, RefExecutor } from "./exec/ref/executor.js";
-export { ortExecutor, OrtExecutor, type OrtExecutorOptions } from "./exec/ort/executor.js";
+
+// data: TFRecord shards and the streaming input pipeline
+export {
+  openDataset,
+  TFRecordDataset,
+  prepareDataset,
+  TFRecordWriter,
+  readRecords,
+  writeRecords,
+  encodeExample,
+  decodeExample,
+  type DatasetOptions,
+  type PrepareOptions,
+  type PrepareResult,
+  type TokenBatch,
+} from "./data/index.js";
+// text: the Unigram tokenizer
+export {
+  trainUnigram,
+  loadTokenizer,
+  saveTokenizer,
+  readTextLines,
+  UnigramTokenizer,
+  type Tokenizer,
+  type UnigramTrainOptions,
+} from "./text/index.js";
+// models: RoBERTa/BERT masked LMs and Hugging Face model directories
+export {
+  RobertaForMaskedLM,
+  BertForMaskedLM,
+  createMaskedLM,
+  presetConfig,
+  PRESET_NAMES,
+  readConfig,
+  validateConfig,
+  loadModel,
+  loadPretrained,
+  saveModel,
+  type MlmConfig,
+  type MaskedLanguageModel,
+  type Params,
+  type PretrainedModel,
+} from "./models/index.js";
+// optim
+export { AdamW, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Schedule } from "./optim/index.js";
+// distribute: devices and strategies
+export {
+  selectDevices,
+  makeStrategy,
+  OneDevice,
+  DataParallel,
+  PerReplica,
+  allReduceSum,
+  allReduceMean,
+  type Strategy,
+  type Accelerator,
+} from "./distribute/index.js";
+// train
+export {
+  Trainer,
+  ModelCheckpoint,
+  EarlyStopping,
+  LearningRateMonitor,
+  type TrainerOptions,
+  type FitArgs,
+  type FitResult,
+  type Callback,
+} from "./train/index.js";
+// pipelines and export
+export { FillMaskPipeline, type FillMaskResult } from "./pipelines/index.js";
+export { exportModel, type ExportOptions } from "./export/index.js";

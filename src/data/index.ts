@@ -33,4 +33,6 @@ export { checkDataTokenizer, checkPreparedDir, readManifest, type PrepareManifes
 
 export { IGNORE_LABEL, type MaskedBatch, type TokenBatch } from "./batch.js";
 export { maskRowKey, maskTokens, maskingMap, type MaskOptions } from "./mlm/mask.js";
+export { maskTokensTraced, type TracedMaskOptions } from "./mlm/mask-traced.js";
+export { writeSotuCorpus } from "./sotu.js";
 export { hash32, threshold24, uniform24 } from "./random.js";

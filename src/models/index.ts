@@ -12,6 +12,7 @@ export * from "./config.js";
 export * from "./masked-lm.js";
 export { createRoberta, robertaPositionIds } from "./roberta.js";
 export { createBert } from "./bert.js";
+export { RobertaForMaskedLM, BertForMaskedLM } from "./for-masked-lm.js";
 export {
   saveModel,
   loadModel,

@@ -375,7 +375,10 @@ export class Trainer implements TrainerView {
     });
     this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
     this.bar = o.progress ? new ProgressBar("train") : undefined;
+    // An interrupt stops the run unfinished (no final model); a callback's stop (early stopping) ends it.
+    let interrupted = false;
     const stopOnSignal = () => {
+      interrupted = true;
       this.shouldStop = true;
       this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)");
       process.once("SIGINT", () => process.exit(130));
@@ -479,7 +482,7 @@ export class Trainer implements TrainerView {
       if (ended) this.warn(ended);
       const finalMetrics: Metrics = {};
       const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
-      const finished = !this.shouldStop || this.globalStep >= this.totalSteps;
+      const finished = !interrupted || this.globalStep >= this.totalSteps;
       try {
         if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
       } catch (e) {
@@ -490,7 +493,7 @@ export class Trainer implements TrainerView {
         this.warn(`the final evaluation failed; the trained model was saved to ${o.outputDir} first`);
         throw e;
       }
-      await this.saveCheckpoint(this.shouldStop ? "interrupted" : "end", finalMetrics);
+      await this.saveCheckpoint(interrupted ? "interrupted" : "end", finalMetrics);
       for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
       if (finished) await this.writeFinal(a, state, history, evalHistory);
       state = this.strategy.keepFirst(carried);

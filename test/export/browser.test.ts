@@ -28,7 +28,7 @@ test("transformers.js in headless Chromium shows kiln fill-mask's answers for a 
   });
   const { dir } = trainExportModel(root);
   kiln("export", "--model", dir, "--format", "onnx");
-  const expected = JSON.parse(kiln("fill-mask", "--model", dir, TEXT, "--top-k", "5")) as FillMaskResult[];
+  const expected = JSON.parse(kiln("fill-mask", "--model", dir, TEXT, "--top-k", "5", "--json")) as FillMaskResult[];
 
   const { server, url } = await serveFillMaskPage(root, "model");
   cleanup.push(() => server.close());

@@ -36,7 +36,7 @@ test("transformers.js pipeline('fill-mask') on the exported directory gives kiln
   env.localModelPath = root;
   const fillMask = await pipeline("fill-mask", "model");
   for (const text of TEXTS) {
-    const ours = JSON.parse(kiln("fill-mask", "--model", dir, text, "--top-k", "5")) as FillMaskResult[];
+    const ours = JSON.parse(kiln("fill-mask", "--model", dir, text, "--top-k", "5", "--json")) as FillMaskResult[];
     const theirs = (await fillMask(text, { top_k: 5 })) as { score: number; token: number; token_str: string }[];
     assert.deepEqual(
       theirs.map((r) => r.token),

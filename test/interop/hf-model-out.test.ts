@@ -185,7 +185,7 @@ if (!pythonSkip) {
         batch,
         logits: await kilnLogits(model, params, batch),
         fillMask,
-        cliFillMask: JSON.parse(kiln("fill-mask", "--model", dir, FILL_MASK_TEXTS[0]!, "--top-k", "5")) as FillMaskResult[],
+        cliFillMask: JSON.parse(kiln("fill-mask", "--model", dir, FILL_MASK_TEXTS[0]!, "--top-k", "5", "--json")) as FillMaskResult[],
       };
     }
 

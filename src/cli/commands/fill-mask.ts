@@ -1,15 +1,18 @@
-// `kiln fill-mask`: the top-k predictions for each [MASK] in a text, as JSON.
+// `kiln fill-mask`: the top-k predictions for each [MASK] in a text, as lines to read or (--json) as
+// the pipeline's records.
 import { join } from "node:path";
 import { parseFlags, intFlag, UsageError } from "../args.js";
 import { loadModel } from "../../models/pretrained.js";
 import { loadTokenizer } from "../../text/index.js";
-import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
+import { FillMaskPipeline, type FillMaskResult } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { localInputDir } from "../gcs-paths.js";
 
-const HELP = `Usage: kiln fill-mask --model DIR "text with [MASK]" [--top-k 5] [--tokenizer DIR]
+const HELP = `Usage: kiln fill-mask --model DIR "text with [MASK]" [--top-k 5] [--tokenizer DIR] [--json]
 
-Prints the model's top-k guesses for each mask token as JSON: [{score, token, token_str, sequence}].
+Prints the model's top-k guesses for each mask token, one a line: the score, the token, and the text
+with the mask filled. --json prints the pipeline's records instead, as transformers' fill-mask pipeline
+returns them: [{score, token, token_str, sequence}] (a list of such lists for a text with several masks).
 DIR is a model directory written by \`kiln train\` (config.json, model.safetensors, tokenizer files),
 local or gs:// (downloaded first). --tokenizer DIR reads the tokenizer from another directory (local or
 gs://); it must be the model's own vocabulary.`;
@@ -22,6 +25,7 @@ export const fillMaskCommand: Command = {
       model: { type: "string" },
       "top-k": { type: "string" },
       tokenizer: { type: "string" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     });
     if (values.help) return console.log(HELP);
@@ -35,6 +39,12 @@ export const fillMaskCommand: Command = {
       model: join(values.model, "config.json"),
       tokenizer: join(values.tokenizer ?? values.model, "tokenizer.json"),
     });
-    console.log(JSON.stringify(await pipe.call(positionals[0]!, { topK: intFlag("top-k", values["top-k"], 5, 1) }), null, 2));
+    const results = await pipe.call(positionals[0]!, { topK: intFlag("top-k", values["top-k"], 5, 1) });
+    if (values.json) return console.log(JSON.stringify(results));
+    const perMask = (Array.isArray(results[0]) ? results : [results]) as FillMaskResult[][];
+    perMask.forEach((guesses, m) => {
+      if (perMask.length > 1) console.log(`mask ${m + 1}:`);
+      for (const r of guesses) console.log(`${r.score.toFixed(4)}  ${JSON.stringify(r.token_str)}  ${r.sequence}`);
+    });
   },
 };

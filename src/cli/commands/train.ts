@@ -16,7 +16,7 @@ import {
   type MlmConfig,
 } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
-import { ModelCheckpoint } from "../../train/callbacks.js";
+import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { listCheckpoints } from "../../train/checkpoint.js";
 import { probeRecordLength } from "../../train/data-probe.js";
 import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
@@ -74,6 +74,10 @@ Output:
   --push-to gs://BUCKET/PATH  upload each checkpoint there in the background (skipped while an upload runs)
                               and the final model and last checkpoint at the end, before the command exits
   --eval-every N              evaluate every N steps (default: each epoch and at the end)
+  --early-stopping-patience N stop when eval_loss has not improved for N evaluations in a row (needs
+                              --eval-data; the model is saved as at the end of a full run)
+  --early-stopping-min-delta X  the least decrease of eval_loss that counts as an improvement (default 0)
+  --log-lr                    log the learning rate ("lr") every --log-every steps (metrics.jsonl, TensorBoard)
   --log-every N               log metrics every N steps (default 10)
   --checkpoint-every N        checkpoint every N steps (default: at the end)
   --keep-checkpoints N        checkpoints to keep (default 3)
@@ -108,6 +112,9 @@ const FLAGS = {
   "output-dir": { type: "string" },
   "push-to": { type: "string" },
   "eval-every": { type: "string" },
+  "early-stopping-patience": { type: "string" },
+  "early-stopping-min-delta": { type: "string" },
+  "log-lr": { type: "boolean" },
   "log-every": { type: "string" },
   "checkpoint-every": { type: "string" },
   "keep-checkpoints": { type: "string" },
@@ -147,6 +154,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   if (clipNorm !== undefined && !(clipNorm > 0))
     throw new UsageError(`--clip-norm must be > 0 (a negative norm would turn training into gradient ascent), got ${v["clip-norm"]}`);
   const onNan = v["on-nan"] ?? "stop";
+  const earlyStopping = earlyStoppingFlags(v);
   if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
@@ -241,6 +249,7 @@ export async function runTrain(argv: string[]): Promise<void> {
   const epochs = intFlag("epochs", v.epochs, 1, 1);
   const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
+  const logEvery = intFlag("log-every", v["log-every"], 10, 1);
 
   const trainer = new Trainer({
     outputDir: outputs.localDir,
@@ -252,7 +261,7 @@ export async function runTrain(argv: string[]): Promise<void> {
     precision,
     stepsPerExecution: intFlag("steps-per-execution", v["steps-per-execution"], 1, 1),
     evalEvery: intFlag("eval-every", v["eval-every"], 0, 0),
-    logEvery: intFlag("log-every", v["log-every"], 10, 1),
+    logEvery,
     keepCheckpoints: intFlag("keep-checkpoints", v["keep-checkpoints"], 3, 1),
     resume: Boolean(v.resume),
     overwrite: Boolean(v.overwrite),
@@ -261,6 +270,8 @@ export async function runTrain(argv: string[]): Promise<void> {
     callbacks: [
       ...(checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : []),
       ...(outputs.push ? [outputs.push] : []),
+      ...(earlyStopping ? [earlyStopping] : []),
+      ...(v["log-lr"] ? [new LearningRateMonitor(logEvery)] : []),
     ],
     ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
@@ -305,6 +316,27 @@ export async function runTrain(argv: string[]): Promise<void> {
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
+}
+
+/** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */
+function earlyStoppingFlags(v: {
+  "early-stopping-patience"?: string;
+  "early-stopping-min-delta"?: string;
+  "eval-data"?: string[];
+}): EarlyStopping | undefined {
+  if (v["early-stopping-patience"] === undefined) {
+    if (v["early-stopping-min-delta"] !== undefined)
+      throw new UsageError("kiln train: --early-stopping-min-delta needs --early-stopping-patience N");
+    return undefined;
+  }
+  const patience = intFlag("early-stopping-patience", v["early-stopping-patience"], 1, 1);
+  if (!v["eval-data"]?.length)
+    throw new UsageError(
+      "kiln train: --early-stopping-patience watches eval_loss: give --eval-data (and --eval-every N to evaluate during an epoch)",
+    );
+  const minDelta = numberFlag("early-stopping-min-delta", v["early-stopping-min-delta"], 0);
+  if (!(minDelta >= 0)) throw new UsageError(`--early-stopping-min-delta must be ≥ 0, got ${v["early-stopping-min-delta"]}`);
+  return new EarlyStopping({ monitor: "eval_loss", mode: "min", patience, minDelta });
 }
 
 /** The config of a pretrained model directory, checked against the tokenizer that will feed it. */

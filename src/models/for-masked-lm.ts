@@ -1,0 +1,61 @@
+// The masked language models by the names `transformers` gives them: `new RobertaForMaskedLM(config)`,
+// `RobertaForMaskedLM.fromPreset("mlm-small", tokenizer)`, `await RobertaForMaskedLM.fromPretrained(dir)`.
+// Each is the MaskedLanguageModel that createMaskedLM builds for its model_type, as a class.
+import type * as k from "../core/index.js";
+import { presetConfig, type MlmConfig, type ModelType, type TokenizerIds } from "./config.js";
+import type { MaskedLanguageModel, Params, ForwardOptions } from "./masked-lm.js";
+import { createRoberta } from "./roberta.js";
+import { createBert } from "./bert.js";
+import { loadPretrained, type LoadPretrainedOptions, type PretrainedModel } from "./pretrained.js";
+
+const BUILDERS: Record<ModelType, (c: MlmConfig) => MaskedLanguageModel> = { roberta: createRoberta, bert: createBert };
+
+abstract class ForMaskedLM implements MaskedLanguageModel {
+  declare readonly config: MlmConfig;
+  declare readonly tiedWeights: Readonly<Record<string, string>>;
+  declare readonly baseModelPrefix: string;
+  declare init: (key: k.Array) => Params;
+  declare hidden: (params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: ForwardOptions) => k.Array;
+  declare lmHead: (params: Params, hidden: k.Array) => k.Array;
+
+  protected constructor(config: MlmConfig, type: ModelType, className: string) {
+    if (config.model_type !== type)
+      throw new Error(`${className} needs a config with model_type "${type}", got "${config.model_type}" (use createMaskedLM for either)`);
+    Object.assign(this, BUILDERS[type](config));
+  }
+}
+
+async function pretrainedAs<M extends MaskedLanguageModel>(
+  dir: string,
+  opts: LoadPretrainedOptions,
+  make: (c: MlmConfig) => M,
+): Promise<PretrainedModel & { model: M }> {
+  const loaded = await loadPretrained(dir, opts);
+  return { ...loaded, model: make(loaded.model.config) };
+}
+
+/** RoBERTa with its masked-LM head (transformers' RobertaForMaskedLM). */
+export class RobertaForMaskedLM extends ForMaskedLM {
+  constructor(config: MlmConfig) {
+    super(config, "roberta", "RobertaForMaskedLM");
+  }
+  /** A preset's architecture ("mlm-small", "roberta-base", …) sized to the tokenizer's vocabulary and ids. */
+  static fromPreset(name: string, tokenizer: TokenizerIds, maxLength?: number): RobertaForMaskedLM {
+    return new RobertaForMaskedLM(presetConfig(name, tokenizer, maxLength));
+  }
+  /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
+  static fromPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel & { model: RobertaForMaskedLM }> {
+    return pretrainedAs(dir, opts, (c) => new RobertaForMaskedLM(c));
+  }
+}
+
+/** BERT with its masked-LM head (transformers' BertForMaskedLM). */
+export class BertForMaskedLM extends ForMaskedLM {
+  constructor(config: MlmConfig) {
+    super(config, "bert", "BertForMaskedLM");
+  }
+  /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
+  static fromPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel & { model: BertForMaskedLM }> {
+    return pretrainedAs(dir, opts, (c) => new BertForMaskedLM(c));
+  }
+}

@@ -1,0 +1,9 @@
+// Inference pipelines over trained models.
+export {
+  FillMaskPipeline,
+  checkModelTokenizer,
+  type FillMaskOptions,
+  type FillMaskResult,
+  type FillMaskSources,
+  type FillMaskTokenizer,
+} from "./fill-mask.js";
