@@ -138,7 +138,7 @@ test("kiln train --push-to keeps the local run and copies it to the bucket; gs:/
   assert.equal(bad.code, 2);
   assert.match(bad.err, /^--push-to .*copy: give a gs:\/\/bucket\/prefix/);
   // fill-mask reads the model from the bucket.
-  const fill = await kiln(["fill-mask", "--model", "gs://runs/pushed", "The [MASK] of the people.", "--top-k", "2"]);
+  const fill = await kiln(["fill-mask", "--model", "gs://runs/pushed", "The [MASK] of the people.", "--top-k", "2", "--json"]);
   assert.equal(fill.code, 0, fill.err);
   assert.equal(JSON.parse(fill.out).length, 2);
   // export reads the model from the bucket and writes its ONNX layout there.
