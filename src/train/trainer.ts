@@ -228,6 +228,7 @@ export class Trainer implements TrainerView {
       model: c.model,
       params: c.state.params,
       opt: c.state.opt,
+      ...(c.state.scaler ? { scaler: c.state.scaler } : {}),
       state,
       ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}),
     });
@@ -286,7 +287,7 @@ export class Trainer implements TrainerView {
       const ck = resumed;
       if (ck.state.seed !== o.seed)
         throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
-      state = { params: ck.params, opt: ck.opt };
+      state = { params: ck.params, opt: ck.opt, ...(ck.scaler ? { scaler: ck.scaler } : {}) };
       this.globalStep = ck.state.global_step;
       this.epoch = ck.state.epoch;
       dataState = ck.state.data_state as DatasetState;
@@ -308,7 +309,8 @@ export class Trainer implements TrainerView {
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
     if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
-    if (this.policy.lossScaling) state.scaler = lossScaleInit(o.lossScale);
+    if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
+    else delete state.scaler;
     const globalBatch = a.train.batchSize;
     if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
       throw new Error(
