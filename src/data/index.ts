@@ -15,7 +15,7 @@ export { isGcsPath, joinPath, storageFor, type AtomicWriter, type ReadRange, typ
 
 export { recordsFromFileName, shardFileName } from "./shards.js";
 export { prepareDataset, type PrepareOptions, type PrepareResult, type SplitSummary } from "./prepare/prepare.js";
-export { openEncoder, type Encoder } from "./prepare/encoder.js";
+export { openEncoder, type Encoder } from "./prepare/text-encoder.js";
 
 export {
   openDataset,
