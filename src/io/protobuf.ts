@@ -194,7 +194,7 @@ export class ProtoWriter {
   }
 }
 
-export function varintSize(v: number): number {
+function varintSize(v: number): number {
   let n = 1;
   while (v >= 0x80) {
     v = Math.floor(v / 0x80);

@@ -196,10 +196,6 @@ export async function listCheckpoints(outputDir: string): Promise<{ path: string
   return out.sort((a, b) => a.step - b.step);
 }
 
-export async function latestCheckpoint(outputDir: string): Promise<string | undefined> {
-  return (await listCheckpoints(outputDir)).at(-1)?.path;
-}
-
 /** Deletes all but the newest `keepLast` checkpoints, never the one named in `keep`. */
 export async function pruneCheckpoints(outputDir: string, keepLast: number, keep?: string): Promise<void> {
   const all = await listCheckpoints(outputDir);
@@ -215,7 +211,7 @@ export interface LoadedCheckpoint {
   state: TrainerStateJson;
 }
 
-export async function loadCheckpoint(path: string, model: MaskedLanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
+async function loadCheckpoint(path: string, model: MaskedLanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
   let state: TrainerStateJson;
   try {

@@ -23,17 +23,17 @@ function event(step: number, body: (w: ProtoWriter) => void): Uint8Array {
   return w.finish();
 }
 
-export function versionEvent(): Uint8Array {
+function versionEvent(): Uint8Array {
   return event(0, (w) => w.stringField(3, "brain.Event:2"));
 }
 
 const SESSION_START = 1;
 
-export function sessionStartEvent(step: number): Uint8Array {
+function sessionStartEvent(step: number): Uint8Array {
   return event(step, (w) => w.nested(7, () => w.intField(1, SESSION_START)));
 }
 
-export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
+function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   return event(step, (w) =>
     w.nested(5, () => {
       for (const [tag, value] of Object.entries(metrics)) {

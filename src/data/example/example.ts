@@ -25,9 +25,9 @@ export type DecodedFeature =
   | { kind: "bytes"; values: Uint8Array[] }
   | { kind: "none" };
 
-export const FEATURE_BYTES_LIST = 1;
-export const FEATURE_FLOAT_LIST = 2;
-export const FEATURE_INT64_LIST = 3;
+const FEATURE_BYTES_LIST = 1;
+const FEATURE_FLOAT_LIST = 2;
+const FEATURE_INT64_LIST = 3;
 
 /** How errors name a malformed record. */
 const EXAMPLE = { message: "tf.train.Example", unit: "record" };

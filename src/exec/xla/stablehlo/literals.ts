@@ -52,7 +52,7 @@ export function scalarLiteral(d: DType, x: number | bigint): string {
 }
 
 /** A 16-bit float element from its raw bits. */
-export function bitsLiteral16(bits: number): string {
+function bitsLiteral16(bits: number): string {
   return hexBits(bits & 0xffff, 4);
 }
 
