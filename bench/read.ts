@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { prepareDataset } from "../src/data/prepare/prepare.js";
 import { openDataset, type DatasetOptions } from "../src/data/pipeline/dataset.js";
 import { maskingMap } from "../src/data/mlm/mask.js";
-import { openEncoder } from "../src/data/prepare/encoder.js";
+import { openEncoder } from "../src/data/prepare/text-encoder.js";
 import { makeTestCorpus } from "../test/helpers/sotu-slice.js";
 
 export async function run(args: string[]): Promise<void> {

@@ -1,6 +1,7 @@
 // Array: the one value type of Kiln. An array is either concrete (its data lives in a device buffer
 // owned by an executor) or traced (an abstract shape and dtype standing for a value of a program being
-// built). Methods are thin: the work is in ops/, so functions and methods share one implementation.
+// built). This file holds what an array is; its math methods (x.add(y), x.sum(), …) are attached in
+// array-methods.ts once the ops they call are defined, so that ops/ can import Array without a cycle.
 import type { DType, HostArray } from "./dtype.js";
 import { readElem } from "./dtype.js";
 import type { AVal, Var } from "./ir.js";
@@ -11,11 +12,6 @@ import { sizeOf } from "./shape.js";
 import type { Trace } from "./trace.js";
 import { EscapedTracerError, TracerReadError } from "./diagnostics.js";
 import { countTransfer } from "./metrics.js";
-import * as ew from "./ops/elementwise.js";
-import * as sh from "./ops/shape.js";
-import * as rd from "./ops/reduce.js";
-import * as la from "./ops/linalg.js";
-import * as ix from "./ops/indexing.js";
 
 /** What the ops accept where an array is expected: an Array, or a JS number/boolean (a weak scalar). */
 export type ArrayOrScalar = Array | number | boolean;
@@ -162,159 +158,5 @@ export class Array {
     if (this.trace || this.#gone) return;
     this.#buffer!.dispose();
     this.#gone = "was disposed";
-  }
-
-  // ---- arithmetic (broadcasting, dtype promotion) ----
-  add(y: ArrayOrScalar): Array {
-    return ew.add(this, y);
-  }
-  sub(y: ArrayOrScalar): Array {
-    return ew.sub(this, y);
-  }
-  mul(y: ArrayOrScalar): Array {
-    return ew.mul(this, y);
-  }
-  div(y: ArrayOrScalar): Array {
-    return ew.div(this, y);
-  }
-  pow(y: ArrayOrScalar): Array {
-    return ew.pow(this, y);
-  }
-  maximum(y: ArrayOrScalar): Array {
-    return ew.maximum(this, y);
-  }
-  minimum(y: ArrayOrScalar): Array {
-    return ew.minimum(this, y);
-  }
-  neg(): Array {
-    return ew.neg(this);
-  }
-  exp(): Array {
-    return ew.exp(this);
-  }
-  log(): Array {
-    return ew.log(this);
-  }
-  tanh(): Array {
-    return ew.tanh(this);
-  }
-  erf(): Array {
-    return ew.erf(this);
-  }
-  sqrt(): Array {
-    return ew.sqrt(this);
-  }
-  rsqrt(): Array {
-    return ew.rsqrt(this);
-  }
-  abs(): Array {
-    return ew.abs(this);
-  }
-  sin(): Array {
-    return ew.sin(this);
-  }
-  cos(): Array {
-    return ew.cos(this);
-  }
-  square(): Array {
-    return ew.mul(this, this);
-  }
-  isFinite(): Array {
-    return ew.isFinite(this);
-  }
-
-  // ---- comparisons and logic (results are bool) ----
-  equal(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "eq");
-  }
-  notEqual(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "ne");
-  }
-  less(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "lt");
-  }
-  lessEqual(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "le");
-  }
-  greater(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "gt");
-  }
-  greaterEqual(y: ArrayOrScalar): Array {
-    return ew.compare(this, y, "ge");
-  }
-  and(y: ArrayOrScalar): Array {
-    return ew.bitAnd(this, y);
-  }
-  or(y: ArrayOrScalar): Array {
-    return ew.bitOr(this, y);
-  }
-  xor(y: ArrayOrScalar): Array {
-    return ew.bitXor(this, y);
-  }
-  not(): Array {
-    return ew.bitNot(this);
-  }
-  shiftLeft(y: ArrayOrScalar): Array {
-    return ew.shiftLeft(this, y);
-  }
-  shiftRight(y: ArrayOrScalar): Array {
-    return ew.shiftRightLogical(this, y);
-  }
-  astype(dtype: DType): Array {
-    return ew.astype(this, dtype);
-  }
-
-  // ---- reductions ----
-  sum(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
-    return rd.sum(this, axes, opts);
-  }
-  mean(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
-    return rd.mean(this, axes, opts);
-  }
-  max(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
-    return rd.max(this, axes, opts);
-  }
-  min(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
-    return rd.min(this, axes, opts);
-  }
-  var(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array {
-    return rd.variance(this, axes, opts);
-  }
-  argmax(axis: number): Array {
-    return rd.argmax(this, axis);
-  }
-  cumsum(axis: number, opts?: { reverse?: boolean }): Array {
-    return rd.cumsum(this, axis, opts);
-  }
-
-  // ---- shapes ----
-  reshape(shape: readonly number[]): Array {
-    return sh.reshape(this, shape);
-  }
-  transpose(perm?: readonly number[]): Array {
-    return sh.transpose(this, perm);
-  }
-  broadcastTo(shape: Shape): Array {
-    return sh.broadcastTo(this, shape);
-  }
-  expandDims(axis: number): Array {
-    return sh.expandDims(this, axis);
-  }
-  squeeze(axes?: number | readonly number[]): Array {
-    return sh.squeeze(this, axes);
-  }
-  flatten(): Array {
-    return sh.reshape(this, [this.size]);
-  }
-  slice(start: readonly number[], limit: readonly number[]): Array {
-    return sh.slice(this, start, limit);
-  }
-
-  // ---- linear algebra and indexing ----
-  matmul(y: Array): Array {
-    return la.matmul(this, y);
-  }
-  take(indices: Array, axis = 0): Array {
-    return ix.take(this, indices, axis);
   }
 }

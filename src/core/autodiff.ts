@@ -49,7 +49,7 @@ export function vjp<R>(fn: (...args: any[]) => R, ...primals: unknown[]): [R, (c
  * vjp of a function returning [outputs, aux]: aux values are computed in the same program and returned
  * as they are, without taking part in differentiation.
  */
-export function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonly unknown[]): [any, (ct: unknown) => any[], any] {
+function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonly unknown[]): [any, (ct: unknown) => any[], any] {
   const { leaves, treedef } = arrayLeaves(primals, "vjp");
   let numOut = 0,
     outTreeDef: TreeDef | undefined,

@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 const KILN_SRC = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** "file:line:col" of the first frame outside Kiln's sources, or undefined. */
-export function userFrame(): string | undefined {
+function userFrame(): string | undefined {
   const stack = new Error().stack?.split("\n").slice(1) ?? [];
   for (const line of stack) {
     const m = /\((.*):(\d+):(\d+)\)$/.exec(line) ?? /at (.*):(\d+):(\d+)$/.exec(line);

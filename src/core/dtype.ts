@@ -1,8 +1,8 @@
 // Element types and their host representations.
 //
 // bf16 and f16 have no native JS typed array: their values are stored as raw 16-bit patterns in a
-// Uint16Array and widened to f32 whenever they are computed with, then rounded back (round to nearest
-// even), which is exactly what an accelerator's bf16/f16 arithmetic with f32 accumulation does.
+// Uint16Array and widened whenever they are computed with, then rounded back once (to nearest even, from
+// the value as computed), which is what an accelerator's bf16/f16 arithmetic with f32 accumulation does.
 
 export type DType = "f32" | "f64" | "bf16" | "f16" | "i32" | "u32" | "bool" | "i64";
 
@@ -75,45 +75,60 @@ export function viewHost(d: DType, buf: ArrayBufferLike, byteOffset: number, n: 
   }
 }
 
-// ---- 16-bit float conversions (round to nearest even) ----
+// ---- 16-bit float conversions (one round to nearest even, from the exact double) ----
+// Rounding a double to f32 first and then to 16 bits would round twice: 1 + 2^-8 + 2^-30 becomes the tie
+// 1 + 2^-8 in f32 and then 1 in bf16, where the correctly rounded bf16 value is 1 + 2^-7.
 const f32buf = new Float32Array(1);
 const u32buf = new Uint32Array(f32buf.buffer);
 
-export function f32ToBf16Bits(x: number): number {
-  f32buf[0] = x;
+/**
+ * x rounded once, to nearest even, to a binary float format with `precision` significand bits (the
+ * implicit one included), smallest normal exponent `minExp` and largest finite value `maxFinite`:
+ * subnormals keep the quantum of the smallest normal, and values past the largest finite round to ±∞.
+ */
+function roundToFormat(x: number, precision: number, minExp: number, maxFinite: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const ax = Math.abs(x);
+  let e = Math.floor(Math.log2(ax));
+  if (2 ** e > ax) e--;
+  else if (2 ** (e + 1) <= ax) e++;
+  const quantumExp = Math.max(e, minExp) - (precision - 1);
+  const scaled = ax * 2 ** -quantumExp; // exact: a power-of-two scaling into [0, 2^precision)
+  const floor = Math.floor(scaled);
+  const rest = scaled - floor;
+  const n = rest > 0.5 || (rest === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
+  const rounded = n * 2 ** quantumExp;
+  const v = rounded > maxFinite ? Infinity : rounded;
+  return x < 0 ? -v : v;
+}
+
+const BF16_MAX = (2 - 2 ** -7) * 2 ** 127;
+const F16_MAX = 65504;
+
+/** The bf16 bit pattern of x, rounded once to nearest even (NaN → a quiet NaN). */
+export function toBf16Bits(x: number): number {
+  f32buf[0] = Number.isNaN(x) ? x : roundToFormat(x, 8, -126, BF16_MAX); // exact in f32
   const u = u32buf[0]!;
   if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff; // quiet NaN
-  const rounding = 0x7fff + ((u >>> 16) & 1);
-  return ((u + rounding) >>> 16) & 0xffff;
+  return u >>> 16;
 }
 export function bf16BitsToF32(b: number): number {
   u32buf[0] = b << 16;
   return f32buf[0]!;
 }
 
-export function f32ToF16Bits(x: number): number {
-  f32buf[0] = x;
+/** The f16 bit pattern of x, rounded once to nearest even (NaN → a quiet NaN). */
+export function toF16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const v = roundToFormat(x, 11, -14, F16_MAX); // exactly representable in f16 (and f32)
+  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const av = Math.abs(v);
+  if (av === Infinity) return sign | 0x7c00;
+  if (av < 2 ** -14) return sign | (av * 2 ** 24); // subnormal (or zero): a multiple of 2^-24
+  f32buf[0] = av;
   const u = u32buf[0]!;
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  let mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00; // overflow → inf
-  if (e <= 0) {
-    if (e < -10) return sign; // underflow → ±0
-    mant |= 0x800000;
-    const shift = 14 - e;
-    const half = 1 << (shift - 1);
-    const rest = mant & ((1 << shift) - 1);
-    let h = mant >>> shift;
-    if (rest > half || (rest === half && h & 1)) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && h & 1)) h++;
-  return sign | h;
+  const exp = ((u >>> 23) & 0xff) - 127 + 15;
+  return sign | (exp << 10) | ((u & 0x7fffff) >>> 13);
 }
 export function f16BitsToF32(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
@@ -132,9 +147,9 @@ export function roundTo(d: DType, x: number): number {
     case "f32":
       return Math.fround(x);
     case "bf16":
-      return bf16BitsToF32(f32ToBf16Bits(x));
+      return bf16BitsToF32(toBf16Bits(x));
     case "f16":
-      return f16BitsToF32(f32ToF16Bits(x));
+      return f16BitsToF32(toF16Bits(x));
     case "i32":
       return x | 0;
     case "u32":
@@ -156,8 +171,8 @@ export function readElem(d: DType, a: HostArray, i: number): number {
 
 /** Writes a JS number into element i, converting to the storage format of d. */
 export function writeElem(d: DType, a: HostArray, i: number, x: number): void {
-  if (d === "bf16") (a as Uint16Array)[i] = f32ToBf16Bits(x);
-  else if (d === "f16") (a as Uint16Array)[i] = f32ToF16Bits(x);
+  if (d === "bf16") (a as Uint16Array)[i] = toBf16Bits(x);
+  else if (d === "f16") (a as Uint16Array)[i] = toF16Bits(x);
   else if (d === "i64") (a as BigInt64Array)[i] = BigInt(Math.trunc(x));
   else if (d === "bool") (a as Uint8Array)[i] = x ? 1 : 0;
   else (a as Float64Array)[i] = x;

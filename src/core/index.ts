@@ -1,4 +1,5 @@
 // The engine's public surface.
+import "./array-methods.js";
 export { Array, type ArrayOrScalar } from "./array.js";
 export * from "./dtype.js";
 export * from "./shape.js";

@@ -9,13 +9,13 @@ export { TFRecordWriter, countRecords, openRecordReader, readRecords, writeRecor
 
 export { decodeExample, encodeExample, type DecodedFeature, type Feature } from "./example/example.js";
 export { FeatureError, FixedInt64Encoder, FixedInt64Parser, type FixedFeatureSpec } from "./example/fixed-int64.js";
-export { ProtoError } from "./example/wire.js";
+export { ProtoError } from "../io/protobuf.js";
 
 export { isGcsPath, joinPath, storageFor, type AtomicWriter, type ReadRange, type Storage } from "./storage/index.js";
 
 export { recordsFromFileName, shardFileName } from "./shards.js";
 export { prepareDataset, type PrepareOptions, type PrepareResult, type SplitSummary } from "./prepare/prepare.js";
-export { openEncoder, type Encoder } from "./prepare/encoder.js";
+export { openEncoder, type Encoder } from "./prepare/text-encoder.js";
 
 export {
   openDataset,

@@ -16,7 +16,7 @@ function sotuDataDir(): string {
 }
 
 /** All speeches in file-name order (chronological), with internal line breaks folded into spaces. */
-export function sotuSpeeches(): Speech[] {
+function sotuSpeeches(): Speech[] {
   const dir = sotuDataDir();
   return readdirSync(dir)
     .filter((f) => f.endsWith(".txt"))

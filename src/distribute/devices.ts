@@ -42,7 +42,7 @@ const xlaCpuExecutors = new Map<string, k.Executor>();
  * An XLA executor on XLA's CPU plugin (--pjrt-plugin / KILN_PJRT_PLUGIN when given, else the
  * xla-cpu-pjrt wheel), its client made with cpu_device_count = `count` when given.
  */
-export function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Executor {
+function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Executor {
   const path = pluginPath ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
   if (!path)
     throw new Error(

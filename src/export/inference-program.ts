@@ -11,8 +11,8 @@ export interface InferenceSignature {
 }
 
 /** Output names, in program order, as transformers.js and Optimum name them. */
-export const LOGITS = "logits";
-export const LAST_HIDDEN_STATE = "last_hidden_state";
+const LOGITS = "logits";
+const LAST_HIDDEN_STATE = "last_hidden_state";
 
 /**
  * Traces the forward pass for one fixed signature. With `withLogits` false (an encoder-only checkpoint,

@@ -29,7 +29,7 @@ const BATCH = "batch_size",
 /** The shortest traced length; each further one doubles it, up to the longest allowed. */
 const FIRST_LENGTH = 32;
 
-export function tracedLengths(maxLength: number): number[] {
+function tracedLengths(maxLength: number): number[] {
   const lengths: number[] = [];
   for (let l = FIRST_LENGTH; l < maxLength; l *= 2) lengths.push(l);
   return [...lengths, maxLength];

@@ -1,13 +1,5 @@
 // Masked language models built from a Hugging Face config.
-import type { MlmConfig } from "./config.js";
-import type { MaskedLanguageModel } from "./masked-lm.js";
-import { createRoberta } from "./roberta.js";
-import { createBert } from "./bert.js";
-
-export function createMaskedLM(config: MlmConfig): MaskedLanguageModel {
-  return config.model_type === "roberta" ? createRoberta(config) : createBert(config);
-}
-
+export { createMaskedLM } from "./create.js";
 export * from "./config.js";
 export * from "./masked-lm.js";
 export { createRoberta, robertaPositionIds } from "./roberta.js";

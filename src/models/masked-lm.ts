@@ -35,8 +35,10 @@ export interface MlmOutputs {
   loss: k.Array;
   /** Correct top-1 predictions among the counted (labelled) positions. */
   correct: k.Array;
-  /** Number of labelled positions. */
+  /** Number of labelled positions (those the loss counts). */
   count: k.Array;
+  /** Labelled positions beyond `capacity`, left out of the loss and accuracy (0 when none were). */
+  dropped: k.Array;
 }
 
 /**
@@ -44,16 +46,20 @@ export interface MlmOutputs {
  * vocabulary head runs only on the first `capacity` labelled positions of the batch (a static-size
  * gather, XLA rule 2), which is most of a small model's compute saved: the loss is exactly the one over
  * all positions whenever at most `capacity` positions are labelled. maskCapacity sizes it 8 standard
- * deviations above the expected count; beyond it (p < 1e-15) the extra positions would not count.
+ * deviations above the expected count; beyond it (p < 1e-15) the extra positions do not count, and
+ * `dropped` says how many there were.
  */
 export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden: k.Array, labels: k.Array, capacity?: number): MlmOutputs {
   const h = hidden.shape[hidden.ndim - 1]!;
   let rows = hidden.reshape([-1, h]);
   let lab = labels.reshape([-1]);
+  let dropped = k.scalar(0);
   if (capacity !== undefined && capacity < lab.size) {
     const counted = lab.notEqual(-100);
+    const labelled = counted.astype("i32").sum();
+    dropped = k.maximum(labelled.sub(capacity), 0).astype("f32");
     const positions = k.nonzero(counted, { size: capacity, fillValue: 0 });
-    const valid = k.iota([capacity], 0, "i32").less(counted.astype("i32").sum());
+    const valid = k.iota([capacity], 0, "i32").less(labelled);
     rows = k.take(rows, positions, 0);
     lab = k.where(valid, k.take(lab, positions, 0), -100);
   }
@@ -62,7 +68,7 @@ export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden:
   const loss = k.crossEntropy(logits, lab);
   const counted = lab.notEqual(-100);
   const hit = logits.argmax(-1).equal(lab).and(counted);
-  return { loss, correct: hit.astype("f32").sum(), count: counted.astype("f32").sum() };
+  return { loss, correct: hit.astype("f32").sum(), count: counted.astype("f32").sum(), dropped };
 }
 
 /**

@@ -7,7 +7,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readConfig, type MlmConfig } from "./config.js";
 import type { MaskedLanguageModel, Params } from "./masked-lm.js";
-import { createMaskedLM } from "./index.js";
+import { createMaskedLM } from "./create.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { matchCheckpointNames, nameList } from "./checkpoint-names.js";

@@ -5,7 +5,7 @@ import { KeySequence } from "../nn/init.js";
 import { dense, denseInit, embed, layerNorm, layerNormInit } from "../nn/layers.js";
 import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
-import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./encoder.js";
+import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./transformer-encoder.js";
 import { DropoutSites } from "../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
 

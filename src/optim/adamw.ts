@@ -20,8 +20,8 @@ export interface AdamWState {
   v: any;
 }
 
-/** The reference's rule: no decay for LayerNorm parameters and biases (matched by checkpoint name). */
-export function excludeNormAndBias(name: string): boolean {
+/** Whether weight decay applies to a parameter, by checkpoint name: to all but LayerNorm parameters and biases (the reference's rule). */
+export function appliesWeightDecay(name: string): boolean {
   return !/(^|\.)(LayerNorm|layer_norm)\./.test(name) && !/(^|\.)bias$/.test(name);
 }
 
@@ -39,7 +39,7 @@ export class AdamW {
     this.beta2 = opts.beta2 ?? 0.999;
     this.eps = opts.eps ?? 1e-8;
     this.weightDecay = opts.weightDecay ?? 0;
-    this.decay = opts.decay ?? excludeNormAndBias;
+    this.decay = opts.decay ?? appliesWeightDecay;
   }
 
   init(params: unknown): AdamWState {

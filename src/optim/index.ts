@@ -1,4 +1,4 @@
-export { AdamW, excludeNormAndBias, type AdamWOptions, type AdamWState } from "./adamw.js";
+export { AdamW, appliesWeightDecay, type AdamWOptions, type AdamWState } from "./adamw.js";
 export { constantSchedule, linearWarmupDecay, cosineDecay, defaultWarmup, type Schedule, type WarmupDecayOptions } from "./schedules.js";
 export { clipByGlobalNorm, globalNorm } from "./clip.js";
 export {

@@ -34,11 +34,6 @@ export function precisionPolicy(name: string): PrecisionPolicy {
   }
 }
 
-/** Accelerate's downcast for metrics and logging: f64 → f32 and f32 → bf16 (other dtypes unchanged). */
-export function downcast<T>(tree: T): T {
-  return k.treeMap((x: k.Array) => (x.dtype === "f64" ? x.astype("f32") : x.dtype === "f32" ? x.astype("bf16") : x), tree);
-}
-
 export interface LossScaleOptions {
   /** Starting scale (default 2^16, as PyTorch's GradScaler). */
   initScale?: number;

@@ -35,7 +35,7 @@ export interface FillMaskSources {
  * counts positions from it), or a mask or pad id outside the embedding table. Such a pair would give
  * confident nonsense, or read past the table, instead of an error.
  */
-export function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
+function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
   const model = `the model (${sources.model ?? "its config"})`;
   const tok = `the tokenizer (${sources.tokenizer ?? "as given"})`;
   const remedy = "use the tokenizer saved with the model";
@@ -119,7 +119,7 @@ export class FillMaskPipeline {
 }
 
 /** Indices of the k largest values, largest first (ties: lower index first). */
-export function topIndices(values: ArrayLike<number>, kTop: number): number[] {
+function topIndices(values: ArrayLike<number>, kTop: number): number[] {
   const idx: number[] = [];
   for (let i = 0; i < values.length; i++) {
     if (idx.length < kTop) {

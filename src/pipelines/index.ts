@@ -1,7 +1,6 @@
 // Inference pipelines over trained models.
 export {
   FillMaskPipeline,
-  checkModelTokenizer,
   type FillMaskOptions,
   type FillMaskResult,
   type FillMaskSources,

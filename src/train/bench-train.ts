@@ -48,7 +48,7 @@ function median(xs: number[]): number {
 }
 
 /** The best f32 matmul rate the device reaches (GFLOP/s), the denominator of MFU. */
-export async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
+async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Promise<number> {
   const n = 1024;
   // Made on the device, so that the timed calls copy nothing.
   const ones = k.jit(() => k.ones([n, n], dtype), { name: "peak_ones", device });
@@ -139,7 +139,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
 }
 
 /** FLOPs of every dot_general in a program (2·batch·M·N·K each): what the compiled step really multiplies. */
-export function matmulFlops(p: k.Program): number {
+function matmulFlops(p: k.Program): number {
   let total = 0;
   for (const e of p.eqns) {
     if (e.prim !== "dot_general") continue;

@@ -11,6 +11,7 @@ import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../mod
 import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import type { AdamWState } from "../optim/adamw.js";
+import type { LossScaleState } from "../optim/precision.js";
 
 export interface TrainerStateJson {
   global_step: number;
@@ -36,13 +37,18 @@ export async function copyTokenizerFiles(fromDir: string, toDir: string): Promis
   }
 }
 
-async function optimizerTensors(opt: AdamWState): Promise<Record<string, NamedTensor>> {
+async function optimizerTensors(opt: AdamWState, scaler?: LossScaleState): Promise<Record<string, NamedTensor>> {
   const m = await namedTensors(opt.m),
     v = await namedTensors(opt.v);
   const out: Record<string, NamedTensor> = {};
   for (const [n, t] of Object.entries(m)) out[`exp_avg.${n}`] = t;
   for (const [n, t] of Object.entries(v)) out[`exp_avg_sq.${n}`] = t;
   out.step = { dtype: "f32", shape: [], data: await opt.step.astype("f32").data() };
+  // The dynamic loss scaler ("16-mixed") resumes where it was, not from its initial scale.
+  if (scaler) {
+    out.loss_scale = { dtype: "f32", shape: [], data: await scaler.scale.astype("f32").data() };
+    out.loss_scale_good_steps = { dtype: "f32", shape: [], data: await scaler.goodSteps.astype("f32").data() };
+  }
   return out;
 }
 
@@ -50,6 +56,8 @@ export interface SaveCheckpointArgs {
   model: MaskedLanguageModel;
   params: Params;
   opt: AdamWState;
+  /** The loss scaler's state under "16-mixed", saved beside the optimizer's. */
+  scaler?: LossScaleState;
   state: TrainerStateJson;
   tokenizerDir?: string;
 }
@@ -63,7 +71,7 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
   const name = `checkpoint-${a.state.global_step}`;
   const final = checkpointPath(outputDir, a.state.global_step);
   const model = await namedTensors(a.params);
-  const optimizer = await optimizerTensors(a.opt);
+  const optimizer = await optimizerTensors(a.opt, a.scaler);
   // A diverged state is never written: a checkpoint is what a later run trusts.
   for (const [file, tensors] of [
     ["model.safetensors", model],
@@ -188,10 +196,6 @@ export async function listCheckpoints(outputDir: string): Promise<{ path: string
   return out.sort((a, b) => a.step - b.step);
 }
 
-export async function latestCheckpoint(outputDir: string): Promise<string | undefined> {
-  return (await listCheckpoints(outputDir)).at(-1)?.path;
-}
-
 /** Deletes all but the newest `keepLast` checkpoints, never the one named in `keep`. */
 export async function pruneCheckpoints(outputDir: string, keepLast: number, keep?: string): Promise<void> {
   const all = await listCheckpoints(outputDir);
@@ -202,6 +206,8 @@ export async function pruneCheckpoints(outputDir: string, keepLast: number, keep
 export interface LoadedCheckpoint {
   params: Params;
   opt: AdamWState;
+  /** Present when the checkpoint was written with dynamic loss scaling. */
+  scaler?: LossScaleState;
   state: TrainerStateJson;
 }
 
@@ -227,7 +233,16 @@ export async function loadCheckpoint(path: string, model: MaskedLanguageModel, d
   const stepT = optT.step;
   if (!stepT) throw new Error(`${where("optimizer.safetensors")}: missing "step"`);
   const step = k.array(stepT.data, { shape: [], dtype: "f32", device });
-  return { params, opt: { step, m, v }, state };
+  const scaleT = optT.loss_scale,
+    goodT = optT.loss_scale_good_steps;
+  const scaler =
+    scaleT && goodT
+      ? {
+          scale: k.array(scaleT.data, { shape: [], dtype: "f32", device }),
+          goodSteps: k.array(goodT.data, { shape: [], dtype: "f32", device }),
+        }
+      : undefined;
+  return { params, opt: { step, m, v }, ...(scaler ? { scaler } : {}), state };
 }
 
 export interface ResumePoint extends LoadedCheckpoint {

@@ -14,10 +14,11 @@ export {
 export {
   saveCheckpoint,
   loadCheckpoint,
-  latestCheckpoint,
+  loadNewestCheckpoint,
   listCheckpoints,
   checkpointPath,
   type LoadedCheckpoint,
+  type ResumePoint,
   type TrainerStateJson,
 } from "./checkpoint.js";
 export { JsonLinesLogger, type MetricsLogger } from "./loggers.js";

@@ -25,6 +25,11 @@ export interface MlmStepOptions {
   clipNorm?: number;
   /** Run the vocabulary head only on the labelled positions (default true; see mlmObjective). */
   labelledPositionsOnly?: boolean;
+  /**
+   * How many labelled positions of a micro-batch the vocabulary head has room for (default maskCapacity:
+   * 8 standard deviations above the expected count). Labelled positions beyond it are counted in `dropped`.
+   */
+  labelCapacity?: number;
   /** Seed of the dropout stream (the masking has its own, in `masking.seed`). */
   dropoutSeed: number;
   /** Dynamic loss scaling settings (used when the state carries a scaler, i.e. precision "16-mixed"). */
@@ -44,6 +49,8 @@ export interface StepMetrics {
   count: k.Array;
   lr: k.Array;
   gradNorm: k.Array;
+  /** Labelled positions left out of the loss because they exceeded the head's capacity (normally 0). */
+  dropped: k.Array;
   /** 1 when the step overflowed and was skipped (loss scaling), else 0. */
   skipped: k.Array;
   /**
@@ -82,6 +89,14 @@ function microSlices(x: k.Array, n: number): k.Array[] {
   );
 }
 
+type CapacityOptions = Pick<MlmStepOptions, "masking" | "labelledPositionsOnly" | "labelCapacity">;
+
+/** The vocabulary head's static number of positions for a micro-batch of `tokens` tokens (undefined: all). */
+function headCapacity(o: CapacityOptions, tokens: number): number | undefined {
+  if (o.labelledPositionsOnly === false) return undefined;
+  return o.labelCapacity ?? maskCapacity(tokens, o.masking.mlmProbability ?? 0.15);
+}
+
 /**
  * The per-replica training step. Under data parallelism the same program runs on every replica and
  * all_reduce sums counts, losses and gradients across them (identity on one replica).
@@ -102,26 +117,28 @@ export function makeTrainStep(o: MlmStepOptions) {
     const localCount = masked.map((m) => m.labels.notEqual(-100).astype("f32").sum()).reduce((a, b) => a.add(b));
     const total = k.maximum(k.bind("all_reduce", [localCount], {}), 1);
     const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
-    const capacity = o.labelledPositionsOnly === false ? undefined : maskCapacity(rowsPer * length, o.masking.mlmProbability ?? 0.15);
+    const capacity = headCapacity(o, rowsPer * length);
 
     const scale = state.scaler?.scale;
     let grads: any = null;
     let lossSum = k.scalar(0),
-      correct = k.scalar(0);
+      correct = k.scalar(0),
+      dropped = k.scalar(0);
     masked.forEach((m, i) => {
       const partLoss = (p: Params) => {
         const h = model.hidden(p, m.inputIds, maskParts[i]!, { dropoutKey, exampleOffset: batch.exampleOffset.add(i * rowsPer), dtype });
         const out = mlmObjective(model, p, h, m.labels, capacity);
         // mlmObjective's mean × its own count = the part's summed loss; divided by the global count.
         const part = out.loss.mul(out.count).div(total);
-        return [scale ? part.mul(scale) : part, { part, correct: out.correct }] as const;
+        return [scale ? part.mul(scale) : part, { part, correct: out.correct, dropped: out.dropped }] as const;
       };
       const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [
-        [k.Array, { part: k.Array; correct: k.Array }],
+        [k.Array, { part: k.Array; correct: k.Array; dropped: k.Array }],
         Params,
       ];
       lossSum = lossSum.add(out.part);
       correct = correct.add(out.correct);
+      dropped = dropped.add(out.dropped);
       grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
     });
     grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
@@ -157,6 +174,7 @@ export function makeTrainStep(o: MlmStepOptions) {
         count: total,
         lr: upd.lr,
         gradNorm,
+        dropped: k.bind("all_reduce", [dropped], {}),
         skipped: finite ? finite.not().astype("f32") : k.scalar(0),
         nonFinite: nonFinite.astype("f32"),
       },
@@ -165,12 +183,12 @@ export function makeTrainStep(o: MlmStepOptions) {
 }
 
 /** The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. */
-export function makeEvalStep(o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly">) {
+export function makeEvalStep(o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity">) {
   const dtype = o.computeDtype ?? "f32";
   return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array } {
     const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
     const [rows, length] = batch.inputIds.shape as [number, number];
-    const capacity = o.labelledPositionsOnly === false ? undefined : maskCapacity(rows * length, o.masking.mlmProbability ?? 0.15);
+    const capacity = headCapacity(o, rows * length);
     const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype });
     const out = mlmObjective(o.model, params, h, m.labels, capacity);
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});

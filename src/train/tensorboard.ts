@@ -12,45 +12,32 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { ProtoWriter, WIRE_FIXED64, WIRE_VARINT, WIRE_FIXED32 } from "../data/example/wire.js";
+import { ProtoWriter } from "../io/protobuf.js";
 import { frameRecord } from "../data/tfrecord/frame.js";
 import type { Metrics } from "./callbacks.js";
 import type { MetricsLogger } from "./loggers.js";
 
 function event(step: number, body: (w: ProtoWriter) => void): Uint8Array {
-  const w = new ProtoWriter();
-  w.tag(1, WIRE_FIXED64);
-  w.float64(Date.now() / 1000);
-  w.tag(2, WIRE_VARINT);
-  w.uvarint(step);
+  const w = new ProtoWriter().float64Field(1, Date.now() / 1000).intField(2, step);
   body(w);
   return w.finish();
 }
 
-export function versionEvent(): Uint8Array {
-  return event(0, (w) => w.string(3, "brain.Event:2"));
+function versionEvent(): Uint8Array {
+  return event(0, (w) => w.stringField(3, "brain.Event:2"));
 }
 
 const SESSION_START = 1;
 
-export function sessionStartEvent(step: number): Uint8Array {
-  return event(step, (w) =>
-    w.nested(7, () => {
-      w.tag(1, WIRE_VARINT);
-      w.uvarint(SESSION_START);
-    }),
-  );
+function sessionStartEvent(step: number): Uint8Array {
+  return event(step, (w) => w.nested(7, () => w.intField(1, SESSION_START)));
 }
 
-export function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
+function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   return event(step, (w) =>
     w.nested(5, () => {
       for (const [tag, value] of Object.entries(metrics)) {
-        w.nested(1, () => {
-          w.string(1, tag);
-          w.tag(2, WIRE_FIXED32);
-          w.float32(value);
-        });
+        w.nested(1, () => w.stringField(1, tag).float32Field(2, value));
       }
     }),
   );

@@ -109,6 +109,12 @@ export interface FitArgs {
   train: TFRecordDataset<TokenBatch>;
   eval?: TFRecordDataset<TokenBatch>;
   masking: Omit<TracedMaskOptions, "seed">;
+  /**
+   * Labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
+   * above the expected count, which a labelling exceeds with p < 1e-15). Any beyond it are left out of
+   * the loss; the run warns once and logs `dropped_labels` on the steps where that happened.
+   */
+  labelCapacity?: number;
   /** Copied into every checkpoint and the final model directory. */
   tokenizerDir?: string;
 }
@@ -228,6 +234,7 @@ export class Trainer implements TrainerView {
       model: c.model,
       params: c.state.params,
       opt: c.state.opt,
+      ...(c.state.scaler ? { scaler: c.state.scaler } : {}),
       state,
       ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}),
     });
@@ -287,7 +294,7 @@ export class Trainer implements TrainerView {
       const ck = resumed;
       if (ck.state.seed !== o.seed)
         throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
-      state = { params: ck.params, opt: ck.opt };
+      state = { params: ck.params, opt: ck.opt, ...(ck.scaler ? { scaler: ck.scaler } : {}) };
       this.globalStep = ck.state.global_step;
       this.epoch = ck.state.epoch;
       dataState = ck.state.data_state as DatasetState;
@@ -309,7 +316,8 @@ export class Trainer implements TrainerView {
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
     if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
-    if (this.policy.lossScaling) state.scaler = lossScaleInit(o.lossScale);
+    if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
+    else delete state.scaler;
     const globalBatch = a.train.batchSize;
     if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
       throw new Error(
@@ -340,12 +348,18 @@ export class Trainer implements TrainerView {
           ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
           ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
           nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
+          ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
         }),
       ),
       { name: "train_step", donateArgs: [0] },
     );
     const evalFn = this.strategy.compile(
-      makeEvalStep({ model: a.model, masking: { ...masking, seed: o.seed + 2 }, computeDtype: this.policy.computeDtype }),
+      makeEvalStep({
+        model: a.model,
+        masking: { ...masking, seed: o.seed + 2 },
+        computeDtype: this.policy.computeDtype,
+        ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
+      }),
       { name: "eval_step" },
     );
 
@@ -390,6 +404,7 @@ export class Trainer implements TrainerView {
       timedTokens = 0,
       timedSeconds = 0;
     let window: { loss: number; correct: number; count: number; n: number } = { loss: 0, correct: 0, count: 0, n: 0 };
+    let warnedDropped = false;
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
       if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory);
@@ -427,8 +442,8 @@ export class Trainer implements TrainerView {
         state = this.strategy.first(carried);
         this.current.state = state;
         const metrics = this.strategy.keepFirst(out.metrics);
-        const [losses, corrects, counts, lrs, skips, nonFinites] = await Promise.all(
-          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped, metrics.nonFinite].map(
+        const [losses, corrects, counts, lrs, skips, nonFinites, droppeds] = await Promise.all(
+          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped, metrics.nonFinite, metrics.dropped].map(
             async (x) => (await x.data()) as Float32Array,
           ),
         );
@@ -445,15 +460,28 @@ export class Trainer implements TrainerView {
           const loss = losses![i]!,
             correct = corrects![i]!,
             count = counts![i]!,
-            skipped = skips![i]!;
+            skipped = skips![i]!,
+            dropped = droppeds![i]!;
           this.globalStep++;
           // Throws (ending the run before anything from this state is logged or saved) when it must stop.
           const verdict = watch.step(this.globalStep, loss, nonFinites![i]! > 0, skipped > 0);
           if (verdict) this.warn(verdict);
           if (skipped) this.log(`step ${this.globalStep}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
+          if (dropped && !warnedDropped) {
+            warnedDropped = true;
+            this.warn(
+              `warning: step ${this.globalStep}: ${dropped} labelled positions did not fit the MLM head's capacity and were left out of the loss ` +
+                `(logged as dropped_labels; said once per run): the masking labelled far more tokens than its probability predicts, or labelCapacity is too small`,
+            );
+          }
           if (nonFinites![i]!) return;
-          stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0 };
-          history.push({ step: this.globalStep, loss, ...(skipped ? { skipped: 1 } : {}) });
+          stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0, ...(dropped ? { dropped_labels: dropped } : {}) };
+          history.push({
+            step: this.globalStep,
+            loss,
+            ...(skipped ? { skipped: 1 } : {}),
+            ...(dropped ? { dropped_labels: dropped } : {}),
+          });
           window = { loss: window.loss + loss, correct: window.correct + correct, count: window.count + count, n: window.n + 1 };
           if (window.n > 0 && (this.globalStep % o.logEvery === 0 || this.globalStep === this.totalSteps)) {
             const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;

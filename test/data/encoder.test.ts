@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "tokenizers";
-import { openEncoder } from "../../src/data/prepare/encoder.js";
+import { openEncoder } from "../../src/data/prepare/text-encoder.js";
 import { EDGE_CASES, makeTestCorpus, SPECIAL_TOKENS } from "../helpers/sotu-slice.js";
 
 const fixture = await makeTestCorpus(6);

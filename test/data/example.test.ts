@@ -2,7 +2,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { decodeExample, encodeExample } from "../../src/data/example/example.js";
 import { FeatureError, FixedInt64Encoder, FixedInt64Parser } from "../../src/data/example/fixed-int64.js";
-import { ProtoError } from "../../src/data/example/wire.js";
+import { ProtoError } from "../../src/io/protobuf.js";
 
 const hex = (s: string) =>
   Uint8Array.from(

@@ -62,13 +62,13 @@ test("XLA:CPU: 4 devices × 8 and 8 devices × 4 give one device's batch-32 para
 
   // Step 3 (no checkpoint at its end; checkpoints are every 2 steps): the batch's ids and attention mask
   // go to the devices with each replica's example offset, epoch and step number (3 scalars × 4 replicas);
-  // the loss, correct count, label count, learning rate and skip flag of replica 0 come back. Parameters
-  // and optimizer state never cross.
+  // the loss, correct count, label count, learning rate, skip flag, non-finite flag and count of dropped
+  // labels of replica 0 come back (7 scalars, read together). Parameters and optimizer state never cross.
   const step = probe.steps.get(3)!;
   const batchBytes = 2 * batch * TINY.length * 4;
   console.log(`steady step 3 on 4 devices: ${JSON.stringify(step)} (the batch is ${batchBytes} bytes)`);
   assert.deepEqual(step.toDevice, { count: 4 * 5, bytes: batchBytes + 4 * 3 * 4 });
-  assert.deepEqual(step.toHost, { count: 5, bytes: 5 * 4 });
+  assert.deepEqual(step.toHost, { count: 7, bytes: 7 * 4 });
 });
 
 test("XLA:CPU: a replicated step's donated state is consumed and replaced, one buffer per device", { skip: xlaCpuSkip }, async () => {

@@ -62,6 +62,8 @@ export interface TinyOptions {
   dropout?: boolean;
   /** Optimizer settings over the defaults (learning rate 3e-3, weight decay 0.01, warmup 2). */
   optimizer?: Partial<OptimizerSettings>;
+  /** The MLM head's room for labelled positions per micro-batch (default: the trainer's). */
+  labelCapacity?: number;
 }
 
 export async function trainTiny(dataDir: string, outDir: string, maxSteps: number, opts: TinyOptions = {}) {
@@ -87,6 +89,7 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
     ...(evalData ? { eval: evalData } : {}),
     optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2, ...opts.optimizer },
     masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
+    ...(opts.labelCapacity !== undefined ? { labelCapacity: opts.labelCapacity } : {}),
   });
 }
 

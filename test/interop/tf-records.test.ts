@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { pinnedVersion, pythonSkip, runPython } from "../helpers/python.js";
 import { decodeExample, type DecodedFeature } from "../../src/data/example/example.js";
-import { openEncoder } from "../../src/data/prepare/encoder.js";
+import { openEncoder } from "../../src/data/prepare/text-encoder.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { readRecords } from "../../src/data/tfrecord/files.js";
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
-import { AdamW, excludeNormAndBias, linearWarmupDecay, cosineDecay, clipByGlobalNorm } from "../../src/optim/index.js";
+import { AdamW, appliesWeightDecay, linearWarmupDecay, cosineDecay, clipByGlobalNorm } from "../../src/optim/index.js";
 
 k.setDefaultDevice("ref:0");
 
@@ -36,12 +36,12 @@ test("AdamW matches PyTorch's algorithm step by step, decaying only what it shou
 });
 
 test("weight decay skips LayerNorm parameters and biases", () => {
-  assert.equal(excludeNormAndBias("roberta.encoder.layer.0.attention.self.query.weight"), true);
-  assert.equal(excludeNormAndBias("roberta.encoder.layer.0.attention.self.query.bias"), false);
-  assert.equal(excludeNormAndBias("roberta.embeddings.LayerNorm.weight"), false);
-  assert.equal(excludeNormAndBias("lm_head.layer_norm.weight"), false);
-  assert.equal(excludeNormAndBias("lm_head.bias"), false);
-  assert.equal(excludeNormAndBias("roberta.embeddings.word_embeddings.weight"), true);
+  assert.equal(appliesWeightDecay("roberta.encoder.layer.0.attention.self.query.weight"), true);
+  assert.equal(appliesWeightDecay("roberta.encoder.layer.0.attention.self.query.bias"), false);
+  assert.equal(appliesWeightDecay("roberta.embeddings.LayerNorm.weight"), false);
+  assert.equal(appliesWeightDecay("lm_head.layer_norm.weight"), false);
+  assert.equal(appliesWeightDecay("lm_head.bias"), false);
+  assert.equal(appliesWeightDecay("roberta.embeddings.word_embeddings.weight"), true);
 });
 
 test("linear warmup then linear decay to zero; cosine decay", () => {

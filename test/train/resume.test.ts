@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import type { TrainerOptions } from "../../src/train/trainer.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
+import { readSafetensors } from "../../src/models/safetensors.js";
 
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
 
@@ -25,7 +26,8 @@ function losses(dir: string): Map<number, number> {
   return out;
 }
 
-async function killAndResume(trainer: Partial<TrainerOptions>): Promise<void> {
+/** The killed-and-resumed run's directory and the uninterrupted run's, after checking their losses agree. */
+async function killAndResume(trainer: Partial<TrainerOptions>): Promise<{ straight: string; resumed: string }> {
   const root = mkdtempSync(join(tmpdir(), "kiln-resume-"));
   const data = join(root, "data");
   await writeTinyShards(data);
@@ -55,6 +57,13 @@ async function killAndResume(trainer: Partial<TrainerOptions>): Promise<void> {
     [...resumed.entries()].sort((a, b) => a[0] - b[0]),
     [...reference.entries()].sort((a, b) => a[0] - b[0]),
   );
+  return { straight: join(root, "straight"), resumed: killedDir };
+}
+
+async function lossScaler(checkpoint: string): Promise<{ scale: number; goodSteps: number }> {
+  const { tensors } = await readSafetensors(join(checkpoint, "optimizer.safetensors"));
+  assert.ok(tensors.loss_scale && tensors.loss_scale_good_steps, `${checkpoint} holds no loss scaler state`);
+  return { scale: tensors.loss_scale.data[0] as number, goodSteps: tensors.loss_scale_good_steps.data[0] as number };
 }
 
 test("kill -9 during training, then --resume: the loss sequence equals the uninterrupted run's", async () => {
@@ -63,4 +72,16 @@ test("kill -9 during training, then --resume: the loss sequence equals the unint
 
 test("on XLA:CPU with 2 replicas, kill -9 then --resume reproduces the uninterrupted losses", { skip: xlaCpuSkip }, async () => {
   await killAndResume(xlaCpuTrainer(2));
+});
+
+test("16-mixed: kill -9 then --resume restores the loss scale, reproducing the losses and the scale", async () => {
+  // A scale that starts too high and grows every second good step: the steps it skips, and so the losses,
+  // depend on the scale the run resumes with.
+  const { straight, resumed } = await killAndResume({ precision: "16-mixed", lossScale: { initScale: 2 ** 24, growthInterval: 2 } });
+  const history = JSON.parse(readFileSync(join(straight, "checkpoint-9", "trainer_state.json"), "utf8")).log_history;
+  assert.ok(
+    history.some((h: { step: number; skipped?: number }) => h.step > 4 && h.skipped),
+    "no step after the checkpoint overflowed",
+  );
+  assert.deepEqual(await lossScaler(join(resumed, "checkpoint-9")), await lossScaler(join(straight, "checkpoint-9")));
 });

@@ -137,7 +137,7 @@ function required(value: string | string[] | undefined, flag: string): void {
     throw new UsageError(`kiln train: --${flag} is required\n\n${HELP}`);
 }
 
-export async function runTrain(argv: string[]): Promise<void> {
+async function runTrain(argv: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags("train", argv, FLAGS);
   if (v.help) return console.log(HELP);
   noPositionals("train", positionals);

@@ -11,7 +11,7 @@ import { getDefaultDevice } from "../devices.js";
 import { countEagerOp, countTransfer } from "../metrics.js";
 import { EscapedTracerError } from "../diagnostics.js";
 
-export function abstractEval<P extends Prim>(prim: P, ins: readonly AVal[], params: PrimParams[P]): AVal {
+function abstractEval<P extends Prim>(prim: P, ins: readonly AVal[], params: PrimParams[P]): AVal {
   return SHAPE_RULES[prim](ins, params);
 }
 

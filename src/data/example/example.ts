@@ -9,7 +9,7 @@
 //
 // Writing uses packed lists and sorts map keys (protobuf's deterministic serialization), so equal
 // examples always give equal bytes. Reading accepts packed and unpacked lists in any key order.
-import { ProtoReader, ProtoWriter, WIRE_FIXED32, WIRE_LEN, WIRE_VARINT } from "./wire.js";
+import { ProtoError, ProtoReader, ProtoWriter, WIRE_FIXED32, WIRE_LEN, WIRE_VARINT } from "../../io/protobuf.js";
 
 export type Int64Values = BigInt64Array | Int32Array | readonly number[] | readonly bigint[];
 
@@ -25,9 +25,17 @@ export type DecodedFeature =
   | { kind: "bytes"; values: Uint8Array[] }
   | { kind: "none" };
 
-export const FEATURE_BYTES_LIST = 1;
-export const FEATURE_FLOAT_LIST = 2;
-export const FEATURE_INT64_LIST = 3;
+const FEATURE_BYTES_LIST = 1;
+const FEATURE_FLOAT_LIST = 2;
+const FEATURE_INT64_LIST = 3;
+
+/** How errors name a malformed record. */
+const EXAMPLE = { message: "tf.train.Example", unit: "record" };
+
+/** A malformed tf.train.Example: where (byte offset within the record) and what. */
+export function exampleError(at: number, problem: string): ProtoError {
+  return new ProtoError(at, problem, EXAMPLE);
+}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
@@ -103,12 +111,12 @@ function compareUtf8(a: string, b: string): number {
 /** Parses a serialized tf.train.Example into its features (unknown fields are skipped). */
 export function decodeExample(bytes: Uint8Array): Record<string, DecodedFeature> {
   const out: Record<string, DecodedFeature> = {};
-  const r = new ProtoReader(bytes, 0, bytes.length);
+  const r = new ProtoReader(bytes, 0, bytes.length, 0, EXAMPLE);
   while (!r.done()) {
     const tag = r.uvarint();
     if (tag === (1 << 3) + WIRE_LEN) {
       const [s, e] = r.lengthDelimited();
-      decodeFeatures(new ProtoReader(bytes, s, e), out);
+      decodeFeatures(r.sub(s, e), out);
     } else r.skip(tag & 7);
   }
   return out;
@@ -122,7 +130,7 @@ function decodeFeatures(r: ProtoReader, out: Record<string, DecodedFeature>): vo
       continue;
     }
     const [s, e] = r.lengthDelimited();
-    const entry = new ProtoReader(r.buf, s, e);
+    const entry = r.sub(s, e);
     let key = "";
     let feature: DecodedFeature = { kind: "none" };
     while (!entry.done()) {
@@ -136,7 +144,7 @@ function decodeFeatures(r: ProtoReader, out: Record<string, DecodedFeature>): vo
         }
       } else if (t === (2 << 3) + WIRE_LEN) {
         const [fs, fe] = entry.lengthDelimited();
-        feature = decodeFeature(new ProtoReader(entry.buf, fs, fe));
+        feature = decodeFeature(entry.sub(fs, fe));
       } else entry.skip(t & 7);
     }
     out[key] = feature; // a repeated key: the last one wins, as in protobuf maps
@@ -153,7 +161,7 @@ function decodeFeature(r: ProtoReader): DecodedFeature {
       continue;
     }
     const [s, e] = r.lengthDelimited();
-    const list = new ProtoReader(r.buf, s, e);
+    const list = r.sub(s, e);
     if (field === FEATURE_BYTES_LIST) feature = { kind: "bytes", values: decodeBytesList(list) };
     else if (field === FEATURE_FLOAT_LIST) feature = { kind: "float", values: decodeFloatList(list) };
     else feature = { kind: "int64", values: decodeInt64List(list) };
@@ -197,7 +205,7 @@ function decodeInt64List(r: ProtoReader): BigInt64Array {
     const tag = r.uvarint();
     if (tag === (1 << 3) + WIRE_LEN) {
       const [s, e] = r.lengthDelimited();
-      const packed = new ProtoReader(r.buf, s, e, r.origin);
+      const packed = r.sub(s, e);
       while (!packed.done()) values.push(packed.int64());
     } else if (tag === (1 << 3) + WIRE_VARINT) values.push(r.int64());
     else r.skip(tag & 7);

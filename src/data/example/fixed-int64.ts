@@ -2,7 +2,7 @@
 // int64 lists (e.g. input_ids and attention_mask), held as int32 in memory. Encoding writes the exact
 // bytes `encodeExample` would (sorted keys, packed lists) in one pass; parsing writes the values
 // straight into the rows of preallocated Int32Arrays.
-import { ProtoError } from "./wire.js";
+import { exampleError } from "./example.js";
 
 export interface FixedFeatureSpec {
   name: string;
@@ -299,7 +299,7 @@ export class FixedInt64Parser {
     const at = this.pos;
     const len = this.varint32(buf, end);
     const start = this.pos;
-    if (len > end - start) throw new ProtoError(at, `field length ${len} runs past the end of its message`);
+    if (len > end - start) throw exampleError(at, `field length ${len} runs past the end of its message`);
     return start + len;
   }
 
@@ -327,7 +327,7 @@ export class FixedInt64Parser {
     let p = at;
     let v = 0;
     for (let shift = 0; shift < 35; shift += 7) {
-      if (p >= end) throw new ProtoError(at, "varint runs past the end of its message");
+      if (p >= end) throw exampleError(at, "varint runs past the end of its message");
       const b = buf[p++]!;
       v += (b & 0x7f) * 2 ** shift;
       if (b < 0x80) {
@@ -336,7 +336,7 @@ export class FixedInt64Parser {
         return v;
       }
     }
-    throw new ProtoError(at, "tag or length varint is too large");
+    throw exampleError(at, "tag or length varint is too large");
   }
 
   /** An int64 varint that must fit in int32. */
@@ -374,7 +374,7 @@ export class FixedInt64Parser {
     let hi = 0;
     let p = at;
     for (let i = 0; i < 10; i++) {
-      if (p >= end) throw new ProtoError(at, "int64 value runs past the end of its list");
+      if (p >= end) throw exampleError(at, "int64 value runs past the end of its list");
       const b = buf[p++]!;
       const bits = b & 0x7f;
       const shift = i * 7;
@@ -391,7 +391,7 @@ export class FixedInt64Parser {
         throw new FeatureError(`int64 value ${BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo))} does not fit in int32`);
       }
     }
-    throw new ProtoError(at, "int64 varint longer than ten bytes");
+    throw exampleError(at, "int64 varint longer than ten bytes");
   }
 
   private skip(buf: Uint8Array, end: number, tag: number): void {
@@ -409,7 +409,7 @@ export class FixedInt64Parser {
         this.advance(end, 4);
         return;
       default:
-        throw new ProtoError(this.pos, `unsupported wire type ${tag & 7}`);
+        throw exampleError(this.pos, `unsupported wire type ${tag & 7}`);
     }
   }
 
@@ -421,11 +421,11 @@ export class FixedInt64Parser {
         return;
       }
     }
-    throw new ProtoError(at, "malformed varint");
+    throw exampleError(at, "malformed varint");
   }
 
   private advance(end: number, n: number): void {
-    if (this.pos + n > end) throw new ProtoError(this.pos, `${n}-byte field runs past the end of its message`);
+    if (this.pos + n > end) throw exampleError(this.pos, `${n}-byte field runs past the end of its message`);
     this.pos += n;
   }
 }

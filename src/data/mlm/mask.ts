@@ -45,9 +45,9 @@ export interface MaskOptions {
   exampleOffset?: number;
 }
 
-export const SELECT_STREAM = 0;
-export const ACTION_STREAM = 1;
-export const TOKEN_STREAM = 2;
+const SELECT_STREAM = 0;
+const ACTION_STREAM = 1;
+const TOKEN_STREAM = 2;
 
 /** The per-row key of the documented derivation: h(h(seed, 0, epoch), 0, exampleIndex). */
 export function maskRowKey(seed: number, epoch: number, exampleIndex: number): number {

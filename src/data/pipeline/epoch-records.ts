@@ -3,7 +3,7 @@
 import { END, InterleavedReader, RECORD, WAIT, type InterleaveOptions } from "./interleave.js";
 import { ShuffleBuffer, type PlacedRecord } from "./shuffle-buffer.js";
 
-export { END, RECORD, WAIT };
+export { END, RECORD };
 
 export class EpochRecords {
   private readonly reader: InterleavedReader;

@@ -2,7 +2,7 @@
 // ids. Empty and whitespace-only lines produce no ids (they would be a bare [CLS] [SEP], a chunk of
 // no text).
 import { parentPort, workerData } from "node:worker_threads";
-import { openEncoder, type Encoder } from "./encoder.js";
+import { openEncoder, type Encoder } from "./text-encoder.js";
 import type { EncodeReply, EncodeRequest, WorkerSetup } from "./pool.js";
 import type { LineBatch } from "./task-builder.js";
 

@@ -11,7 +11,7 @@ import { GzipStreamError } from "./errors.js";
 export type Compression = "none" | "gzip";
 
 /** The compression of a file: as given, else GZIP for names ending in `.gz`. */
-export function compressionOf(path: string, explicit?: Compression): Compression {
+function compressionOf(path: string, explicit?: Compression): Compression {
   return explicit ?? (path.endsWith(".gz") ? "gzip" : "none");
 }
 

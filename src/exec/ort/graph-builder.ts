@@ -35,7 +35,7 @@ export interface Val {
   readonly full: Shape;
 }
 
-export function isLazy(v: Val): boolean {
+function isLazy(v: Val): boolean {
   return !shapesEqual(v.shape, v.full);
 }
 

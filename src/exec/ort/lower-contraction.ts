@@ -4,7 +4,7 @@ import type { DType } from "../../core/dtype.js";
 import type { Shape } from "../../core/shape.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
-import type { Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering-signature.js";
 
 const prod = (v: Val, dims: readonly number[]) => dims.reduce((n, d) => n * v.shape[d]!, 1);
 const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);

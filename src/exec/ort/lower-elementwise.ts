@@ -8,7 +8,7 @@ import { isFloat } from "../../core/dtype.js";
 import type { CompareDirection } from "../../core/ir.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
-import type { Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering-signature.js";
 
 /** A unary op, in f32 for 16-bit floats (natively otherwise); `f64` false where the CPU provider has no double kernel. */
 function unary(op: string, f64 = true): Lowering<any> {

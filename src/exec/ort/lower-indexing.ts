@@ -3,7 +3,7 @@
 import { fromNumbers } from "../../core/dtype.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
-import type { Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering-signature.js";
 
 /** The counts along `dim` as a constant with size-1 dims elsewhere (a lazy broadcast: no full-size data). */
 const iota: Lowering<"iota"> = (g, _ins, { shape, dim, dtype }) => {

@@ -1,6 +1,6 @@
 // Shape and layout primitives. Broadcasts stay lazy (a Reshape that inserts size-1 dimensions); other
 // ops keep a broadcast dimension lazy where they can and materialize it only when they must.
-import type { Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering-signature.js";
 
 /** Operand dim i goes to output dim dims[i]; every other output dim is a size-1 broadcast dimension. */
 const broadcastInDim: Lowering<"broadcast_in_dim"> = (g, [x], { shape, dims }) => {

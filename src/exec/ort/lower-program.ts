@@ -7,8 +7,8 @@ import { fmtAVal, printProgram } from "../../core/ir.js";
 import { shapesEqual } from "../../core/shape.js";
 import { encodeModel, type GraphDef, type ValueInfoDef } from "./onnx-proto.js";
 import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
-import { LOWERINGS } from "./lowerings.js";
-import type { Lowering } from "./lowering.js";
+import { LOWERINGS } from "./lowering-table.js";
+import type { Lowering } from "./lowering-signature.js";
 import { foldTransposedProducts } from "./rewrite.js";
 
 /** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */

@@ -5,7 +5,7 @@ import koffi from "koffi";
 import type { Ptr } from "./ort-api.js";
 
 /** MLAS kernels read whole cache lines; 64-byte alignment keeps every tensor on line boundaries. */
-export const ALIGNMENT = 64;
+const ALIGNMENT = 64;
 
 /** The C library's allocator; `lib` stays referenced so that koffi never unloads it. */
 let libc:

@@ -1,8 +1,6 @@
 // A hand-written encoder for the subset of onnx.proto that Kiln emits: ModelProto, GraphProto,
 // NodeProto, AttributeProto, TensorProto and ValueInfoProto (field numbers from onnx/onnx.proto).
-//
-// Messages are built as lists of byte chunks with a known total size, so a nested message costs no
-// re-copy of its contents: large initializers are copied once, into the final model buffer.
+import { ProtoWriter } from "../../io/protobuf.js";
 
 /** TensorProto.DataType values used by Kiln. */
 export const OnnxType = {
@@ -80,176 +78,95 @@ export interface ModelDef {
   readonly graph: GraphDef;
 }
 
-// ---- wire format ----
+// ---- messages (field numbers from onnx.proto), written with the shared protobuf writer ----
 
-const WIRE_VARINT = 0,
-  WIRE_FIXED32 = 5,
-  WIRE_LEN = 2;
-const utf8 = new TextEncoder();
-
-/** A message under construction: byte chunks plus their total length. */
-class Msg {
-  readonly chunks: Uint8Array[] = [];
-  size = 0;
-  private scratch: number[] = [];
-
-  private flushScratch(): void {
-    if (!this.scratch.length) return;
-    this.push(Uint8Array.from(this.scratch));
-    this.scratch = [];
-  }
-  private push(b: Uint8Array): void {
-    this.chunks.push(b);
-    this.size += b.length;
-  }
-  private varintBytes(v: number): void {
-    // int64 fields: negative values are encoded as their 64-bit two's complement (10 bytes).
-    if (v < 0) {
-      let b = BigInt.asUintN(64, BigInt(v));
-      while (b >= 0x80n) {
-        this.scratch.push(Number(b & 0x7fn) | 0x80);
-        b >>= 7n;
-      }
-      this.scratch.push(Number(b));
-      return;
-    }
-    if (!Number.isSafeInteger(v)) throw new RangeError(`onnx-proto: ${v} is not an integer that protobuf can carry exactly`);
-    while (v >= 0x80) {
-      this.scratch.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    this.scratch.push(v);
-  }
-  private tag(field: number, wire: number): void {
-    this.varintBytes(field * 8 + wire);
-  }
-
-  varint(field: number, v: number): this {
-    this.tag(field, WIRE_VARINT);
-    this.varintBytes(v);
-    return this;
-  }
-  float32(field: number, v: number): this {
-    this.tag(field, WIRE_FIXED32);
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setFloat32(0, v, true);
-    this.scratch.push(...b);
-    return this;
-  }
-  bytes(field: number, b: Uint8Array): this {
-    this.tag(field, WIRE_LEN);
-    this.varintBytes(b.length);
-    this.flushScratch();
-    if (b.length) this.push(b);
-    return this;
-  }
-  string(field: number, s: string): this {
-    // Names are short ASCII: their bytes go straight into the scratch run (no encoder, no allocation).
-    if (s.length < 128 && /^[\x00-\x7f]*$/.test(s)) {
-      this.tag(field, WIRE_LEN);
-      this.scratch.push(s.length);
-      for (let i = 0; i < s.length; i++) this.scratch.push(s.charCodeAt(i));
-      return this;
-    }
-    return this.bytes(field, utf8.encode(s));
-  }
-  message(field: number, m: Msg): this {
-    m.flushScratch();
-    this.tag(field, WIRE_LEN);
-    this.varintBytes(m.size);
-    this.flushScratch();
-    for (const c of m.chunks) this.push(c);
-    return this;
-  }
-  finish(): Uint8Array {
-    this.flushScratch();
-    const out = new Uint8Array(this.size);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
-  }
-}
-
-// ---- messages (field numbers from onnx.proto) ----
-
-function tensorMsg(t: TensorDef): Msg {
-  const m = new Msg();
-  for (const d of t.dims) m.varint(1, d); // dims
-  m.varint(2, t.dataType); // data_type
-  m.string(8, t.name); // name
-  m.bytes(9, t.raw); // raw_data
-  return m;
+function writeTensor(w: ProtoWriter, t: TensorDef): void {
+  for (const d of t.dims) w.intField(1, d); // dims
+  w.intField(2, t.dataType); // data_type
+  w.stringField(8, t.name); // name
+  w.bytesField(9, t.raw); // raw_data
 }
 
 const ATTR_TYPE = { float: 1, int: 2, string: 3, tensor: 4, graph: 5, ints: 7 } as const;
 
-function attrMsg(name: string, a: AttrValue): Msg {
-  const m = new Msg().string(1, name).varint(20, ATTR_TYPE[a.kind]); // name, type
+function writeAttr(w: ProtoWriter, name: string, a: AttrValue): void {
+  w.stringField(1, name).intField(20, ATTR_TYPE[a.kind]); // name, type
   switch (a.kind) {
     case "float":
-      m.float32(2, a.value);
-      break; // f
+      w.float32Field(2, a.value); // f
+      break;
     case "int":
-      m.varint(3, a.value);
-      break; // i
+      w.intField(3, a.value); // i
+      break;
     case "string":
-      m.string(4, a.value);
-      break; // s
+      w.stringField(4, a.value); // s
+      break;
     case "tensor":
-      m.message(5, tensorMsg(a.value));
-      break; // t
+      w.nested(5, () => writeTensor(w, a.value)); // t
+      break;
     case "graph":
-      m.message(6, graphMsg(a.value));
-      break; // g
+      w.nested(6, () => writeGraph(w, a.value)); // g
+      break;
     case "ints":
-      for (const v of a.value) m.varint(8, v);
-      break; // ints
+      for (const v of a.value) w.intField(8, v); // ints
+      break;
   }
-  return m;
 }
 
-function nodeMsg(n: NodeDef): Msg {
-  const m = new Msg();
-  for (const i of n.inputs) m.string(1, i);
-  for (const o of n.outputs) m.string(2, o);
-  if (n.name) m.string(3, n.name);
-  m.string(4, n.op); // op_type
-  for (const [k, v] of Object.entries(n.attrs ?? {})) m.message(5, attrMsg(k, v));
-  if (n.domain) m.string(7, n.domain);
-  return m;
+function writeNode(w: ProtoWriter, n: NodeDef): void {
+  for (const i of n.inputs) w.stringField(1, i);
+  for (const o of n.outputs) w.stringField(2, o);
+  if (n.name) w.stringField(3, n.name);
+  w.stringField(4, n.op); // op_type
+  for (const [k, v] of Object.entries(n.attrs ?? {})) w.nested(5, () => writeAttr(w, k, v));
+  if (n.domain) w.stringField(7, n.domain);
 }
 
-function valueInfoMsg(v: ValueInfoDef): Msg {
-  const shape = new Msg();
-  // TensorShapeProto.dim { dim_value | dim_param }
-  for (const d of v.dims) shape.message(1, typeof d === "number" ? new Msg().varint(1, d) : new Msg().string(2, d));
-  const tensorType = new Msg().varint(1, v.dataType).message(2, shape); // elem_type, shape
-  const type = new Msg().message(1, tensorType); // TypeProto.tensor_type
-  return new Msg().string(1, v.name).message(2, type);
+function writeValueInfo(w: ProtoWriter, v: ValueInfoDef): void {
+  w.stringField(1, v.name);
+  w.nested(2, () =>
+    // TypeProto.tensor_type { elem_type, shape: TensorShapeProto { dim { dim_value | dim_param } } }
+    w.nested(1, () => {
+      w.intField(1, v.dataType);
+      w.nested(2, () => {
+        for (const d of v.dims) w.nested(1, () => (typeof d === "number" ? w.intField(1, d) : w.stringField(2, d)));
+      });
+    }),
+  );
 }
 
-function graphMsg(g: GraphDef): Msg {
-  const m = new Msg();
-  for (const n of g.nodes) m.message(1, nodeMsg(n));
-  m.string(2, g.name);
-  for (const t of g.initializers) m.message(5, tensorMsg(t));
-  for (const v of g.inputs) m.message(11, valueInfoMsg(v));
-  for (const v of g.outputs) m.message(12, valueInfoMsg(v));
-  return m;
+function writeGraph(w: ProtoWriter, g: GraphDef): void {
+  for (const n of g.nodes) w.nested(1, () => writeNode(w, n));
+  w.stringField(2, g.name);
+  for (const t of g.initializers) w.nested(5, () => writeTensor(w, t));
+  for (const v of g.inputs) w.nested(11, () => writeValueInfo(w, v));
+  for (const v of g.outputs) w.nested(12, () => writeValueInfo(w, v));
+}
+
+/** Bytes of tensor data in a graph and its subgraphs: most of a model's size. */
+function tensorBytes(g: GraphDef): number {
+  let n = g.initializers.reduce((sum, t) => sum + t.raw.length, 0);
+  for (const node of g.nodes)
+    for (const a of Object.values(node.attrs ?? {})) {
+      if (a.kind === "tensor") n += a.value.raw.length;
+      else if (a.kind === "graph") n += tensorBytes(a.value);
+    }
+  return n;
 }
 
 /** Serializes a model to ModelProto bytes. */
 export function encodeModel(model: ModelDef): Uint8Array {
-  const m = new Msg().varint(1, model.irVersion); // ir_version
-  m.string(2, model.producerName).string(3, model.producerVersion);
-  m.message(7, graphMsg(model.graph)); // graph
+  // Reserving the tensor bytes up front (plus room for the rest) spares a large model the buffer's doublings.
+  const w = new ProtoWriter(tensorBytes(model.graph) + (1 << 16));
+  w.intField(1, model.irVersion); // ir_version
+  w.stringField(2, model.producerName).stringField(3, model.producerVersion);
+  w.nested(7, () => writeGraph(w, model.graph)); // graph
   for (const o of model.opsets) {
-    const os = new Msg();
-    if (o.domain) os.string(1, o.domain);
-    m.message(8, os.varint(2, o.version)); // opset_import
+    w.nested(8, () => {
+      // opset_import
+      if (o.domain) w.stringField(1, o.domain);
+      w.intField(2, o.version);
+    });
   }
-  return m.finish();
+  return w.finish();
 }

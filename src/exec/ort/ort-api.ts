@@ -39,14 +39,14 @@ const SLOT = {
 } as const;
 
 /** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
-export const ORT_ENABLE_ALL = 99;
+const ORT_ENABLE_ALL = 99;
 /** ORT would also print every error it returns; Kiln reports them (with the program's name) itself. */
 const ORT_LOGGING_LEVEL_FATAL = 4;
 const OrtArenaAllocator = 1,
   OrtMemTypeDefault = 0;
 
 /** The path of the C library inside the installed `onnxruntime-node` package. */
-export function ortLibraryPath(): string {
+function ortLibraryPath(): string {
   const require = createRequire(import.meta.url);
   const pkg = dirname(require.resolve("onnxruntime-node/package.json"));
   if (process.platform !== "linux" && process.platform !== "darwin" && process.platform !== "win32") {

@@ -1,6 +1,6 @@
 // A host value as the reference interpreter sees it: abstract value plus host data.
 import type { HostArray } from "../../core/dtype.js";
-import { allocHost, readElem, toNumbers, writeElem } from "../../core/dtype.js";
+import { allocHost, toNumbers, writeElem } from "../../core/dtype.js";
 import type { AVal } from "../../core/ir.js";
 import { sizeOf } from "../../core/shape.js";
 
@@ -26,8 +26,4 @@ export function build(aval: AVal, f: (i: number) => number): HostTensor {
     for (let i = 0; i < n; i++) out[i] = f(i);
   }
   return { aval, data };
-}
-
-export function elem(t: HostTensor, i: number): number {
-  return readElem(t.aval.dtype, t.data, i);
 }

@@ -6,7 +6,7 @@ import type { TrainingWords } from "./training-words.js";
 
 const MISSING_CHAR_PENALTY_STEP = 0.0001;
 
-export function pieceText(pieces: PieceTable, words: TrainingWords, p: number): string {
+function pieceText(pieces: PieceTable, words: TrainingWords, p: number): string {
   let text = "";
   for (let k = pieces.start[p]; k < pieces.start[p] + pieces.length[p]; k++)
     text += String.fromCodePoint(words.codePoints[pieces.symbols[k]]);

@@ -2,15 +2,15 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { compileOptionsProto } from "../../../src/exec/xla/proto/compile-options.js";
-import { ProtoWriter } from "../../../src/exec/xla/proto/writer.js";
+import { ProtoWriter } from "../../../src/io/protobuf.js";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").replace(/(..)/g, "$1 ").trim();
 
 test("varints: small, multi-byte, and negative int64 as ten bytes", () => {
-  assert.equal(hex(new ProtoWriter().int(1, 1).finish()), "08 01");
-  assert.equal(hex(new ProtoWriter().int(1, 300).finish()), "08 ac 02");
-  assert.equal(hex(new ProtoWriter().int(1, -1).finish()), "08 ff ff ff ff ff ff ff ff ff 01");
-  assert.equal(hex(new ProtoWriter().int(16, 2).finish()), "80 01 02", "field 16 needs a two-byte tag");
+  assert.equal(hex(new ProtoWriter().intField(1, 1).finish()), "08 01");
+  assert.equal(hex(new ProtoWriter().intField(1, 300).finish()), "08 ac 02");
+  assert.equal(hex(new ProtoWriter().intField(1, -1).finish()), "08 ff ff ff ff ff ff ff ff ff 01");
+  assert.equal(hex(new ProtoWriter().intField(16, 2).finish()), "80 01 02", "field 16 needs a two-byte tag");
   assert.equal(hex(new ProtoWriter().packedInts(1, [0, 1, 300]).finish()), "0a 04 00 01 ac 02");
 });
 

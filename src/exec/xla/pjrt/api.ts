@@ -10,7 +10,7 @@ import { NativeStruct, readString } from "./native.js";
 import { DECLARED_API_MINOR, S } from "./structs.js";
 
 /** The major version this binding is written for (a major change reorders the API). */
-export const PJRT_API_MAJOR = 0;
+const PJRT_API_MAJOR = 0;
 
 // Every PJRT function takes a pointer to its argument struct; all but two return a PJRT_Error*.
 const ErrorReturning = koffi.proto("void *KilnPjrtFunction(void *args)");

@@ -8,7 +8,7 @@ import { addressOf, NativeBlock, NativeStruct, readString, readWords } from "./n
 import { HostBufferSemantics, S } from "./structs.js";
 
 /** PJRT_Buffer_Type of each dtype. */
-export const BUFFER_TYPE: Record<DType, number> = { bool: 1, i32: 4, i64: 5, u32: 8, f16: 10, f32: 11, f64: 12, bf16: 13 };
+const BUFFER_TYPE: Record<DType, number> = { bool: 1, i32: 4, i64: 5, u32: 8, f16: 10, f32: 11, f64: 12, bf16: 13 };
 
 export interface PjrtDeviceInfo {
   readonly handle: bigint;

@@ -1,6 +1,6 @@
 // xla.CompileOptionsProto, the serialized options PJRT_Client_Compile takes (field numbers from
 // xla/pjrt/proto/compile_options.proto and xla/xla_data.proto).
-import { ProtoWriter } from "./writer.js";
+import { ProtoWriter } from "../../../io/protobuf.js";
 
 const COMPILE_OPTIONS = { executableBuildOptions: 3, compilePortableExecutable: 4 } as const;
 const BUILD_OPTIONS = { deviceOrdinal: 1, numReplicas: 4, numPartitions: 5, deviceAssignment: 9 } as const;
@@ -16,21 +16,21 @@ export type CompileTarget =
 export function compileOptionsProto(target: CompileTarget): Uint8Array {
   const replicas = target.kind === "single" ? 1 : target.deviceIds.length;
   if (replicas < 1) throw new Error("compile options: at least one device is needed");
-  const build = new ProtoWriter()
-    .int(BUILD_OPTIONS.deviceOrdinal, -1) // -1: not bound to one device ordinal
-    .int(BUILD_OPTIONS.numReplicas, replicas)
-    .int(BUILD_OPTIONS.numPartitions, 1);
-  if (target.kind === "replicated") {
-    const computation = new ProtoWriter().packedInts(COMPUTATION_DEVICE.replicaDeviceIds, target.deviceIds);
-    build.message(
-      BUILD_OPTIONS.deviceAssignment,
-      new ProtoWriter()
-        .int(DEVICE_ASSIGNMENT.replicaCount, replicas)
-        .int(DEVICE_ASSIGNMENT.computationCount, 1)
-        .message(DEVICE_ASSIGNMENT.computationDevices, computation),
-    );
-  }
-  const options = new ProtoWriter().message(COMPILE_OPTIONS.executableBuildOptions, build);
-  if (target.kind === "single") options.bool(COMPILE_OPTIONS.compilePortableExecutable, true);
+  const options = new ProtoWriter();
+  options.nested(COMPILE_OPTIONS.executableBuildOptions, () => {
+    options
+      .intField(BUILD_OPTIONS.deviceOrdinal, -1) // -1: not bound to one device ordinal
+      .intField(BUILD_OPTIONS.numReplicas, replicas)
+      .intField(BUILD_OPTIONS.numPartitions, 1);
+    if (target.kind === "replicated") {
+      options.nested(BUILD_OPTIONS.deviceAssignment, () =>
+        options
+          .intField(DEVICE_ASSIGNMENT.replicaCount, replicas)
+          .intField(DEVICE_ASSIGNMENT.computationCount, 1)
+          .nested(DEVICE_ASSIGNMENT.computationDevices, () => options.packedInts(COMPUTATION_DEVICE.replicaDeviceIds, target.deviceIds)),
+      );
+    }
+  });
+  if (target.kind === "single") options.boolField(COMPILE_OPTIONS.compilePortableExecutable, true);
   return options.finish();
 }

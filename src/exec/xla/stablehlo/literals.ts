@@ -4,7 +4,7 @@
 // - non-splat arrays as a hex blob of the raw little-endian element bytes, except bool, whose hex
 //   form packs bits in MLIR and is therefore written as a nested list of true/false.
 import type { DType, HostArray } from "../../../core/dtype.js";
-import { f32ToBf16Bits, f32ToF16Bits, itemSize } from "../../../core/dtype.js";
+import { toBf16Bits, toF16Bits, itemSize } from "../../../core/dtype.js";
 import type { AVal } from "../../../core/ir.js";
 import type { Shape } from "../../../core/shape.js";
 import { sizeOf } from "../../../core/shape.js";
@@ -45,14 +45,14 @@ export function scalarLiteral(d: DType, x: number | bigint): string {
       f64[0] = Number(x);
       return hexBits(f64Bits[0]!, 16);
     case "bf16":
-      return bitsLiteral16(f32ToBf16Bits(Number(x)));
+      return bitsLiteral16(toBf16Bits(Number(x)));
     case "f16":
-      return bitsLiteral16(f32ToF16Bits(Number(x)));
+      return bitsLiteral16(toF16Bits(Number(x)));
   }
 }
 
 /** A 16-bit float element from its raw bits. */
-export function bitsLiteral16(bits: number): string {
+function bitsLiteral16(bits: number): string {
   return hexBits(bits & 0xffff, 4);
 }
 

@@ -47,7 +47,7 @@ const sameAVal = (a: Var, b: Var) =>
  * Pairs each donated input with an output of the same type (itself first, when it is returned as
  * is), each output at most once. A donated input with no such output keeps its buffer.
  */
-export function donationAliases(program: Program, donate: readonly boolean[] = []): number[] {
+function donationAliases(program: Program, donate: readonly boolean[] = []): number[] {
   const taken = new Set<number>();
   return program.inputs.map((input, i) => {
     if (!donate[i]) return -1;

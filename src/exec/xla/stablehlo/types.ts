@@ -13,10 +13,6 @@ const ELEMENT: Record<DType, string> = {
   i64: "i64",
 };
 
-export function elementType(d: DType): string {
-  return ELEMENT[d];
-}
-
 /** `tensor<2x3xf32>`; a scalar is `tensor<f32>`. */
 export function tensorType(a: AVal): string {
   return `tensor<${a.shape.map((d) => `${d}x`).join("")}${ELEMENT[a.dtype]}>`;

@@ -1,7 +1,7 @@
 // The lowering table: one entry per primitive. It is a Record over every primitive, so the compiler
 // refuses a primitive that has no lowering.
 import type { Prim } from "../../core/ir.js";
-import type { Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering-signature.js";
 import { ELEMENTWISE_LOWERINGS } from "./lower-elementwise.js";
 import { LAYOUT_LOWERINGS } from "./lower-layout.js";
 import { CONTRACTION_LOWERINGS } from "./lower-contraction.js";

@@ -1,27 +1,45 @@
-// Protocol-buffer wire format, just what tf.train.Example needs: varints, length-delimited fields,
-// fixed32. Hand-written so encoding a record allocates one buffer and decoding allocates none.
+// The protocol-buffer wire format, written and read by hand for the three kinds of message Kiln
+// exchanges: tf.train.Example records and TensorBoard events (data/, train/), ONNX models (exec/ort,
+// export/) and XLA's CompileOptionsProto (exec/xla). Encoding a message fills one growable buffer
+// (nested messages are written in place and shifted right by their length prefix); decoding allocates
+// nothing. Fields are written in the order they are given, so equal inputs give equal bytes.
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
-/** A malformed protocol buffer: says where (byte offset within the message) and what. */
+/** What a reader's errors call the bytes it reads: the message type, and the unit that holds it. */
+export interface ProtoErrorContext {
+  readonly message: string;
+  readonly unit: string;
+}
+
+const ANY_MESSAGE: ProtoErrorContext = { message: "protocol buffer", unit: "message" };
+
+/** A malformed protocol buffer: says which message, where (byte offset within its unit) and what. */
 export class ProtoError extends Error {
   constructor(
     readonly at: number,
     problem: string,
+    context: ProtoErrorContext = ANY_MESSAGE,
   ) {
-    super(`malformed tf.train.Example at byte ${at} of the record: ${problem}`);
+    super(`malformed ${context.message} at byte ${at} of the ${context.unit}: ${problem}`);
     this.name = "ProtoError";
   }
 }
 
-/** Growable output buffer with protobuf primitives. */
+const utf8 = new TextEncoder();
+
+/**
+ * Growable output buffer with protobuf primitives: wire-level ones (tag, uvarint, bytes, …) and whole
+ * fields (intField, stringField, nested, …).
+ */
 export class ProtoWriter {
   buf: Uint8Array;
   pos = 0;
 
+  /** `initial`: bytes to reserve (a good guess saves the buffer's doublings for large messages). */
   constructor(initial = 256) {
     this.buf = new Uint8Array(initial);
   }
@@ -95,16 +113,68 @@ export class ProtoWriter {
     this.pos += 8;
   }
 
-  string(field: number, s: string): void {
+  // ---- whole fields ----
+
+  /** An int32/int64/uint64/enum field; negative values take ten bytes (64-bit two's complement). */
+  intField(field: number, v: number | bigint): this {
+    this.tag(field, WIRE_VARINT);
+    if (typeof v === "bigint") this.int64(v);
+    else if (!Number.isSafeInteger(v)) throw new RangeError(`protobuf: ${v} is not an integer that a varint carries exactly`);
+    else if (v >= 0) this.uvarint(v);
+    else this.int64(BigInt(v));
+    return this;
+  }
+
+  boolField(field: number, v: boolean): this {
+    return this.intField(field, v ? 1 : 0);
+  }
+
+  float32Field(field: number, v: number): this {
+    this.tag(field, WIRE_FIXED32);
+    this.float32(v);
+    return this;
+  }
+
+  float64Field(field: number, v: number): this {
+    this.tag(field, WIRE_FIXED64);
+    this.float64(v);
+    return this;
+  }
+
+  bytesField(field: number, data: Uint8Array): this {
     this.tag(field, WIRE_LEN);
-    this.bytes(new TextEncoder().encode(s));
+    this.bytes(data);
+    return this;
+  }
+
+  stringField(field: number, s: string): this {
+    // Names are mostly short ASCII: their bytes go straight into the buffer (no encoder, no allocation).
+    if (s.length < 128 && /^[\x00-\x7f]*$/.test(s)) {
+      this.tag(field, WIRE_LEN);
+      this.ensure(1 + s.length);
+      this.buf[this.pos++] = s.length;
+      for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+      return this;
+    }
+    return this.bytesField(field, utf8.encode(s));
+  }
+
+  /** A repeated integer field in the packed encoding (proto3's default). */
+  packedInts(field: number, values: ArrayLike<number | bigint>): this {
+    return this.nested(field, () => {
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i]!;
+        if (typeof v === "bigint" || v < 0) this.int64(BigInt(v));
+        else this.uvarint(v);
+      }
+    });
   }
 
   /**
    * Writes a length-delimited field whose body is produced by `body`: the body is written first and
    * then moved right by the size of its length prefix.
    */
-  nested(field: number, body: () => void): void {
+  nested(field: number, body: () => void): this {
     this.tag(field, WIRE_LEN);
     const start = this.pos;
     body();
@@ -116,6 +186,7 @@ export class ProtoWriter {
     this.pos = start;
     this.uvarint(len);
     this.pos = end;
+    return this;
   }
 
   finish(): Uint8Array {
@@ -123,7 +194,7 @@ export class ProtoWriter {
   }
 }
 
-export function varintSize(v: number): number {
+function varintSize(v: number): number {
   let n = 1;
   while (v >= 0x80) {
     v = Math.floor(v / 0x80);
@@ -132,7 +203,7 @@ export function varintSize(v: number): number {
   return n;
 }
 
-/** Cursor over a protobuf message. Offsets in errors are relative to `origin`. */
+/** Cursor over a protobuf message. Offsets in errors are relative to `origin`; `context` names the message in them. */
 export class ProtoReader {
   pos: number;
 
@@ -141,8 +212,14 @@ export class ProtoReader {
     start: number,
     readonly end: number,
     readonly origin = 0,
+    readonly context: ProtoErrorContext = ANY_MESSAGE,
   ) {
     this.pos = start;
+  }
+
+  /** A reader over bytes [start, end) of the same buffer (an embedded message), reporting like this one. */
+  sub(start: number, end: number): ProtoReader {
+    return new ProtoReader(this.buf, start, end, this.origin, this.context);
   }
 
   done(): boolean {
@@ -150,7 +227,7 @@ export class ProtoReader {
   }
 
   fail(problem: string, at = this.pos): never {
-    throw new ProtoError(at - this.origin, problem);
+    throw new ProtoError(at - this.origin, problem, this.context);
   }
 
   /** An unsigned varint that must fit in 53 bits (lengths and tags). */
