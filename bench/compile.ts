@@ -8,7 +8,8 @@
 // [--runtime-model mlm-small] [--executions 3]`: the training program of a preset, unrolled and with
 // loops (scan-steps, scan-layers, scan-both; MODES a comma list, default all four): program size (IR
 // equations, ONNX nodes and bytes, StableHLO bytes) and compile time (lowering, ONNX Runtime session,
-// XLA:CPU compile with --xla), one line per mode; then steps/s of each mode on a smaller preset.
+// XLA:CPU compile with --xla), one line per mode; then steps/s of each mode on a smaller preset
+// (--runtime-only: just those; --executions 0: none).
 import { parseArgs } from "node:util";
 import * as k from "../src/index.js";
 import { benchFlags, median, round } from "./lib/timing.js";
@@ -29,6 +30,7 @@ async function runLoops(args: string[]): Promise<void> {
       "runtime-model": { type: "string", default: "mlm-small" },
       "runtime-batch": { type: "string", default: "8" },
       executions: { type: "string", default: "3" },
+      "runtime-only": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -39,8 +41,9 @@ async function runLoops(args: string[]): Promise<void> {
   const xla = values.xla ? xlaCpuExecutor() : undefined;
   const steps = Number(values["steps-per-execution"]),
     seq = Number(values.seq);
-  for (const mode of modes)
-    console.log(JSON.stringify(compileFigures({ model: values.model, steps, batch: Number(values.batch), seq, mode, ort, xla })));
+  if (!values["runtime-only"])
+    for (const mode of modes)
+      console.log(JSON.stringify(compileFigures({ model: values.model, steps, batch: Number(values.batch), seq, mode, ort, xla })));
   if (Number(values.executions) > 0)
     for (const mode of modes)
       console.log(
