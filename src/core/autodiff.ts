@@ -11,7 +11,8 @@ import { withNewTrace } from "./trace.js";
 import { replay } from "./interpret.js";
 import { asArray } from "./ops/creation.js";
 import { add } from "./ops/elementwise.js";
-import { VJP_RULES, zeroCotangent } from "./prims/vjp-rules.js";
+import { zeroCotangent } from "./prims/vjp-rules.js";
+import { backwardPass } from "./scan.js";
 
 function arrayLeaves(tree: unknown, what: string): { leaves: Array[]; treedef: TreeDef } {
   const { leaves, treedef } = flatten(tree, (x) => x instanceof Array || typeof x === "number");
@@ -64,7 +65,7 @@ function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonl
     return [...f.leaves, ...g.leaves];
   };
   const { program, captured } = traceToProgram(fn.name || "vjp", split, leaves, treedef);
-  const { env, outputs: all } = replay(program, [...leaves, ...captured]);
+  const { env, outputs: all } = replay(program, [...leaves, ...captured], { saveResiduals: true });
   const outputs = all.slice(0, numOut);
   const outVars = program.outputs.slice(0, numOut);
 
@@ -72,33 +73,17 @@ function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonl
     const { leaves: ctLeaves } = arrayLeaves(cts, "vjp cotangent");
     if (ctLeaves.length !== outputs.length) throw new Error(`vjp: cotangent has ${ctLeaves.length} leaves, outputs have ${outputs.length}`);
     const ctEnv = new Map<number, Array>();
-    const accumulate = (id: number, c: Array) => {
-      const prev = ctEnv.get(id);
-      ctEnv.set(id, prev ? add(prev, c) : c);
-    };
     outVars.forEach((v, i) => {
       const c = ctLeaves[i]!;
       if (c.dtype !== v.aval.dtype || c.shape.join() !== v.aval.shape.join()) {
         throw new Error(`vjp: cotangent ${i} is ${fmtAVal(c.aval)} but the output is ${fmtAVal(v.aval)}`);
       }
-      if (isFloat(v.aval.dtype)) accumulate(v.id, c);
+      if (isFloat(v.aval.dtype)) {
+        const prev = ctEnv.get(v.id);
+        ctEnv.set(v.id, prev ? add(prev, c) : c);
+      }
     });
-    for (let k = program.eqns.length - 1; k >= 0; k--) {
-      const e = program.eqns[k]!;
-      const ct = ctEnv.get(e.out.id);
-      if (!ct) continue;
-      const ins = e.inputs.map((v) => env.get(v.id)!);
-      const inCts = (VJP_RULES[e.prim] as (ct: Array, i: readonly Array[], o: Array, p: unknown) => (Array | null)[])(
-        ct,
-        ins,
-        env.get(e.out.id)!,
-        e.params,
-      );
-      e.inputs.forEach((v, i) => {
-        const c = inCts[i];
-        if (c && isFloat(v.aval.dtype)) accumulate(v.id, c);
-      });
-    }
+    backwardPass(program, env, ctEnv);
     const grads = leaves.map((p, i) => ctEnv.get(program.inputs[i]!.id) ?? zeroCotangent(p));
     return treedef.unflatten(grads) as any[];
   };

@@ -80,6 +80,15 @@ export interface PrimParams {
   cumsum: { axis: number; reverse: boolean };
   // collectives
   all_reduce: {}; // sum over replicas; identity on one replica
+  // control flow
+  /**
+   * A loop over a leading axis (JAX's lax.scan). Operands: [consts..., carry..., xs...]; results:
+   * [carry..., ys...] (the one primitive with several results: see Eqn.outs). `body` maps
+   * [consts..., carry..., x slices...] → [carry..., y slices...] and holds no constants of its own
+   * (closed-over values are hoisted into the operands); it runs `length` times, over indices
+   * length-1 … 0 when `reverse`, and ys are stacked along a new axis 0 in index order.
+   */
+  scan: { body: Program; numConsts: number; numCarry: number; length: number; reverse: boolean };
 }
 
 export type Prim = keyof PrimParams;
@@ -87,8 +96,19 @@ export type Prim = keyof PrimParams;
 export interface Eqn<P extends Prim = Prim> {
   readonly prim: P;
   readonly inputs: readonly Var[];
+  /** The result (for a primitive with several results, the first of them). */
   readonly out: Var;
+  /** Every result of a primitive with several results (scan), `outs[0] === out`; absent otherwise. */
+  readonly outs?: readonly Var[];
   readonly params: PrimParams[P];
+}
+
+/** The primitives whose equations have several results. */
+export const MULTI_RESULT: ReadonlySet<Prim> = new Set<Prim>(["scan"]);
+
+/** An equation's results, one or several. */
+export function eqnOuts(e: Eqn): readonly Var[] {
+  return e.outs ?? [e.out];
 }
 
 export interface Const {
@@ -112,23 +132,32 @@ export function fmtAVal(a: AVal): string {
   return `${a.dtype}${fmtShape(a.shape)}`;
 }
 
+function isProgram(v: unknown): v is Program {
+  return typeof v === "object" && v !== null && "eqns" in v && "inputs" in v;
+}
+
 function fmtParam(v: unknown): string {
   if (Array.isArray(v)) return `[${v.join(",")}]`;
+  if (isProgram(v)) return v.name;
   return String(v);
 }
 
-/** A readable listing of a program, one equation a line (used in errors and golden tests). */
-export function printProgram(p: Program): string {
+/** A readable listing of a program, one equation a line (used in errors and golden tests); bodies follow, indented. */
+export function printProgram(p: Program, indent = ""): string {
   const name = (v: Var) => `%${v.id}`;
-  const lines = [`program ${p.name}(${p.inputs.map((v) => `${name(v)}: ${fmtAVal(v.aval)}`).join(", ")})`];
-  for (const c of p.consts) lines.push(`  ${name(c.v)} = const ${fmtAVal(c.v.aval)}`);
+  const lines = [`${indent}program ${p.name}(${p.inputs.map((v) => `${name(v)}: ${fmtAVal(v.aval)}`).join(", ")})`];
+  for (const c of p.consts) lines.push(`${indent}  ${name(c.v)} = const ${fmtAVal(c.v.aval)}`);
   for (const e of p.eqns) {
     const ps = Object.entries(e.params as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${fmtParam(v)}`)
       .join(" ");
-    lines.push(`  ${name(e.out)}: ${fmtAVal(e.out.aval)} = ${e.prim}${ps ? `{${ps}}` : ""} ${e.inputs.map(name).join(" ")}`);
+    const outs = eqnOuts(e)
+      .map((o) => `${name(o)}: ${fmtAVal(o.aval)}`)
+      .join(", ");
+    lines.push(`${indent}  ${outs} = ${e.prim}${ps ? `{${ps}}` : ""} ${e.inputs.map(name).join(" ")}`);
+    for (const v of Object.values(e.params as Record<string, unknown>)) if (isProgram(v)) lines.push(printProgram(v, `${indent}    `));
   }
-  lines.push(`  return ${p.outputs.map(name).join(", ")}`);
+  lines.push(`${indent}  return ${p.outputs.map(name).join(", ")}`);
   return lines.join("\n");
 }

@@ -2,6 +2,7 @@
 // innermost active Trace instead of being computed ("omnistaging": even operations on concrete arrays
 // are recorded, and the concrete arrays become constants of the program).
 import type { AVal, Const, Eqn, Prim, PrimParams, Program, Var } from "./ir.js";
+import { eqnOuts } from "./ir.js";
 import type { Array } from "./array.js";
 
 let nextVarId = 0;
@@ -54,6 +55,13 @@ export class Trace {
     return out;
   }
 
+  /** An equation with several results (scan). */
+  addMultiEqn<P extends Prim>(prim: P, inputs: Var[], params: PrimParams[P], avals: readonly AVal[]): Var[] {
+    const outs = avals.map(newVar);
+    this.eqns.push({ prim, inputs, out: outs[0]!, outs, params } as Eqn);
+    return outs;
+  }
+
   /** Closes the trace into a program whose outputs are `outs` (dead equations removed). */
   finish(name: string, outs: readonly Array[]): Program {
     const outputs = outs.map((x) => this.varFor(x));
@@ -61,7 +69,7 @@ export class Trace {
     const eqns: Eqn[] = [];
     for (let i = this.eqns.length - 1; i >= 0; i--) {
       const e = this.eqns[i]!;
-      if (!live.has(e.out.id)) continue;
+      if (!eqnOuts(e).some((o) => live.has(o.id))) continue;
       eqns.push(e);
       for (const v of e.inputs) live.add(v.id);
     }

@@ -44,7 +44,7 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
       const x0 = embed(e.word_embeddings, inputIds).add(posRows).add(typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
-      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites);
+      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {

@@ -3,6 +3,7 @@
 import * as k from "../core/index.js";
 import type { MlmConfig } from "./config.js";
 import { accumulationDtype } from "../nn/layers.js";
+import type { LayerLoop } from "./transformer-encoder.js";
 
 export type Params = Record<string, any>;
 
@@ -13,6 +14,8 @@ export interface ForwardOptions {
   exampleOffset?: number | k.Array;
   /** Activation dtype ("f32" default; "bf16"/"f16" for mixed precision — weights are cast on use). */
   dtype?: k.DType;
+  /** The layer stack unrolled (default) or as one loop (see LayerLoop in encoder.ts). */
+  layerLoop?: LayerLoop;
 }
 
 export interface MaskedLanguageModel {

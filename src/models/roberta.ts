@@ -48,7 +48,7 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
       const x0 = embed(e.word_embeddings, inputIds).add(embed(e.position_embeddings, pos)).add(typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
-      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites);
+      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {

@@ -73,16 +73,54 @@ export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
   };
 }
 
-/** Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i. */
-export function encoderApply(p: EncoderParams, c: MlmConfig, x: k.Array, bias: k.Array, sites: DropoutSites): k.Array {
+/**
+ * How the layer stack is traced: "unrolled" (the default: each layer's equations in the program) or
+ * "scan" (one loop over the layers; the program holds one layer, whatever the depth). The parameters
+ * keep their per-layer tree either way (checkpoints and names do not change): the loop stacks them
+ * along a new leading axis inside the traced function.
+ */
+export type LayerLoop = "unrolled" | "scan";
+
+/** One encoder layer; `site` is its first dropout site (a number, or the loop's traced value). */
+function encoderLayer(
+  l: EncoderLayerParams,
+  c: MlmConfig,
+  x: k.Array,
+  bias: k.Array,
+  sites: DropoutSites,
+  site: number | k.Array,
+): k.Array {
   const act = ACTIVATIONS[c.hidden_act]!;
+  const at = (d: number) => (typeof site === "number" ? site + d : site.add(d));
+  const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, sites, site);
+  const attnOut = sites.apply(dense(l.attention.output.dense, ctx), c.hidden_dropout_prob, at(1));
+  x = layerNorm(l.attention.output.LayerNorm, attnOut.add(x), c.layer_norm_eps);
+  const ff = dense(l.output.dense, act(dense(l.intermediate.dense, x)));
+  return layerNorm(l.output.LayerNorm, sites.apply(ff, c.hidden_dropout_prob, at(2)).add(x), c.layer_norm_eps);
+}
+
+/** Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i. */
+export function encoderApply(
+  p: EncoderParams,
+  c: MlmConfig,
+  x: k.Array,
+  bias: k.Array,
+  sites: DropoutSites,
+  loop: LayerLoop = "unrolled",
+): k.Array {
+  if (loop === "scan" && p.layer.length > 1) {
+    const stacked = k.treeMap((...ls: k.Array[]) => k.stack(ls), p.layer[0]!, ...p.layer.slice(1)) as EncoderLayerParams;
+    const index = k.iota([p.layer.length], 0, "u32");
+    const [out] = k.scan(
+      (h: k.Array, [l, i]: [EncoderLayerParams, k.Array]) => [encoderLayer(l, c, h, bias, sites, i.mul(3).add(1)), null] as const,
+      x,
+      [stacked, index],
+      { name: "encoder_layer" },
+    );
+    return out;
+  }
   p.layer.forEach((l, i) => {
-    const site = 1 + 3 * i;
-    const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, sites, site);
-    const attnOut = sites.apply(dense(l.attention.output.dense, ctx), c.hidden_dropout_prob, site + 1);
-    x = layerNorm(l.attention.output.LayerNorm, attnOut.add(x), c.layer_norm_eps);
-    const ff = dense(l.output.dense, act(dense(l.intermediate.dense, x)));
-    x = layerNorm(l.output.LayerNorm, sites.apply(ff, c.hidden_dropout_prob, site + 2).add(x), c.layer_norm_eps);
+    x = encoderLayer(l, c, x, bias, sites, 1 + 3 * i);
   });
   return x;
 }

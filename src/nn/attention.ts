@@ -25,7 +25,7 @@ export function selfAttention(
   heads: number,
   dropoutRate: number,
   sites: DropoutSites,
-  dropoutSite: number,
+  dropoutSite: number | k.Array,
 ): k.Array {
   const [b, t, h] = x.shape as [number, number, number];
   const d = h / heads;

@@ -14,7 +14,8 @@ export class DropoutSites {
     return this.key !== null;
   }
 
-  apply(x: k.Array, rate: number, site: number): k.Array {
+  /** `site` may be traced (a layer loop's index): the key is the same as for the number. */
+  apply(x: k.Array, rate: number, site: number | k.Array): k.Array {
     if (!this.key || rate === 0) return x;
     const perExample = x.size / x.shape[0]!;
     const offset =

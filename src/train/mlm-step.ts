@@ -6,6 +6,7 @@
 // labelled tokens of the whole global batch, so one device with batch 32 and 8 replicas × 4 (or 4
 // micro-batches × 8) compute the same loss and the same gradients.
 import * as k from "../core/index.js";
+import type { LayerLoop } from "../models/transformer-encoder.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { mlmObjective, maskCapacity } from "../models/masked-lm.js";
 import type { AdamW, AdamWState } from "../optim/adamw.js";
@@ -40,6 +41,8 @@ export interface MlmStepOptions {
    * they were, as a loss-scaled overflow does). Either way `nonFinite` reports it.
    */
   nonFiniteUpdate?: "apply" | "skip";
+  /** The encoder's layer stack: unrolled (default) or one loop over the layers. */
+  layerLoop?: LayerLoop;
 }
 
 export interface StepMetrics {
@@ -126,7 +129,12 @@ export function makeTrainStep(o: MlmStepOptions) {
       dropped = k.scalar(0);
     masked.forEach((m, i) => {
       const partLoss = (p: Params) => {
-        const h = model.hidden(p, m.inputIds, maskParts[i]!, { dropoutKey, exampleOffset: batch.exampleOffset.add(i * rowsPer), dtype });
+        const h = model.hidden(p, m.inputIds, maskParts[i]!, {
+          dropoutKey,
+          exampleOffset: batch.exampleOffset.add(i * rowsPer),
+          dtype,
+          ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
+        });
         const out = mlmObjective(model, p, h, m.labels, capacity);
         // mlmObjective's mean × its own count = the part's summed loss; divided by the global count.
         const part = out.loss.mul(out.count).div(total);
@@ -183,13 +191,15 @@ export function makeTrainStep(o: MlmStepOptions) {
 }
 
 /** The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. */
-export function makeEvalStep(o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity">) {
+export function makeEvalStep(
+  o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity" | "layerLoop">,
+) {
   const dtype = o.computeDtype ?? "f32";
   return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array } {
     const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
     const [rows, length] = batch.inputIds.shape as [number, number];
     const capacity = headCapacity(o, rows * length);
-    const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype });
+    const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype, ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}) });
     const out = mlmObjective(o.model, params, h, m.labels, capacity);
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});
     return { lossSum: all(out.loss.mul(out.count)), correct: all(out.correct), count: all(out.count) };
@@ -207,13 +217,27 @@ export interface StackedStepInputs {
 /**
  * Steps-per-execution: K training steps in one compiled call (one host round trip per K steps). The
  * steps run in order on their own batches; each step's metrics come back stacked along a new axis 0.
+ * `loop`: "unrolled" (default) traces the step K times; "scan" traces it once, as a loop over the K
+ * stacked batches carrying the train state (the same numbers; a program 1/K the size).
  */
-export function makeMultiStep(single: ReturnType<typeof makeTrainStep>) {
+export function makeMultiStep(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan" = "unrolled") {
   return function mlmTrainSteps(
     state: TrainState,
     inputs: StackedStepInputs,
     firstStep: k.Array,
   ): { state: TrainState; metrics: StepMetrics } {
+    if (loop === "scan") {
+      const [last, metrics] = k.scan(
+        (c: { state: TrainState; step: k.Array }, batch: StepInputs) => {
+          const out = single(c.state, batch, c.step);
+          return [{ state: out.state, step: c.step.add(1) }, out.metrics] as const;
+        },
+        { state, step: firstStep },
+        inputs,
+        { name: "train_step_loop" },
+      );
+      return { state: last.state, metrics };
+    }
     const steps = inputs.inputIds.shape[0]!;
     const pick = (x: k.Array, i: number) => x.slice([i], [i + 1]).squeeze(0);
     const all: StepMetrics[] = [];

@@ -25,6 +25,7 @@ import { JsonLinesLogger, truncateMetricsFile, type MetricsLogger } from "./logg
 import { prepareOutputDir } from "./output-dir.js";
 import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
+import type { LayerLoop } from "../models/transformer-encoder.js";
 import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
@@ -53,6 +54,12 @@ export interface TrainerOptions {
    * multiples of K.
    */
   stepsPerExecution?: number;
+  /**
+   * How the compiled step holds its repeated parts: the K steps of one execution and the encoder's
+   * layers, each "unrolled" (the default: fastest to run on the CPU executor, see docs/loops.md) or
+   * "scan" (one loop: the program and its compile time stop growing with K and the depth).
+   */
+  loops?: { steps?: "unrolled" | "scan"; layers?: LayerLoop };
   clipNorm?: number;
   /** Checkpoint every N steps (0: only at the end). */
   checkpointEvery?: number;
@@ -138,7 +145,7 @@ export class Trainer implements TrainerView {
   private readonly o: Required<
     Omit<
       TrainerOptions,
-      "maxSteps" | "epochs" | "clipNorm" | "accelerator" | "devices" | "executor" | "pjrtPlugin" | "strategy" | "lossScale"
+      "maxSteps" | "epochs" | "loops" | "clipNorm" | "accelerator" | "devices" | "executor" | "pjrtPlugin" | "strategy" | "lossScale"
     >
   > &
     TrainerOptions;
@@ -349,7 +356,9 @@ export class Trainer implements TrainerView {
           ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
           nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
           ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
+          ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
         }),
+        o.loops?.steps ?? "unrolled",
       ),
       { name: "train_step", donateArgs: [0] },
     );
@@ -359,6 +368,7 @@ export class Trainer implements TrainerView {
         masking: { ...masking, seed: o.seed + 2 },
         computeDtype: this.policy.computeDtype,
         ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
+        ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
       }),
       { name: "eval_step" },
     );

@@ -5,8 +5,9 @@ import type { Program } from "../../src/core/ir.js";
 import { tensorType } from "../../src/exec/xla/stablehlo/types.js";
 
 const TYPE = String.raw`tensor<[^>]*>`;
-const OP_START = new RegExp(String.raw`^(%\d+) = "([\w.]+)"\(([^)]*)\)`);
-const SIGNATURE = new RegExp(String.raw`: \(((?:${TYPE})?(?:, ${TYPE})*)\) -> (\(\)|${TYPE})$`);
+const OP_START = new RegExp(String.raw`^(%\d+)(?::\d+)? = "([\w.]+)"\(([^)]*)\)`);
+// One result type, none, or a parenthesized list (an op with several results: %r#0, %r#1, …).
+const SIGNATURE = new RegExp(String.raw`: \(((?:${TYPE})?(?:, ${TYPE})*)\) -> (\(\)|${TYPE}|\((?:${TYPE})(?:, ${TYPE})*\))$`);
 const BLOCK = /^\^bb0\((.*)\):$/;
 
 function splitTypes(list: string): string[] {
@@ -46,7 +47,9 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
       if (types.has(o) && types.get(o) !== operandTypes[i])
         problems.push(`line ${line + 1}: ${o} is ${types.get(o)}, used as ${operandTypes[i]}`);
     });
-    if (ref) types.set(ref, sig[2]!);
+    if (!ref) return;
+    if (sig[2]!.startsWith("(")) splitTypes(sig[2]!.slice(1, -1)).forEach((t, k) => types.set(`${ref}#${k}`, t));
+    else types.set(ref, sig[2]!);
   };
 
   lines.forEach((l, i) => {
@@ -55,7 +58,7 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
       for (const [, name, type] of block[1]!.matchAll(new RegExp(String.raw`(%\d+): (${TYPE})`, "g"))) types.set(name!, type!);
       return;
     }
-    if (l.startsWith("}) {")) {
+    if (l.startsWith("}) {") || l.startsWith("}) :")) {
       const op = open.pop();
       if (!op) {
         problems.push(`line ${i + 1}: region closes without an op`);
@@ -64,9 +67,9 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
       checkSignature(op.ref, op.operands, i, l);
       return;
     }
-    const regionReturn = /^"stablehlo.return"\((%\d+)\) : \((tensor<[^>]*>)\) -> \(\)$/.exec(l);
+    const regionReturn = /^"stablehlo.return"\(([^)]*)\) : \((.*)\) -> \(\)$/.exec(l);
     if (regionReturn) {
-      use(regionReturn[1]!, i);
+      splitNames(regionReturn[1]!).forEach((n) => use(n, i));
       return;
     }
     if (l.startsWith("func.return")) {
@@ -105,7 +108,7 @@ export function checkStableHlo(text: string, program: Program, ssa: ReadonlyMap<
   };
   program.inputs.forEach((v) => expect(v.id, v.aval, "input"));
   program.consts.forEach((c) => expect(c.v.id, c.v.aval, "const"));
-  program.eqns.forEach((e) => expect(e.out.id, e.out.aval, `${e.prim} result`));
+  program.eqns.forEach((e) => (e.outs ?? [e.out]).forEach((o) => expect(o.id, o.aval, `${e.prim} result`)));
   program.outputs.forEach((v, j) => {
     if (resultTypes[j] !== tensorType(v.aval))
       problems.push(`output ${j} is declared ${resultTypes[j]}, the IR says ${tensorType(v.aval)}`);

@@ -2,8 +2,8 @@
 // equation; otherwise it runs the primitive now on the device of its operands (eager mode), through a
 // one-equation program that the device's executor compiled once per signature.
 import { Array } from "../array.js";
-import type { AVal, Prim, PrimParams, Program } from "../ir.js";
-import { fmtAVal } from "../ir.js";
+import type { AVal, Eqn, Prim, PrimParams, Program } from "../ir.js";
+import { fmtAVal, MULTI_RESULT } from "../ir.js";
 import type { Device, DeviceBuffer, Executable } from "../executor.js";
 import { SHAPE_RULES } from "../prims/shape-rules.js";
 import { currentTrace } from "../trace.js";
@@ -11,8 +11,32 @@ import { getDefaultDevice } from "../devices.js";
 import { countEagerOp, countTransfer } from "../metrics.js";
 import { EscapedTracerError } from "../diagnostics.js";
 
+type Rule = (ins: readonly AVal[], params: unknown) => AVal | readonly AVal[];
+
 function abstractEval<P extends Prim>(prim: P, ins: readonly AVal[], params: PrimParams[P]): AVal {
-  return SHAPE_RULES[prim](ins, params);
+  if (MULTI_RESULT.has(prim)) throw new Error(`${prim} has several results: apply it with bindMulti`);
+  return (SHAPE_RULES[prim] as Rule)(ins, params) as AVal;
+}
+
+/** Applies a primitive with several results (scan): recorded as one equation, or run now when eager. */
+export function bindMulti<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P]): Array[] {
+  for (const x of inputs) if (x.trace && !x.trace.active) throw new EscapedTracerError(fmtAVal(x.aval));
+  if (!MULTI_RESULT.has(prim)) return [bind(prim, inputs, params)];
+  const avals = (SHAPE_RULES[prim] as Rule)(
+    inputs.map((x) => x.aval),
+    params,
+  ) as readonly AVal[];
+  const trace = currentTrace();
+  if (trace) {
+    const vs = trace.addMultiEqn(
+      prim,
+      inputs.map((x) => trace.varFor(x)),
+      params,
+      avals,
+    );
+    return vs.map((v) => Array.traced(trace, v));
+  }
+  return runEager(prim, inputs, params, avals).map((b) => Array.fromBuffer(b));
 }
 
 export function bind<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P]): Array {
@@ -32,7 +56,7 @@ export function bind<P extends Prim>(prim: P, inputs: readonly Array[], params: 
     );
     return Array.traced(trace, v);
   }
-  return Array.fromBuffer(runEager(prim, inputs, params, aval));
+  return Array.fromBuffer(runEager(prim, inputs, params, [aval])[0]!);
 }
 
 const eagerCache = new Map<string, Executable>();
@@ -48,17 +72,34 @@ export function bufferOn(x: Array, device: Device): DeviceBuffer {
   return device.executor.fromHost(host, x.aval, device);
 }
 
-function runEager<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P], aval: AVal): DeviceBuffer {
+/** Programs (scan bodies) in eager cache keys: by identity, not by content. */
+const programKeys = new WeakMap<object, number>();
+let programKeyId = 0;
+function paramsKey(params: unknown): string {
+  return JSON.stringify(params, (_k, v) => {
+    if (v && typeof v === "object" && "eqns" in v) {
+      let id = programKeys.get(v);
+      if (id === undefined) programKeys.set(v, (id = programKeyId++));
+      return `program#${id}`;
+    }
+    return v;
+  });
+}
+
+function runEager<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P], avals: readonly AVal[]): DeviceBuffer[] {
   const device = inputs.length ? inputs[0]!.device : getDefaultDevice();
-  const key = `${device.executor.name}:${device.id}|${prim}|${JSON.stringify(params)}|${inputs.map((x) => fmtAVal(x.aval)).join(",")}`;
+  const key = `${device.executor.name}:${device.id}|${prim}|${paramsKey(params)}|${inputs.map((x) => fmtAVal(x.aval)).join(",")}`;
   let exe = eagerCache.get(key);
   if (!exe) {
     const ins = inputs.map((x) => ({ id: eagerVarId++, aval: x.aval }));
-    const out = { id: eagerVarId++, aval };
-    const program: Program = { name: `eager_${prim}`, inputs: ins, consts: [], eqns: [{ prim, inputs: ins, out, params }], outputs: [out] };
+    const outs = avals.map((aval) => ({ id: eagerVarId++, aval }));
+    const eqn = (
+      MULTI_RESULT.has(prim) ? { prim, inputs: ins, out: outs[0]!, outs, params } : { prim, inputs: ins, out: outs[0]!, params }
+    ) as Eqn;
+    const program: Program = { name: `eager_${prim}`, inputs: ins, consts: [], eqns: [eqn], outputs: outs };
     exe = device.executor.compile(program, { devices: [device] });
     eagerCache.set(key, exe);
   }
   countEagerOp(prim);
-  return exe.execute([inputs.map((x) => bufferOn(x, device))])[0]![0]!;
+  return exe.execute([inputs.map((x) => bufferOn(x, device))])[0]!;
 }

@@ -6,6 +6,9 @@ import type { AVal, Prim, PrimParams } from "../ir.js";
 import { fmtShape, shapesEqual } from "../shape.js";
 
 type Rule<P extends Prim> = (ins: readonly AVal[], params: PrimParams[P]) => AVal;
+/** The rule of a primitive with several results. */
+export type MultiRule<P extends Prim> = (ins: readonly AVal[], params: PrimParams[P]) => readonly AVal[];
+export type ShapeRuleTable = { [P in Prim]: P extends "scan" ? MultiRule<P> : Rule<P> };
 
 function fail(prim: string, msg: string): never {
   throw new Error(`${prim}: ${msg}`);
@@ -52,7 +55,39 @@ function reduceRule(prim: string): Rule<"reduce_sum" | "reduce_max"> {
   };
 }
 
-export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
+const sameAVal = (a: AVal, b: AVal) => a.dtype === b.dtype && shapesEqual(a.shape, b.shape);
+const fmt = (a: AVal) => `${a.dtype}${fmtShape(a.shape)}`;
+
+/** scan: operands [consts, carry, xs] against the body's inputs; results [carry, ys stacked on a new axis 0]. */
+export function scanRule(ins: readonly AVal[], { body, numConsts, numCarry, length }: PrimParams["scan"]): readonly AVal[] {
+  if (!Number.isInteger(length) || length < 0) fail("scan", `length must be a non-negative integer, got ${length}`);
+  if (body.consts.length) fail("scan", `the body ${body.name} holds constants; hoist them into the operands`);
+  if (ins.length !== body.inputs.length) fail("scan", `expects ${body.inputs.length} operands (the body's inputs), got ${ins.length}`);
+  const numXs = ins.length - numConsts - numCarry;
+  if (numConsts < 0 || numCarry < 0 || numXs < 0)
+    fail("scan", `numConsts ${numConsts} and numCarry ${numCarry} exceed ${ins.length} operands`);
+  if (body.outputs.length < numCarry) fail("scan", `the body returns ${body.outputs.length} values for ${numCarry} carries`);
+  ins.forEach((a, i) => {
+    const want = body.inputs[i]!.aval;
+    if (i < numConsts + numCarry) {
+      if (!sameAVal(a, want)) fail("scan", `operand ${i} is ${fmt(a)} but the body takes ${fmt(want)}`);
+    } else if (a.shape[0] !== length || !sameAVal({ shape: a.shape.slice(1), dtype: a.dtype }, want)) {
+      fail(
+        "scan",
+        `scanned operand ${i - numConsts - numCarry} is ${fmt(a)}; the body takes slices ${fmt(want)} of a leading axis of ${length}`,
+      );
+    }
+  });
+  for (let i = 0; i < numCarry; i++) {
+    const cin = body.inputs[numConsts + i]!.aval,
+      cout = body.outputs[i]!.aval;
+    if (!sameAVal(cin, cout))
+      fail("scan", `body function carry input and carry output must have equal types: carry ${i} is ${fmt(cin)} in and ${fmt(cout)} out`);
+  }
+  return body.outputs.map((v, i) => (i < numCarry ? v.aval : { shape: [length, ...v.aval.shape], dtype: v.aval.dtype }));
+}
+
+export const SHAPE_RULES: ShapeRuleTable = {
   neg: (ins) => {
     arity("neg", ins, 1);
     if (!numeric(ins[0]!.dtype)) fail("neg", "needs a numeric operand");
@@ -240,4 +275,5 @@ export const SHAPE_RULES: { [P in Prim]: Rule<P> } = {
     if (!numeric(ins[0]!.dtype)) fail("all_reduce", "needs a numeric operand");
     return ins[0]!;
   },
+  scan: scanRule,
 };

@@ -9,9 +9,17 @@ import { full, zerosLike } from "../ops/creation.js";
 import { add, astype, compare, cos, div, exp, log, mul, neg, sin, sub, where } from "../ops/elementwise.js";
 import { sum } from "../ops/reduce.js";
 import { reshape, sliceAxis, transpose } from "../ops/shape.js";
+import { scanVjp } from "../scan.js";
 
 type Cts = (Array | null)[];
 type VjpRule<P extends Prim> = (ct: Array, ins: readonly Array[], out: Array, params: PrimParams[P]) => Cts;
+/** The rule of a primitive with several results: a cotangent per result (null where none flowed). */
+type MultiVjpRule<P extends Prim> = (
+  cts: readonly (Array | null)[],
+  ins: readonly Array[],
+  outs: readonly Array[],
+  params: PrimParams[P],
+) => Cts;
 
 const none: VjpRule<any> = (_ct, ins) => ins.map(() => null);
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
@@ -66,7 +74,7 @@ function dotTranspose(
   return t.dtype === self.dtype ? t : astype(t, self.dtype);
 }
 
-export const VJP_RULES: { [P in Prim]: VjpRule<P> } = {
+export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpRule<P> } = {
   neg: (ct) => [neg(ct)],
   exp: (ct, _i, out) => [mul(ct, out)],
   log: (ct, [x]) => [div(ct, x!)],
@@ -144,6 +152,7 @@ export const VJP_RULES: { [P in Prim]: VjpRule<P> } = {
   scatter_add: (ct, [, idx], _o, { axis }) => [ct, null, bind("take", [ct, idx!], { axis })],
   cumsum: (ct, _i, _o, { axis, reverse }) => [bind("cumsum", [ct], { axis, reverse: !reverse })],
   all_reduce: (ct) => [bind("all_reduce", [ct], {})],
+  scan: scanVjp,
 };
 
 /** A zero cotangent for an input that received none. */

@@ -56,8 +56,11 @@ export class GraphBuilder {
   private counter = 0;
   private readonly small = new Map<string, Val>();
 
+  /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
+  constructor(private readonly prefix = "") {}
+
   fresh(hint = "t"): string {
-    return `${hint}${this.counter++}`;
+    return `${this.prefix}${hint}${this.counter++}`;
   }
 
   /** Adds a node with one output and returns that output's name. */

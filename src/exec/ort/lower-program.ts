@@ -2,13 +2,14 @@
 // side, lowered in lockstep so that all_reduce can sum the copies' operands (data parallelism on one
 // machine, exact: the same sum the reference interpreter computes).
 import type { DType, HostArray } from "../../core/dtype.js";
-import type { AVal, Program, Var } from "../../core/ir.js";
+import type { AVal, PrimParams, Program, Var } from "../../core/ir.js";
 import { fmtAVal, printProgram } from "../../core/ir.js";
 import { shapesEqual } from "../../core/shape.js";
 import { encodeModel, type GraphDef, type ValueInfoDef } from "./onnx-proto.js";
 import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
 import { LOWERINGS } from "./lowering-table.js";
 import type { Lowering } from "./lowering-signature.js";
+import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
 
 /** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
@@ -34,6 +35,62 @@ export interface LoweredProgram {
 
 function valueInfo(name: string, aval: AVal): ValueInfoDef {
   return { name, dataType: ONNX_TYPE[aval.dtype], dims: aval.shape };
+}
+
+/** Lowers `program`'s equations into `g`, one environment per replica (each already holding the inputs and constants). */
+function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[]): void {
+  const read = (env: Map<number, Val>, v: Var) => {
+    const x = env.get(v.id);
+    if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
+    return x;
+  };
+  for (const e of program.eqns) {
+    if (e.outs) {
+      try {
+        const lower = LOWERINGS[e.prim] as ScanLowering;
+        const results = lower(
+          g,
+          envs.map((env) => e.inputs.map((v) => read(env, v))),
+          e.params as PrimParams["scan"],
+          e.outs.map((o) => o.aval),
+          (sub, body, bodyEnvs) => lowerEqns(sub, foldTransposedProducts(body), bodyEnvs),
+        );
+        envs.forEach((env, r) => e.outs!.forEach((o, j) => env.set(o.id, results[r]![j]!)));
+      } catch (err) {
+        throw new Error(`${program.name}: cannot lower %${e.out.id} = ${e.prim}: ${(err as Error).message}\n${printProgram(program)}`);
+      }
+      continue;
+    }
+    const lower = LOWERINGS[e.prim] as Lowering<any>;
+    const check = (v: Val) => {
+      if (v.dtype !== e.out.aval.dtype || !shapesEqual(v.full, e.out.aval.shape)) {
+        throw new Error(`internal: lowering of ${e.prim} produced ${v.dtype}[${v.full}] for ${fmtAVal(e.out.aval)}`);
+      }
+      return v;
+    };
+    try {
+      if (e.prim === "all_reduce" && envs.length > 1) {
+        const operands = envs.map((env) => read(env, e.inputs[0]!));
+        const sum = check(lower(g, [operands[0]!], e.params, e.out.aval, operands));
+        for (const env of envs) env.set(e.out.id, sum);
+      } else {
+        for (const env of envs)
+          env.set(
+            e.out.id,
+            check(
+              lower(
+                g,
+                e.inputs.map((v) => read(env, v)),
+                e.params,
+                e.out.aval,
+              ),
+            ),
+          );
+      }
+    } catch (err) {
+      throw new Error(`${program.name}: cannot lower %${e.out.id} = ${e.prim}: ${(err as Error).message}\n${printProgram(program)}`);
+    }
+  }
 }
 
 /** A program lowered to an ONNX graph (not yet wrapped in a model): what lowerProgram encodes. */
@@ -72,42 +129,8 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
     for (const env of envs) env.set(c.v.id, v);
   }
 
-  const read = (env: Map<number, Val>, v: Var) => {
-    const x = env.get(v.id);
-    if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
-    return x;
-  };
-  for (const e of program.eqns) {
-    const lower = LOWERINGS[e.prim] as Lowering<any>;
-    const check = (v: Val) => {
-      if (v.dtype !== e.out.aval.dtype || !shapesEqual(v.full, e.out.aval.shape)) {
-        throw new Error(`internal: lowering of ${e.prim} produced ${v.dtype}[${v.full}] for ${fmtAVal(e.out.aval)}`);
-      }
-      return v;
-    };
-    try {
-      if (e.prim === "all_reduce" && replicas > 1) {
-        const operands = envs.map((env) => read(env, e.inputs[0]!));
-        const sum = check(lower(g, [operands[0]!], e.params, e.out.aval, operands));
-        for (const env of envs) env.set(e.out.id, sum);
-      } else {
-        for (const env of envs)
-          env.set(
-            e.out.id,
-            check(
-              lower(
-                g,
-                e.inputs.map((v) => read(env, v)),
-                e.params,
-                e.out.aval,
-              ),
-            ),
-          );
-      }
-    } catch (err) {
-      throw new Error(`${program.name}: cannot lower %${e.out.id} = ${e.prim}: ${(err as Error).message}\n${printProgram(program)}`);
-    }
-  }
+  lowerEqns(g, program, envs);
+  const read = (env: Map<number, Val>, v: Var) => env.get(v.id)!;
 
   // Outputs: inputs and constants pass through without a copy; every other value is a graph output
   // named by the node that computes it (so ORT writes it straight into the bound buffer).

@@ -6,10 +6,12 @@ import { ELEMENTWISE_LOWERINGS } from "./lower-elementwise.js";
 import { LAYOUT_LOWERINGS } from "./lower-layout.js";
 import { CONTRACTION_LOWERINGS } from "./lower-contraction.js";
 import { INDEXING_LOWERINGS } from "./lower-indexing.js";
+import { lowerScan, type ScanLowering } from "./lower-scan.js";
 
-export const LOWERINGS: { [P in Prim]: Lowering<P> } = {
+export const LOWERINGS: { [P in Prim]: P extends "scan" ? ScanLowering : Lowering<P> } = {
   ...ELEMENTWISE_LOWERINGS,
   ...LAYOUT_LOWERINGS,
   ...CONTRACTION_LOWERINGS,
   ...INDEXING_LOWERINGS,
+  scan: lowerScan,
 };

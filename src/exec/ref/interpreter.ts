@@ -1,7 +1,7 @@
 // The reference interpreter: runs a program equation by equation with the reference kernels. Replicas
 // run in lockstep so that all_reduce can see every replica's operand.
-import type { Program, Var } from "../../core/ir.js";
-import { REF_KERNELS } from "./kernels.js";
+import type { Prim, Program, Var } from "../../core/ir.js";
+import { REF_KERNELS, type ReplicatedKernel } from "./kernels.js";
 import type { HostTensor } from "./tensor.js";
 
 export function interpret(program: Program, args: readonly (readonly HostTensor[])[]): HostTensor[][] {
@@ -19,6 +19,16 @@ export function interpret(program: Program, args: readonly (readonly HostTensor[
     return t;
   };
   for (const e of program.eqns) {
+    if (e.outs) {
+      const multi = REF_KERNELS[e.prim] as unknown as ReplicatedKernel<Prim>;
+      const results = multi(
+        envs.map((env) => e.inputs.map((v) => read(env, v))),
+        e.params,
+        e.outs.map((o) => o.aval),
+      );
+      envs.forEach((env, r) => e.outs!.forEach((o, j) => env.set(o.id, results[r]![j]!)));
+      continue;
+    }
     const kernel = REF_KERNELS[e.prim] as (ins: readonly HostTensor[], p: unknown, out: Var["aval"], ctx: object) => HostTensor;
     const replicaValues = e.prim === "all_reduce" ? envs.map((env) => read(env, e.inputs[0]!)) : undefined;
     for (const env of envs) {

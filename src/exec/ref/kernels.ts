@@ -8,6 +8,7 @@ import { sizeOf, stridesOf } from "../../core/shape.js";
 import { stridedCopy, transposeData } from "./layout.js";
 import { erf } from "./math.js";
 import { build, numbers, type HostTensor } from "./tensor.js";
+import { scanKernel } from "./scan.js";
 
 export interface KernelContext {
   /** For all_reduce: the operand's value on every replica, in replica order. */
@@ -15,6 +16,12 @@ export interface KernelContext {
 }
 
 type Kernel<P extends Prim> = (ins: readonly HostTensor[], params: PrimParams[P], out: AVal, ctx: KernelContext) => HostTensor;
+/** The kernel of a primitive with several results, given every replica's operands (a loop body may all_reduce). */
+export type ReplicatedKernel<P extends Prim> = (
+  replicaIns: readonly (readonly HostTensor[])[],
+  params: PrimParams[P],
+  outs: readonly AVal[],
+) => HostTensor[][];
 
 function unary(f: (x: number) => number): Kernel<any> {
   return ([x], _p, out) => {
@@ -112,7 +119,7 @@ function axisView(x: AVal, axis: number) {
 }
 const clampIndex = (i: number, n: number) => Math.min(Math.max(i, 0), n - 1);
 
-export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
+export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> : Kernel<P> } = {
   neg: unary((x) => -x),
   exp: unary(Math.exp),
   log: unary(Math.log),
@@ -290,4 +297,5 @@ export const REF_KERNELS: { [P in Prim]: Kernel<P> } = {
     const parts = all.map(numbers);
     return build(out, (i) => parts.reduce((s, p) => s + p[i]!, 0));
   },
+  scan: scanKernel,
 };

@@ -4,6 +4,7 @@
 // ONNX Runtime executor's lazily broadcast values inside each lowering.
 import type { AVal, DType, Eqn, HostArray, Prim, PrimParams, Program, Var } from "../../../src/index.js";
 import { SHAPE_RULES, fromNumbers } from "../../../src/index.js";
+import { MULTI_RESULT } from "../../../src/core/ir.js";
 import { randInt, randn } from "../../helpers/random.js";
 import type { Tolerance } from "./compare.js";
 
@@ -122,12 +123,16 @@ function build<P extends Prim>(
     eqns.push({ prim: "broadcast_in_dim", inputs: [input], out, params: { shape: aval.shape, dims: src.map((_, i) => drop + i) } } as Eqn);
     return out;
   });
-  const out = newVar(
-    SHAPE_RULES[prim](
-      args.map((v) => v.aval),
-      params,
-    ),
+  const result = (SHAPE_RULES[prim] as (ins: readonly AVal[], p: unknown) => AVal | readonly AVal[])(
+    args.map((v) => v.aval),
+    params,
   );
+  if (MULTI_RESULT.has(prim)) {
+    const outs = (result as readonly AVal[]).map(newVar);
+    eqns.push({ prim, inputs: args, out: outs[0]!, outs, params } as Eqn);
+    return { program: { name: `${name}_case`, inputs, consts: [], eqns, outputs: outs }, inputs: data, tol };
+  }
+  const out = newVar(result as AVal);
   eqns.push({ prim, inputs: args, out, params } as Eqn);
   return { program: { name: `${name}_case`, inputs, consts: [], eqns, outputs: [out] }, inputs: data, tol };
 }
@@ -409,4 +414,37 @@ export const CASES: { [P in Prim]: Maker } = {
     );
   },
   all_reduce: unary("all_reduce", NUMERIC, "normal", sumTol),
+  scan: (r, lazy) => {
+    const dtype = pick(r, ["f32", "f64", "i32"] as const),
+      shape = shapeOf(r, randInt(r, 0, 3)),
+      length = randInt(r, 1, 5);
+    const nc = randInt(r, 0, 2),
+      nk = randInt(r, 1, 3),
+      nx = randInt(r, 0, 3);
+    const aval = { shape, dtype };
+    // The body: s = c0 + x0 (or c0 + c0), times the constant; carries s (and max(c1, s)); ys s - c0,
+    // x1 · s, and now and then a carry or an input returned as it is (or twice).
+    const ins = Array.from({ length: nc + nk + nx }, () => newVar(aval));
+    const [w] = ins.slice(0, nc),
+      [c0, c1] = ins.slice(nc, nc + nk),
+      [x0, x1] = ins.slice(nc + nk);
+    const beqns: Eqn[] = [];
+    const op = (prim: Prim, a: Var, b: Var) => {
+      const out = newVar(aval);
+      beqns.push({ prim, inputs: [a, b], out, params: {} } as Eqn);
+      return out;
+    };
+    let s = op("add", c0!, x0 ?? c0!);
+    if (w) s = op("mul", s, w);
+    const carry = [s, ...(c1 ? [op("max", c1, s)] : [])];
+    const ys = [op("sub", s, c0!), ...(x1 ? [op("mul", x1, s)] : [])];
+    if (r() < 0.3) ys.push(c0!);
+    if (r() < 0.3) ys.push(s);
+    const body: Program = { name: "body", inputs: ins, consts: [], eqns: beqns, outputs: [...carry, ...ys] };
+    const operands = ins.map((v, i) => ({
+      aval: i < nc + nk ? v.aval : { shape: [length, ...shape], dtype },
+      kind: (dtype === "i32" ? "grid" : "normal") as Kind,
+    }));
+    return build(r, "scan", operands, { body, numConsts: nc, numCarry: nk, length, reverse: r() < 0.5 }, elementwiseTol(dtype), lazy);
+  },
 };

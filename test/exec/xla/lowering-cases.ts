@@ -48,6 +48,33 @@ function trainingStep(): LoweringCase {
   return { name: "training_step", program, options: { donate: program.inputs.map((_, i) => i < 13) } };
 }
 
+/** A small recurrent loop: weights as a loop constant, a carry, scanned inputs and stacked outputs. */
+function scanCases(): LoweringCase[] {
+  k.setDefaultDevice("ref:0");
+  const cell = (w: k.Array) => (h: k.Array, x: k.Array) => {
+    const next = h.matmul(w).add(x).tanh();
+    return [next, next.sum()] as const;
+  };
+  const w = k.zeros([3, 3]),
+    h = k.zeros([2, 3]),
+    xs = k.zeros([4, 2, 3]);
+  const forward = k.jit((w: k.Array, h: k.Array, xs: k.Array) => k.scan(cell(w), h, xs), { name: "scan" }).lower(w, h, xs);
+  // The gradient: a forward loop saving residuals, then a reversed loop; and a loop with no xs (fori).
+  const grad = k
+    .jit(
+      (w: k.Array, h: k.Array, xs: k.Array) =>
+        k.grad((w: k.Array, h: k.Array) => k.scan(cell(w), h, xs, { reverse: true })[1].sum(), { argnums: [0, 1] })(w, h),
+      { name: "scan_grad" },
+    )
+    .lower(w, h, xs);
+  const fori = k.jit((h: k.Array) => k.foriLoop(3, (i, c: k.Array) => c.mul(2).add(i.astype("f32")), h), { name: "scan_fori" }).lower(h);
+  return [
+    { name: "scan", program: forward },
+    { name: "scan_grad", program: grad },
+    { name: "scan_fori", program: fori },
+  ];
+}
+
 export function loweringCases(): LoweringCase[] {
   return [
     ...UNARY_FLOAT.map((p) => single(p, ["f32"], [2, 3], {}, 1)),
@@ -174,6 +201,7 @@ export function loweringCases(): LoweringCase[] {
       },
       { donate: [true, false, true] },
     ),
+    ...scanCases(),
     trainingStep(),
   ];
 }

@@ -25,14 +25,26 @@ function signature(operands: readonly Value[], out: AVal): string {
 }
 
 export class FunctionEmitter {
-  private next = 0;
   private readonly lines: string[] = [];
-  /** Splat constants already written (all at function level, so any later op may use them). */
+  /** Splat constants already written (at this emitter's level, so any later op in it may use them). */
   private readonly splats = new Map<string, Value>();
+
+  /** `counter` is shared with the emitters of nested regions (see `nested`). */
+  constructor(private readonly counter = { next: 0 }) {}
 
   /** A new SSA name, unique in the whole function (regions see enclosing names, so none may repeat). */
   fresh(): string {
-    return `%${this.next++}`;
+    return `%${this.counter.next++}`;
+  }
+
+  /** An emitter for the body of a region: its own lines and constants, names from the same sequence. */
+  nested(): FunctionEmitter {
+    return new FunctionEmitter(this.counter);
+  }
+
+  /** Appends lines written elsewhere (an op with regions). */
+  raw(...lines: string[]): void {
+    this.lines.push(...lines);
   }
 
   /** `%r = "name"(operands) {attrs} : (operand types) -> result type`. */

@@ -3,7 +3,8 @@
 //     func.func public @main(%arg0: tensor<...> {tf.aliasing_output = 0 : i32}, ...) -> (...) { ... }
 //   }
 // Inputs become @main's arguments in order, consts become constants, outputs the returned values.
-import type { Prim, Program, Var } from "../../../core/ir.js";
+import type { Prim, PrimParams, Program, Var } from "../../../core/ir.js";
+import { lowerScan, type ScanRule } from "./rules/scan.js";
 import { FunctionEmitter, type Value } from "./emitter.js";
 import { denseLiteral } from "./literals.js";
 import { tensorType } from "./types.js";
@@ -16,14 +17,42 @@ import { INDEXING_LOWERINGS } from "./rules/indexing.js";
 import { COLLECTIVE_LOWERINGS } from "./rules/collective.js";
 
 /** One rule per primitive: the compiler refuses this table if a primitive is missing. */
-export const STABLEHLO_LOWERINGS: LoweringTable<Prim> = {
+export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan: ScanRule } = {
   ...ELEMENTWISE_LOWERINGS,
   ...CONVERT_LOWERINGS,
   ...LAYOUT_LOWERINGS,
   ...REDUCE_LOWERINGS,
   ...INDEXING_LOWERINGS,
   ...COLLECTIVE_LOWERINGS,
+  scan: lowerScan,
 };
+
+/** Lowers a program's equations on `ins` (its inputs, then its constants' values are emitted) and returns its outputs. */
+function lowerBody(cx: LoweringContext, program: Program, ins: readonly Value[], env = new Map<number, Value>()): Value[] {
+  const read = (v: Var): Value => {
+    const x = env.get(v.id);
+    if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
+    return x;
+  };
+  program.inputs.forEach((v, i) => env.set(v.id, ins[i]!));
+  for (const c of program.consts) env.set(c.v.id, cx.emit.constant(c.v.aval, denseLiteral(c.v.aval, c.value)));
+  for (const e of program.eqns) {
+    if (e.outs) {
+      const results = STABLEHLO_LOWERINGS.scan(
+        cx,
+        e.inputs.map(read),
+        e.params as PrimParams["scan"],
+        e.outs.map((o) => o.aval),
+        (c, p, i) => lowerBody(c, p, i),
+      );
+      e.outs.forEach((o, j) => env.set(o.id, results[j]!));
+      continue;
+    }
+    const rule = STABLEHLO_LOWERINGS[e.prim as Exclude<Prim, "scan">] as LoweringRule<Prim>;
+    env.set(e.out.id, rule(cx, e.inputs.map(read), e.params, e.out.aval));
+  }
+  return program.outputs.map(read);
+}
 
 export interface LowerOptions {
   /** Replicas the module runs on (default 1). */
@@ -74,19 +103,12 @@ export function lowerToStableHlo(program: Program, opts: LowerOptions = {}): Low
   const emit = new FunctionEmitter();
   const cx: LoweringContext = { emit, replicas };
   const env = new Map<number, Value>();
-  const read = (v: Var): Value => {
-    const x = env.get(v.id);
-    if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
-    return x;
-  };
-
-  program.inputs.forEach((v, i) => env.set(v.id, { ref: `%arg${i}`, aval: v.aval }));
-  for (const c of program.consts) env.set(c.v.id, emit.constant(c.v.aval, denseLiteral(c.v.aval, c.value)));
-  for (const e of program.eqns) {
-    const rule = STABLEHLO_LOWERINGS[e.prim] as LoweringRule<Prim>;
-    env.set(e.out.id, rule(cx, e.inputs.map(read), e.params, e.out.aval));
-  }
-  const results = program.outputs.map(read);
+  const results = lowerBody(
+    cx,
+    program,
+    program.inputs.map((v, i) => ({ ref: `%arg${i}`, aval: v.aval })),
+    env,
+  );
 
   const aliases = donationAliases(program, opts.donate);
   const args = program.inputs.map(
