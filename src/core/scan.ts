@@ -15,7 +15,7 @@ import { currentTrace, withNewTrace } from "./trace.js";
 import { bindMulti } from "./ops/dispatch.js";
 import { asArray, full, fromHost } from "./ops/creation.js";
 import { add } from "./ops/elementwise.js";
-import { VJP_RULES } from "./prims/vjp-rules.js";
+import { VJP_RULES, attachScanVjp } from "./prims/vjp-rules.js";
 
 type ScanParams = PrimParams["scan"];
 type Cts = (Array | null)[];
@@ -316,3 +316,5 @@ export function scanVjp(cts: readonly (Array | null)[], ins: readonly Array[], o
   for (const i of a.floatXs) result[nc + nk + i] = r[at++]!;
   return result;
 }
+
+attachScanVjp(scanVjp);

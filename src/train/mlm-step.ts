@@ -195,14 +195,18 @@ export function makeEvalStep(
   o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity" | "layerLoop">,
 ) {
   const dtype = o.computeDtype ?? "f32";
-  return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array } {
+  return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array; scalars: k.Array } {
     const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
     const [rows, length] = batch.inputIds.shape as [number, number];
     const capacity = headCapacity(o, rows * length);
     const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype, ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}) });
     const out = mlmObjective(o.model, params, h, m.labels, capacity);
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});
-    return { lossSum: all(out.loss.mul(out.count)), correct: all(out.correct), count: all(out.count) };
+    const lossSum = all(out.loss.mul(out.count)),
+      correct = all(out.correct),
+      count = all(out.count);
+    // [lossSum, correct, count] in one array: one copy back per evaluated batch.
+    return { lossSum, correct, count, scalars: k.stack([lossSum, correct, count].map((x) => x.astype("f32"))) };
   };
 }
 
@@ -221,7 +225,38 @@ export interface StackedStepInputs {
  * stacked batches carrying the train state (the same numbers; a program 1/K the size).
  */
 export function makeMultiStep(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan" = "unrolled") {
+  const steps = stepsOf(single, loop);
   return function mlmTrainSteps(
+    state: TrainState,
+    inputs: StackedStepInputs,
+    firstStep: k.Array,
+  ): { state: TrainState; metrics: StepMetrics; scalars: k.Array } {
+    const out = steps(state, inputs, firstStep);
+    return { ...out, scalars: packScalars(out.metrics) };
+  };
+}
+
+/**
+ * The step metrics the host reads after every call, in this order as the columns of one [K, n] f32
+ * array: a single device-to-host copy per call, however many metrics there are.
+ */
+export const STEP_SCALARS = ["loss", "correct", "count", "lr", "gradNorm", "skipped", "nonFinite", "dropped"] as const;
+
+function packScalars(m: StepMetrics): k.Array {
+  return k.stack(
+    STEP_SCALARS.map((name) => m[name].astype("f32")),
+    1,
+  );
+}
+
+/** Reads one step's metrics (row `i`) out of the host copy of `scalars`. */
+export function stepScalars(host: Float32Array, i: number): Record<(typeof STEP_SCALARS)[number], number> {
+  const row = i * STEP_SCALARS.length;
+  return Object.fromEntries(STEP_SCALARS.map((name, j) => [name, host[row + j]!])) as Record<(typeof STEP_SCALARS)[number], number>;
+}
+
+function stepsOf(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan") {
+  return function mlmTrainStepsUnpacked(
     state: TrainState,
     inputs: StackedStepInputs,
     firstStep: k.Array,

@@ -26,7 +26,15 @@ import { prepareOutputDir } from "./output-dir.js";
 import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
-import { makeEvalStep, makeMultiStep, makeTrainStep, type StackedStepInputs, type StepInputs, type TrainState } from "./mlm-step.js";
+import {
+  makeEvalStep,
+  makeMultiStep,
+  makeTrainStep,
+  stepScalars,
+  type StackedStepInputs,
+  type StepInputs,
+  type TrainState,
+} from "./mlm-step.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
@@ -451,12 +459,8 @@ export class Trainer implements TrainerView {
         carried = this.strategy.carry(out.state);
         state = this.strategy.first(carried);
         this.current.state = state;
-        const metrics = this.strategy.keepFirst(out.metrics);
-        const [losses, corrects, counts, lrs, skips, nonFinites, droppeds] = await Promise.all(
-          [metrics.loss, metrics.correct, metrics.count, metrics.lr, metrics.skipped, metrics.nonFinite, metrics.dropped].map(
-            async (x) => (await x.data()) as Float32Array,
-          ),
-        );
+        // One copy back per call: every step's scalars packed as [K, STEP_SCALARS] by the program.
+        const scalars = (await this.strategy.keepFirst(out.scalars).data()) as Float32Array;
         const seconds = (performance.now() - t0) / 1000;
         if (stepFn.metrics.compiles > compilesBefore) {
           compileSeconds += seconds;
@@ -467,14 +471,10 @@ export class Trainer implements TrainerView {
         }
         let stepMetrics: Metrics = {};
         group.forEach((_, i) => {
-          const loss = losses![i]!,
-            correct = corrects![i]!,
-            count = counts![i]!,
-            skipped = skips![i]!,
-            dropped = droppeds![i]!;
+          const { loss, correct, count, lr, skipped, nonFinite, dropped } = stepScalars(scalars, i);
           this.globalStep++;
           // Throws (ending the run before anything from this state is logged or saved) when it must stop.
-          const verdict = watch.step(this.globalStep, loss, nonFinites![i]! > 0, skipped > 0);
+          const verdict = watch.step(this.globalStep, loss, nonFinite > 0, skipped > 0);
           if (verdict) this.warn(verdict);
           if (skipped) this.log(`step ${this.globalStep}: gradients overflowed in f16; the update was skipped and the loss scale halved`);
           if (dropped && !warnedDropped) {
@@ -484,8 +484,8 @@ export class Trainer implements TrainerView {
                 `(logged as dropped_labels; said once per run): the masking labelled far more tokens than its probability predicts, or labelCapacity is too small`,
             );
           }
-          if (nonFinites![i]!) return;
-          stepMetrics = { loss, lr: lrs![i]!, accuracy: count > 0 ? correct / count : 0, ...(dropped ? { dropped_labels: dropped } : {}) };
+          if (nonFinite) return;
+          stepMetrics = { loss, lr, accuracy: count > 0 ? correct / count : 0, ...(dropped ? { dropped_labels: dropped } : {}) };
           history.push({
             step: this.globalStep,
             loss,
@@ -508,7 +508,7 @@ export class Trainer implements TrainerView {
         this.bar?.update({
           step: this.globalStep,
           totalSteps: this.totalSteps,
-          loss: losses!.at(group.length - 1)!,
+          loss: stepScalars(scalars, group.length - 1).loss,
           ...(tps ? { tokensPerSecond: tps } : {}),
           compileSeconds,
         });
@@ -622,7 +622,7 @@ export class Trainer implements TrainerView {
       const out = this.strategy.keepFirst(
         evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })),
       );
-      const [l, c, n] = await Promise.all([out.lossSum, out.correct, out.count].map(async (x) => ((await x.data()) as Float32Array)[0]!));
+      const [l, c, n] = (await out.scalars.data()) as Float32Array;
       lossSum += l!;
       correct += c!;
       count += n!;

@@ -4,6 +4,7 @@
 // One device × 32, 4 devices × 8 and 8 devices × 4 train the same parameters; a steady step moves only
 // the input batch and a few scalars across the host boundary.
 import test from "node:test";
+import { STEP_SCALARS } from "../../src/train/mlm-step.js";
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,13 +63,14 @@ test("XLA:CPU: 4 devices × 8 and 8 devices × 4 give one device's batch-32 para
 
   // Step 3 (no checkpoint at its end; checkpoints are every 2 steps): the batch's ids and attention mask
   // go to the devices with each replica's example offset, epoch and step number (3 scalars × 4 replicas);
-  // the loss, correct count, label count, learning rate, skip flag, non-finite flag and count of dropped
-  // labels of replica 0 come back (7 scalars, read together). Parameters and optimizer state never cross.
+  // replica 0's step scalars (loss, correct and label counts, learning rate, gradient norm, skip and
+  // non-finite flags, dropped labels) come back packed in one array: one copy. Parameters and optimizer
+  // state never cross.
   const step = probe.steps.get(3)!;
   const batchBytes = 2 * batch * TINY.length * 4;
   console.log(`steady step 3 on 4 devices: ${JSON.stringify(step)} (the batch is ${batchBytes} bytes)`);
   assert.deepEqual(step.toDevice, { count: 4 * 5, bytes: batchBytes + 4 * 3 * 4 });
-  assert.deepEqual(step.toHost, { count: 7, bytes: 7 * 4 });
+  assert.deepEqual(step.toHost, { count: 1, bytes: STEP_SCALARS.length * 4 });
 });
 
 test("XLA:CPU: a replicated step's donated state is consumed and replaced, one buffer per device", { skip: xlaCpuSkip }, async () => {

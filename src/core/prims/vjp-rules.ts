@@ -9,7 +9,6 @@ import { full, zerosLike } from "../ops/creation.js";
 import { add, astype, compare, cos, div, exp, log, mul, neg, sin, sub, where } from "../ops/elementwise.js";
 import { sum } from "../ops/reduce.js";
 import { reshape, sliceAxis, transpose } from "../ops/shape.js";
-import { scanVjp } from "../scan.js";
 
 type Cts = (Array | null)[];
 type VjpRule<P extends Prim> = (ct: Array, ins: readonly Array[], out: Array, params: PrimParams[P]) => Cts;
@@ -22,6 +21,13 @@ type MultiVjpRule<P extends Prim> = (
 ) => Cts;
 
 const none: VjpRule<any> = (_ct, ins) => ins.map(() => null);
+
+// scan's rule differentiates its body with this very table, so core/scan.ts attaches it once both
+// exist (an entry that calls back, instead of an import cycle between the two modules).
+let scanRule: MultiVjpRule<"scan"> | undefined;
+export function attachScanVjp(rule: MultiVjpRule<"scan">): void {
+  scanRule = rule;
+}
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
 
 function inversePerm(perm: readonly number[]): number[] {
@@ -152,7 +158,10 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   scatter_add: (ct, [, idx], _o, { axis }) => [ct, null, bind("take", [ct, idx!], { axis })],
   cumsum: (ct, _i, _o, { axis, reverse }) => [bind("cumsum", [ct], { axis, reverse: !reverse })],
   all_reduce: (ct) => [bind("all_reduce", [ct], {})],
-  scan: scanVjp,
+  scan: (cts, ins, outs, p) => {
+    if (!scanRule) throw new Error("scan's VJP is attached by core/scan.ts, which was not loaded");
+    return scanRule(cts, ins, outs, p);
+  },
 };
 
 /** A zero cotangent for an input that received none. */

@@ -25,6 +25,7 @@ export function interpret(program: Program, args: readonly (readonly HostTensor[
         envs.map((env) => e.inputs.map((v) => read(env, v))),
         e.params,
         e.outs.map((o) => o.aval),
+        interpret,
       );
       envs.forEach((env, r) => e.outs!.forEach((o, j) => env.set(o.id, results[r]![j]!)));
       continue;

@@ -3,7 +3,7 @@
 // (or in f32 for bf16/f16 operands) and store" means on every executor.
 import type { DType } from "../../core/dtype.js";
 import { allocHost, isFloat } from "../../core/dtype.js";
-import type { AVal, Prim, PrimParams } from "../../core/ir.js";
+import type { AVal, Prim, PrimParams, Program } from "../../core/ir.js";
 import { sizeOf, stridesOf } from "../../core/shape.js";
 import { stridedCopy, transposeData } from "./layout.js";
 import { erf } from "./math.js";
@@ -17,10 +17,18 @@ export interface KernelContext {
 
 type Kernel<P extends Prim> = (ins: readonly HostTensor[], params: PrimParams[P], out: AVal, ctx: KernelContext) => HostTensor;
 /** The kernel of a primitive with several results, given every replica's operands (a loop body may all_reduce). */
+/** Runs a program on every replica in lockstep (the interpreter, handed to kernels that run sub-programs). */
+export type Interpret = (program: Program, args: readonly (readonly HostTensor[])[]) => HostTensor[][];
+
+/**
+ * A kernel with several results and a body program (scan): it sees every replica's operands at once,
+ * and is given the interpreter to run its body with (rather than importing it, which would be a cycle).
+ */
 export type ReplicatedKernel<P extends Prim> = (
   replicaIns: readonly (readonly HostTensor[])[],
   params: PrimParams[P],
   outs: readonly AVal[],
+  interpret: Interpret,
 ) => HostTensor[][];
 
 function unary(f: (x: number) => number): Kernel<any> {

@@ -4,7 +4,7 @@ import type { HostArray } from "../../core/dtype.js";
 import { allocHost } from "../../core/dtype.js";
 import type { AVal, PrimParams } from "../../core/ir.js";
 import { sizeOf } from "../../core/shape.js";
-import { interpret } from "./interpreter.js";
+import type { Interpret } from "./kernels.js";
 import type { HostTensor } from "./tensor.js";
 
 type Typed = Float64Array; // every HostArray has subarray/set with these shapes
@@ -16,7 +16,12 @@ function sliceLeading(x: HostTensor, i: number): HostTensor {
 }
 
 /** Runs a scan on every replica: `replicaIns[r]` are replica r's operands; returns each replica's results. */
-export function scanKernel(replicaIns: readonly (readonly HostTensor[])[], p: PrimParams["scan"], outs: readonly AVal[]): HostTensor[][] {
+export function scanKernel(
+  replicaIns: readonly (readonly HostTensor[])[],
+  p: PrimParams["scan"],
+  outs: readonly AVal[],
+  interpret: Interpret,
+): HostTensor[][] {
   const { body, numConsts: nc, numCarry: nk, length, reverse } = p;
   let carry = replicaIns.map((ins) => ins.slice(nc, nc + nk));
   const ys = replicaIns.map(() => outs.slice(nk).map((aval) => ({ aval, data: allocHost(aval.dtype, sizeOf(aval.shape)) })));
