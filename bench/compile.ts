@@ -63,7 +63,8 @@ async function runLoops(args: string[]): Promise<void> {
 
 const WIDTH = 64;
 
-function deepStep(layers: number) {
+/** The training step of a deep residual MLP (its depth is the number of weights it is given). */
+function deepStep() {
   const loss = (ws: k.Array[], x: k.Array) => {
     let h = x;
     for (const w of ws) h = h.add(k.gelu(k.layerNorm(h.matmul(w), null, null)));
@@ -94,7 +95,7 @@ export async function run(args: string[]): Promise<void> {
   const x = k.zeros([8, WIDTH]);
   const programFor = (layers: number) => {
     const ws = Array.from({ length: layers }, () => k.zeros([WIDTH, WIDTH]));
-    return k.jit(deepStep(layers), { device }).lower(ws, x);
+    return k.jit(deepStep(), { device }).lower(ws, x);
   };
   // Nodes grow linearly with depth: size the program from a one-layer probe.
   const perLayer = lowered(programFor(2), executor).nodeCount - lowered(programFor(1), executor).nodeCount;

@@ -67,7 +67,8 @@ export function metricsReport(): string {
     for (const s of f.signatures) lines.push(`  signature ${s}`);
   }
   lines.push(
-    `host transfers: to host ${transfers.toHost.count} (${mb(transfers.toHost.bytes)}), to device ${transfers.toDevice.count} (${mb(transfers.toDevice.bytes)})`,
+    `host transfers: to host ${transfers.toHost.count} (${mb(transfers.toHost.bytes)}), ` +
+      `to device ${transfers.toDevice.count} (${mb(transfers.toDevice.bytes)})`,
   );
   const eager = [...eagerOps].sort((a, b) => b[1] - a[1]);
   lines.push(`eager (uncompiled) ops: ${eager.length ? eager.map(([k, v]) => `${k}×${v}`).join(", ") : "none"}`);

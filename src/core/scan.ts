@@ -109,13 +109,15 @@ export function scan<C, X, Y>(f: (carry: C, x: X) => readonly [unknown, Y], init
       y = arrayLeaves(r[1], "scan y");
     if (co.treedef.key !== c.treedef.key)
       throw new Error(
-        `scan body function carry input and carry output must have equal types: the structures differ (${c.treedef.key} in, ${co.treedef.key} out)`,
+        `scan body function carry input and carry output must have equal types: ` +
+          `the structures differ (${c.treedef.key} in, ${co.treedef.key} out)`,
       );
     co.leaves.forEach((o, i) => {
       const want = c.leaves[i]!.aval;
       if (o.dtype !== want.dtype || o.shape.join() !== want.shape.join())
         throw new Error(
-          `scan body function carry input and carry output must have equal types: carry leaf ${i} is ${fmtAVal(want)} in and ${fmtAVal(o.aval)} out`,
+          `scan body function carry input and carry output must have equal types: ` +
+            `carry leaf ${i} is ${fmtAVal(want)} in and ${fmtAVal(o.aval)} out`,
         );
     });
     yTree = y.treedef;

@@ -129,7 +129,8 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
     else {
       throw new Error(
         `accelerator "${want}" was requested but none was found: ${acc.notFound ?? `the plugin found is for ${platform}`}.\n` +
-          `Devices here: ${describeAvailable()}. Use --accelerator cpu (or auto), or point --pjrt-plugin / KILN_PJRT_PLUGIN at a ${want.toUpperCase()} PJRT plugin.`,
+          `Devices here: ${describeAvailable()}. Use --accelerator cpu (or auto), ` +
+          `or point --pjrt-plugin / KILN_PJRT_PLUGIN at a ${want.toUpperCase()} PJRT plugin.`,
       );
     }
   }

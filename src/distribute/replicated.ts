@@ -17,7 +17,7 @@ export interface ReplicatedOptions {
   donateArgs?: readonly number[];
 }
 
-export type Replicated<F extends (...args: any[]) => any> = ((...args: unknown[]) => any) & { readonly metrics: k.FunctionMetrics };
+export type Replicated<_F extends (...args: any[]) => any> = ((...args: unknown[]) => any) & { readonly metrics: k.FunctionMetrics };
 
 const isLeaf = (x: unknown) => x instanceof PerReplica || x instanceof k.Array;
 

@@ -149,6 +149,7 @@ export class ProtoWriter {
 
   stringField(field: number, s: string): this {
     // Names are mostly short ASCII: their bytes go straight into the buffer (no encoder, no allocation).
+    // oxlint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
     if (s.length < 128 && /^[\x00-\x7f]*$/.test(s)) {
       this.tag(field, WIRE_LEN);
       this.ensure(1 + s.length);

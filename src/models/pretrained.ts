@@ -128,7 +128,8 @@ export function checkFinite(t: NamedTensor, name: string, where: string): void {
   let count = 0;
   for (let i = first; i >= 0; i = firstNonFinite(t, i + 1)) count++;
   throw new Error(
-    `${where}: tensor "${name}" holds ${count} non-finite value${count === 1 ? "" : "s"} (first at index ${first}: ${nonFiniteText(t, first)}); ` +
+    `${where}: tensor "${name}" holds ${count} non-finite value${count === 1 ? "" : "s"} ` +
+      `(first at index ${first}: ${nonFiniteText(t, first)}); ` +
       `the model diverged when it was trained — retrain with a lower learning rate or resume from an earlier checkpoint`,
   );
 }
@@ -234,7 +235,8 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
       throw new Error(
         partial
           ? `${where}: the masked-LM head is incomplete: missing ${nameList(missingHead)}`
-          : `${where}: no masked-LM head (${nameList(missingHead)} are missing): an encoder-only checkpoint cannot predict tokens; fine-tune it first (kiln train --init-from)`,
+          : `${where}: no masked-LM head (${nameList(missingHead)} are missing): ` +
+              `an encoder-only checkpoint cannot predict tokens; fine-tune it first (kiln train --init-from)`,
       );
     // The head's leaves of a full init (the compiled program computes only those, not the embeddings).
     const headLeaves = k.jit(

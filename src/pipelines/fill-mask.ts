@@ -86,7 +86,8 @@ export class FillMaskPipeline {
     const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
     if (maskPositions.length === 0)
       throw new Error(
-        `fill-mask: the text has no mask token (id ${tok.maskId}); write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
+        `fill-mask: the text has no mask token (id ${tok.maskId}); ` +
+          `write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
       );
     const limit = maxSequenceLength(this.model.config);
     if (ids.length > limit) throw new Error(`fill-mask: the text is ${ids.length} tokens long; this model takes at most ${limit}`);

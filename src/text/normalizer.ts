@@ -2,6 +2,7 @@
 // NFKC, then Replace "``" → '"', then Replace "''" → '"', as in the reference pipeline): encoding and
 // training both see text exactly as Hugging Face `tokenizers` does.
 
+// oxlint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
 const NON_ASCII = /[^\x00-\x7f]/;
 // A lone UTF-16 surrogate cannot cross into Rust (the binding turns it into U+FFFD); doing the same here
 // keeps the two sides on identical text.

@@ -108,7 +108,8 @@ function documentOf(line: string, field: string, path: string, lineNumber: numbe
   const value = typeof record === "object" && record !== null ? (record as Record<string, unknown>)[field] : undefined;
   if (typeof value !== "string") {
     throw new Error(
-      `${path}:${lineNumber}: the record has no string field "${field}"${value === undefined ? "" : ` (found ${typeof value})`}; pick the field that holds the text with --text-field`,
+      `${path}:${lineNumber}: the record has no string field "${field}"${value === undefined ? "" : ` (found ${typeof value})`}; ` +
+        `pick the field that holds the text with --text-field`,
     );
   }
   return value;

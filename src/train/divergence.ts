@@ -69,7 +69,8 @@ export class DivergenceWatch {
       this.skippedTotal++;
       if (++this.skippedInRow >= MAX_SKIPPED_IN_A_ROW)
         throw new TrainingDivergedError(
-          `training diverged: ${MAX_SKIPPED_IN_A_ROW} steps in a row up to step ${step} had non-finite losses or gradients and were skipped; ` +
+          `training diverged: ${MAX_SKIPPED_IN_A_ROW} steps in a row up to step ${step} ` +
+            `had non-finite losses or gradients and were skipped; ` +
             `${this.last()}. To fix it, ${this.hint()}.`,
           step,
         );

@@ -42,17 +42,21 @@ export function lossCurveHtml(title: string, series: Series[]): string {
   );
   const grid = ticks.map(
     (t) =>
-      `<line x1="${L}" x2="${W - R}" y1="${sy(t)}" y2="${sy(t)}" stroke="#eee"/><text x="${L - 6}" y="${sy(t) + 4}" font-size="11" text-anchor="end">${t.toPrecision(3)}</text>`,
+      `<line x1="${L}" x2="${W - R}" y1="${sy(t)}" y2="${sy(t)}" stroke="#eee"/>` +
+      `<text x="${L - 6}" y="${sy(t) + 4}" font-size="11" text-anchor="end">${t.toPrecision(3)}</text>`,
   );
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:sans-serif">
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:sans-serif">
 <h3>${escape(title)}</h3>
 <svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
 ${grid.join("\n")}
 <line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}" stroke="#888"/><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}" stroke="#888"/>
 <text x="${(L + W - R) / 2}" y="${H - 8}" font-size="12" text-anchor="middle">step</text>
-<text x="${L}" y="${H - B + 16}" font-size="11">${x0}</text><text x="${W - R}" y="${H - B + 16}" font-size="11" text-anchor="end">${x1}</text>
+<text x="${L}" y="${H - B + 16}" font-size="11">${x0}</text>` +
+    `<text x="${W - R}" y="${H - B + 16}" font-size="11" text-anchor="end">${x1}</text>
 ${paths.join("\n")}
 ${legend.join("\n")}
 </svg></body></html>
-`;
+`
+  );
 }

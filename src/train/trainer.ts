@@ -270,7 +270,8 @@ export class Trainer implements TrainerView {
     const warmup = a.optimizer.warmupSteps ?? defaultWarmup(this.totalSteps);
     if (warmup > this.totalSteps)
       this.warn(
-        `warning: warmup of ${warmup} steps is longer than the run (${this.totalSteps} steps): the learning rate never reaches its peak of ${a.optimizer.learningRate}`,
+        `warning: warmup of ${warmup} steps is longer than the run (${this.totalSteps} steps): ` +
+          `the learning rate never reaches its peak of ${a.optimizer.learningRate}`,
       );
     const sched =
       (a.optimizer.schedule ?? "linear") === "linear"
@@ -336,7 +337,8 @@ export class Trainer implements TrainerView {
     const globalBatch = a.train.batchSize;
     if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
       throw new Error(
-        `the global batch of ${globalBatch} does not split into ${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`,
+        `the global batch of ${globalBatch} does not split into ` +
+          `${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`,
       );
     }
 
@@ -480,8 +482,9 @@ export class Trainer implements TrainerView {
           if (dropped && !warnedDropped) {
             warnedDropped = true;
             this.warn(
-              `warning: step ${this.globalStep}: ${dropped} labelled positions did not fit the MLM head's capacity and were left out of the loss ` +
-                `(logged as dropped_labels; said once per run): the masking labelled far more tokens than its probability predicts, or labelCapacity is too small`,
+              `warning: step ${this.globalStep}: ${dropped} labelled positions did not fit the MLM head's capacity ` +
+                `and were left out of the loss (logged as dropped_labels; said once per run): ` +
+                `the masking labelled far more tokens than its probability predicts, or labelCapacity is too small`,
             );
           }
           if (nonFinite) return;
@@ -631,7 +634,8 @@ export class Trainer implements TrainerView {
     evalHistory.push({ step: this.globalStep, ...m });
     this.logMetrics(m);
     this.log(
-      `step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`,
+      `step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, ` +
+        `masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`,
     );
     for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
     return m;

@@ -207,13 +207,19 @@ test("gs:// failures are one line naming the path: no network, refused permissio
   };
   oneLine(
     await tok("gs://b/tok", { STORAGE_EMULATOR_HOST: "http://127.0.0.1:9" }),
-    /^kiln: --out gs:\/\/b\/tok: cannot reach Google Cloud Storage at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\): is the emulator named by STORAGE_EMULATOR_HOST running\?$/,
+    new RegExp(
+      "^kiln: --out gs:\\/\\/b\\/tok: cannot reach Google Cloud Storage at http:\\/\\/127\\.0\\.0\\.1:9 \\(ECONNREFUSED\\): " +
+        "is the emulator named by STORAGE_EMULATOR_HOST running\\?$",
+    ),
   );
   // No emulator and no credentials: this machine reaches no Google host (a network error), one that
   // does gets no credentials (an auth error); either is one line.
   oneLine(
     await kiln(trainArgs("gs://b/model", 2), { STORAGE_EMULATOR_HOST: undefined, GOOGLE_APPLICATION_CREDENTIALS: undefined }),
-    /^kiln: --output-dir gs:\/\/b\/model: (cannot reach Google Cloud Storage at storage\.googleapis\.com \((ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT)\)|no Google Cloud credentials were found)/,
+    new RegExp(
+      "^kiln: --output-dir gs:\\/\\/b\\/model: (cannot reach Google Cloud Storage at storage\\.googleapis\\.com " +
+        "\\((ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT)\\)|no Google Cloud credentials were found)",
+    ),
   );
   gcs.intercept = ({ url }) => {
     if (url.startsWith("/b/denied/")) return { status: 403, message: "caller does not have storage.objects.list access" };
@@ -229,7 +235,10 @@ test("gs:// failures are one line naming the path: no network, refused permissio
     oneLine(await tok("gs://missing/tok"), /^kiln: --out gs:\/\/missing\/tok: bucket "missing" does not exist \(404\); create it/);
     oneLine(
       await tok("gs://anonymous/tok"),
-      /^kiln: --out gs:\/\/anonymous\/tok: no Google Cloud credentials were found\. Set GOOGLE_APPLICATION_CREDENTIALS .* or run `gcloud auth application-default login`$/,
+      new RegExp(
+        "^kiln: --out gs:\\/\\/anonymous\\/tok: no Google Cloud credentials were found\\. " +
+          "Set GOOGLE_APPLICATION_CREDENTIALS .* or run `gcloud auth application-default login`$",
+      ),
     );
     oneLine(
       await kiln(["fill-mask", "--model", "gs://denied/model", "a [MASK]"]),

@@ -34,8 +34,20 @@ const qs = join(root, "qs");
 test("kiln quickstart runs end to end on a tiny corpus: tokenizer, shards, mlm-tiny training, fill-mask", () => {
   const r = kiln(
     "quickstart",
-    ...["--dir", qs, "--corpus", corpus, "--steps", "3", "--batch", "4", "--vocab-size", "300", "--max-length", "32"],
-    ...["--preset", "mlm-tiny"],
+    "--dir",
+    qs,
+    "--corpus",
+    corpus,
+    "--steps",
+    "3",
+    "--batch",
+    "4",
+    "--vocab-size",
+    "300",
+    "--max-length",
+    "32",
+    "--preset",
+    "mlm-tiny",
   );
   assert.equal(r.code, 0, r.err);
   const summary = lastJson(r.out);
@@ -59,8 +71,22 @@ test("kiln train --preset mlm-tiny trains a few steps, logs the learning rate wi
     "train",
     ...data,
     ...evalData,
-    ...["--preset", "mlm-tiny", "--max-steps", "3", "--per-replica-batch-size", "4", "--output-dir", out, "--quiet"],
-    ...["--log-lr", "--log-every", "1", "--learning-rate", "1e-3", "--warmup", "0"],
+    "--preset",
+    "mlm-tiny",
+    "--max-steps",
+    "3",
+    "--per-replica-batch-size",
+    "4",
+    "--output-dir",
+    out,
+    "--quiet",
+    "--log-lr",
+    "--log-every",
+    "1",
+    "--learning-rate",
+    "1e-3",
+    "--warmup",
+    "0",
   );
   assert.equal(ok.code, 0, ok.err);
   const summary = lastJson(ok.out);
@@ -108,8 +134,16 @@ test("kiln train --early-stopping-patience stops when eval_loss stops improving 
   r = kiln(
     ...base,
     ...evalData,
-    ...["--output-dir", join(root, "early-2"), "--max-steps", "10", "--eval-every", "1"],
-    ...["--early-stopping-patience", "1", "--early-stopping-min-delta", "1000"],
+    "--output-dir",
+    join(root, "early-2"),
+    "--max-steps",
+    "10",
+    "--eval-every",
+    "1",
+    "--early-stopping-patience",
+    "1",
+    "--early-stopping-min-delta",
+    "1000",
   );
   assert.equal(r.code, 0, r.err);
   assert.equal(lastJson(r.out).steps, 2);

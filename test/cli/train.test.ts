@@ -160,7 +160,8 @@ test("--resume with a tokenizer other than the checkpoint's is refused before an
   assert.match(
     r.err,
     new RegExp(
-      `^--resume from .*checkpoint-2: --tokenizer .* is not the model's tokenizer: id \\d+ is .* there but .* in .*checkpoint-2/tokenizer\\.json`,
+      `^--resume from .*checkpoint-2: --tokenizer .* is not the model's tokenizer: ` +
+        `id \\d+ is .* there but .* in .*checkpoint-2/tokenizer\\.json`,
     ),
   );
 });

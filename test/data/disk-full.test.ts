@@ -46,7 +46,8 @@ test("ENOSPC is one message naming the file and the space it needed; nothing app
     new LocalStorage(fillingDisk(4096, 10_000)).writeAtomic(path, shard),
     (e: Error) =>
       e.message ===
-      `no space left on the device to write ${path}: ${shard.length - 10_000} more bytes (${((shard.length - 10_000) / 2 ** 20).toFixed(1)} MiB) were needed for it. Free up space there, or write to another place.`,
+      `no space left on the device to write ${path}: ${shard.length - 10_000} more bytes ` +
+        `(${((shard.length - 10_000) / 2 ** 20).toFixed(1)} MiB) were needed for it. Free up space there, or write to another place.`,
   );
   assert.deepEqual(readdirSync(dir), [], "neither the final file nor a temporary one is left");
 });

@@ -47,7 +47,8 @@ test("a killed data prepare leaves only whole shards, and re-running finishes th
   const child = spawn(process.execPath, prepareArgs(out), { stdio: "ignore" });
   let running = true;
   const exited = new Promise((resolve) => child.on("exit", resolve)).then(() => (running = false));
-  // Kill it once some shards exist.
+  // Kill it once some shards exist (`running` turns false when the child exits, while this loop waits).
+  // oxlint-disable-next-line no-unmodified-loop-condition
   while (running && !(existsSync(join(out, "train")) && shardNames(join(out, "train")).length >= 20))
     await new Promise((r) => setTimeout(r, 5));
   child.kill("SIGKILL");

@@ -57,7 +57,9 @@ test("a length field far beyond the file's end fails without reading the rest of
   }
   const reader = new RecordReader(counted(), { file: path, streamLength: () => storage.size(path) });
   const error = await firstError(reader);
-  const message = `its header announces ${announced} data bytes and a 4-byte checksum (${announced + 4} bytes), but only ${rest} bytes follow the header`;
+  const message =
+    `its header announces ${announced} data bytes and a 4-byte checksum (${announced + 4} bytes), ` +
+    `but only ${rest} bytes follow the header`;
   assert.ok(error.message.includes(message), error.message);
   assert.ok(pulled <= 2 << 20, `read ${pulled} bytes of a ${rest}-byte tail before failing`);
   // Files opened by name get the bound from their size.

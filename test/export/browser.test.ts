@@ -49,7 +49,7 @@ test("transformers.js in headless Chromium shows kiln fill-mask's answers for a 
   await page.goto(url);
   try {
     await page.locator("#status", { hasText: "ready" }).waitFor({ timeout: 60_000 });
-  } catch (e) {
+  } catch {
     throw new Error(`the page did not load the model: ${await page.locator("#status").textContent()}\n${messages.join("\n")}`);
   }
   await page.locator("#text").pressSequentially(TEXT);

@@ -89,7 +89,7 @@ const batches: Record<string, PaddedBatch> = {
   ),
 };
 
-test("onnxruntime-node on the dynamic export: Kiln's logits and hidden states, batch 1 and padded batches of 3, either traced length", async (t) => {
+test("onnxruntime-node, dynamic export: Kiln's logits and hidden states for batch 1 and 3 (padded), either traced length", async (t) => {
   const session = await ort.InferenceSession.create(onnxFile);
   for (const [name, b] of Object.entries(batches)) {
     const out = await session.run(ortFeeds(b));

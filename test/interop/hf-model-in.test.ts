@@ -131,7 +131,10 @@ test("a pytorch_model.bin directory is refused with the way to re-save it as saf
   seen();
   await assert.rejects(
     loadPretrained(join(hf, "bert-pickle")),
-    /bert-pickle holds pytorch_model\.bin \(a PyTorch pickle\) but no model\.safetensors: Kiln reads safetensors only\. Re-save it .*save_pretrained/,
+    new RegExp(
+      "bert-pickle holds pytorch_model\\.bin \\(a PyTorch pickle\\) but no model\\.safetensors: " +
+        "Kiln reads safetensors only\\. Re-save it .*save_pretrained",
+    ),
   );
 });
 
@@ -194,7 +197,8 @@ const trainArgs = (out: string, ...more: string[]) => [
 ];
 
 test(
-  "kiln train --init-from continues from transformers' weights (a fresh optimizer), and saves what transformers wrote when nothing is learned",
+  "kiln train --init-from continues from transformers' weights (a fresh optimizer), " +
+    "and saves what transformers wrote when nothing is learned",
   { skip: pythonSkip },
   async () => {
     seen();
@@ -233,7 +237,10 @@ test(
     assert.equal(r.code, 0, r.err);
     assert.match(
       r.err,
-      /kiln train: .*roberta-encoder\/model\.safetensors: no masked-LM head \(an encoder-only checkpoint, e\.g\. RobertaModel\): the encoder is loaded and the head \(lm_head\..*\) is freshly initialized/,
+      new RegExp(
+        "kiln train: .*roberta-encoder\\/model\\.safetensors: no masked-LM head \\(an encoder-only checkpoint, e\\.g\\. RobertaModel\\): " +
+          "the encoder is loaded and the head \\(lm_head\\..*\\) is freshly initialized",
+      ),
     );
     const encoder = (await readSafetensors(join(hf, "roberta-encoder", "model.safetensors"))).tensors;
     const saved = (await readSafetensors(join(out, "model.safetensors"))).tensors;
@@ -244,7 +251,8 @@ test(
 );
 
 test(
-  "kiln train --init-from: a model and tokenizer that do not fit (MiniLM's WordPiece vocabulary, another tokenizer, another pad id) and pickles are clear errors",
+  "kiln train --init-from: a model and tokenizer that do not fit " +
+    "(MiniLM's WordPiece vocabulary, another tokenizer, another pad id) and pickles are clear errors",
   { skip: pythonSkip },
   () => {
     const r = seen();
@@ -253,7 +261,10 @@ test(
     assert.equal(f.code, 2);
     assert.match(
       f.err,
-      /--init-from .*model: the model's vocab_size 30522 differs from the tokenizer's 600 \(.*tokenizer\); pass the tokenizer the model was trained with/,
+      new RegExp(
+        "--init-from .*model: the model's vocab_size 30522 differs from the tokenizer's 600 \\(.*tokenizer\\); " +
+          "pass the tokenizer the model was trained with",
+      ),
     );
     f = kilnRun(...trainArgs(out, "--init-from", join(hf, "roberta"), "--preset", "mlm-small"));
     assert.match(f.err, /give exactly one of --preset and --model-config, or --init-from alone/);
@@ -269,7 +280,11 @@ test(
     f = kilnRun(...trainArgs(out, "--init-from", withTokenizer, "--max-steps", "1"));
     assert.match(
       f.err,
-      /--tokenizer .*tokenizer is not the model's tokenizer: id \d+ is "[^"]*" there but "[^"]*" in .*roberta-with-tokenizer\/tokenizer\.json \(pass --tokenizer .*roberta-with-tokenizer\)/,
+      new RegExp(
+        "--tokenizer .*tokenizer is not the model's tokenizer: " +
+          'id \\d+ is "[^"]*" there but "[^"]*" in .*roberta-with-tokenizer\\/tokenizer\\.json ' +
+          "\\(pass --tokenizer .*roberta-with-tokenizer\\)",
+      ),
     );
     const config = JSON.parse(readFileSync(join(hf, "bert", "config.json"), "utf8"));
     const wrongPad = join(root, "bert-wrong-pad");

@@ -236,7 +236,8 @@ test("the tests run against the pinned Python libraries, and config.json names t
 
 for (const kind of KINDS) {
   test(
-    `${kind}: AutoModelForMaskedLM loads Kiln's directory with nothing missing, unexpected, mismatched or re-initialized, and no warnings (model, tokenizer, pipeline)`,
+    `${kind}: AutoModelForMaskedLM loads Kiln's directory with nothing missing, unexpected, mismatched or re-initialized, ` +
+      `and no warnings (model, tokenizer, pipeline)`,
     { skip: pythonSkip },
     () => {
       const v = seen().models[kind]!;

@@ -89,9 +89,23 @@ async function build(): Promise<Shared> {
     const out = join(corpus.dir, `kiln-${compression}`);
     await promisify(execFile)(process.execPath, [
       kilnMain,
-      ...["data", "prepare", "--tokenizer", corpus.tokenizerDir, "--input", corpus.corpus, "--out", out],
-      ...["--max-length", `${MAX_LENGTH}`, "--shard-size", `${SHARD_SIZE}`, "--group-size", `${GROUP_SIZE}`],
-      ...["--compression", compression, "--quiet"],
+      "data",
+      "prepare",
+      "--tokenizer",
+      corpus.tokenizerDir,
+      "--input",
+      corpus.corpus,
+      "--out",
+      out,
+      "--max-length",
+      `${MAX_LENGTH}`,
+      "--shard-size",
+      `${SHARD_SIZE}`,
+      "--group-size",
+      `${GROUP_SIZE}`,
+      "--compression",
+      compression,
+      "--quiet",
     ]);
     const dir = join(out, "train");
     shards[compression] = readdirSync(dir)

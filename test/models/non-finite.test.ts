@@ -90,7 +90,8 @@ test("paramsFromTensors (checkpoint resume's loader) refuses a NaN", async () =>
 
 test("kiln fill-mask and kiln export refuse a model with non-finite weights, naming file and tensor", async () => {
   const dir = await poisonedModelDir();
-  const message = `kiln: ${join(dir, "model.safetensors")}: tensor "${QUERY}" holds 3 non-finite values (first at index 89: NaN); ${DIVERGED}`;
+  const message =
+    `kiln: ${join(dir, "model.safetensors")}: tensor "${QUERY}" holds 3 non-finite values ` + `(first at index 89: NaN); ${DIVERGED}`;
   let r = kiln("fill-mask", "--model", dir, "The [MASK] of the Union.");
   assert.equal(r.code, 1, r.err);
   assert.equal(r.err.trim(), message);
@@ -106,8 +107,22 @@ test("kiln train --init-from refuses a model with non-finite weights before trai
   await writeTinyShards(shards, 8);
   const out = join(root, "out");
   const r = kiln(
-    ...["train", "--init-from", dir, "--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--output-dir", out],
-    ...["--per-replica-batch-size", "2", "--max-steps", "1", "--accelerator", "cpu", "--quiet"],
+    "train",
+    "--init-from",
+    dir,
+    "--tokenizer",
+    corpus.tokenizerDir,
+    "--train-data",
+    shards,
+    "--output-dir",
+    out,
+    "--per-replica-batch-size",
+    "2",
+    "--max-steps",
+    "1",
+    "--accelerator",
+    "cpu",
+    "--quiet",
   );
   assert.equal(r.code, 1, r.err);
   assert.match(

@@ -114,7 +114,10 @@ test("a partial head, a missing encoder weight, or a decoder stored apart and di
   );
   await assert.rejects(
     loadPretrained(dir),
-    /missing 2 encoder parameter\(s\): roberta\.encoder\.layer\.0\.attention\.self\.key\.bias, roberta\.encoder\.layer\.0\.attention\.self\.key\.weight$/,
+    new RegExp(
+      "missing 2 encoder parameter\\(s\\): roberta\\.encoder\\.layer\\.0\\.attention\\.self\\.key\\.bias, " +
+        "roberta\\.encoder\\.layer\\.0\\.attention\\.self\\.key\\.weight$",
+    ),
   );
   const emb = original["roberta.embeddings.word_embeddings.weight"]!;
   dir = await dirWith("tie-stored", { ...original, "lm_head.decoder.weight": emb });

@@ -54,7 +54,7 @@ function consumerLock(tarball: string): object {
         throw new Error(`${name} (needed by ${from || "kiln"}) is not in package-lock.json`);
       }
       if (kept.has(path)) continue;
-      const { dev, devOptional, peer, ...entry } = packages[path]!;
+      const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = packages[path]!;
       kept.set(path, entry);
       visit(path, entry.dependencies as Record<string, string>, false);
       visit(path, entry.optionalDependencies as Record<string, string>, true);

@@ -64,13 +64,17 @@ test("a tokenizer of another vocabulary, or with ids outside the embedding table
     () => new FillMaskPipeline(model, params, other, sources),
     (e: Error) =>
       e.message ===
-      "fill-mask: the tokenizer (t/tokenizer.json) has 300 tokens but the model (m/config.json) has vocab_size 500; use the tokenizer saved with the model",
+      "fill-mask: the tokenizer (t/tokenizer.json) has 300 tokens but the model (m/config.json) has vocab_size 500; " +
+        "use the tokenizer saved with the model",
   );
   const at = (over: Partial<{ maskId: number; padId: number }>) =>
     Object.assign(Object.create(tokenizer) as typeof tokenizer, over) as typeof tokenizer;
   assert.throws(
     () => new FillMaskPipeline(model, params, at({ maskId: 500 }), sources),
-    /the tokenizer \(t\/tokenizer\.json\) has mask id 500, outside the embedding table of the model \(m\/config\.json\), which has vocab_size 500/,
+    new RegExp(
+      "the tokenizer \\(t\\/tokenizer\\.json\\) has mask id 500, outside the embedding table of the model \\(m\\/config\\.json\\), " +
+        "which has vocab_size 500",
+    ),
   );
   assert.throws(
     () => new FillMaskPipeline(model, params, at({ padId: 1 })),
@@ -89,7 +93,8 @@ test("kiln fill-mask refuses a model directory holding another vocabulary's toke
   assert.equal(r.code, 1);
   assert.equal(
     r.err.trim(),
-    `kiln: fill-mask: the tokenizer (${join(other.tokenizerDir, "tokenizer.json")}) has 300 tokens but the model (${join(dir, "config.json")}) has vocab_size 500; use the tokenizer saved with the model`,
+    `kiln: fill-mask: the tokenizer (${join(other.tokenizerDir, "tokenizer.json")}) has 300 tokens ` +
+      `but the model (${join(dir, "config.json")}) has vocab_size 500; use the tokenizer saved with the model`,
   );
   cpSync(other.tokenizerDir, dir, { recursive: true });
   r = kilnRun("fill-mask", "--model", dir, "The [MASK] of the Union.");

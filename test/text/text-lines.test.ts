@@ -75,7 +75,8 @@ test("a binary or non-UTF-8 file is refused with the file, line and byte offset,
     collect([latin1]),
     (e: Error) =>
       e.message ===
-      `${latin1}:3: (the line starts at byte offset 13) the line is not valid UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
+      `${latin1}:3: (the line starts at byte offset 13) the line is not valid UTF-8 text; ` +
+        `convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
   );
   const zipped = file("binary.gz", gzipSync(Buffer.concat([Buffer.from("a\n"), Buffer.from([0, 1, 2])])));
   await assert.rejects(

@@ -86,9 +86,12 @@ test("a learning rate of 1e9 stops the run at the first non-finite step; nothing
     trainTiny(data, dir, 8, { optimizer: { learningRate: 1e9 } }),
     (e: Error) =>
       e instanceof TrainingDivergedError &&
-      /^training diverged at step (\d+): (the loss is NaN|the loss is Infinity|the gradients are not finite \(loss [\d.e+]+\)); the last finite loss was [\d.]+ at step \d+\. Nothing from the diverged state was saved\. To fix it, lower the learning rate \(it is 1000000000\) or clip gradients \(--clip-norm 1\.0\), then start again or --resume from the last checkpoint\.$/.test(
-        e.message,
-      ),
+      new RegExp(
+        "^training diverged at step (\\d+): (the loss is NaN|the loss is Infinity|the gradients are not finite \\(loss [\\d.e+]+\\)); " +
+          "the last finite loss was [\\d.]+ at step \\d+\\. Nothing from the diverged state was saved\\. " +
+          "To fix it, lower the learning rate \\(it is 1000000000\\) or clip gradients \\(--clip-norm 1\\.0\\), " +
+          "then start again or --resume from the last checkpoint\\.$",
+      ).test(e.message),
   );
   assert.ok(!existsSync(join(dir, "model.safetensors")), "no final model");
   assert.ok(await allFinite(dir), "every checkpoint written holds finite numbers");
@@ -132,7 +135,8 @@ test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overfl
   assert.equal(warn.step(1, 4.6, false, false), undefined);
   assert.equal(
     warn.step(2, 1.5e8, false, false),
-    "warning: step 2: the loss 1.5000e+8 is far above 4.61, the loss of a uniform guess over 100 tokens: training is diverging; lower the learning rate (it is 1000)",
+    "warning: step 2: the loss 1.5000e+8 is far above 4.61, the loss of a uniform guess over 100 tokens: " +
+      "training is diverging; lower the learning rate (it is 1000)",
   );
   assert.equal(warn.step(3, 2e8, false, false), undefined, "once");
   assert.match(warn.finish()!, /^warning: the run ended with a loss of 2\.0000e\+8 at step 3, far above 4\.61/);

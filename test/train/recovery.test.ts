@@ -39,7 +39,7 @@ function loggedLosses(dir: string): [number, number][] {
 const straight = join(root, "straight");
 const reference = (await trainTiny(data, straight, 6)).history.map((h) => [h.step, h.loss]);
 
-test("a rewrite of a checkpoint killed between its renames: the next start puts the moved-aside copy back and resumes from it", async () => {
+test("a checkpoint rewrite killed between its renames: the next start puts the moved-aside copy back and resumes from it", async () => {
   const dir = join(root, "aside");
   await trainTiny(data, dir, 6);
   // The state a kill leaves after `checkpoint-6` was moved aside and before its replacement arrived,
@@ -144,9 +144,11 @@ test("a disk that fills while a checkpoint is written: one message naming it and
     await assert.rejects(
       stderrOf(() => trainTiny(data, dir, 4)),
       (e: Error) =>
-        /^no space left on the device to write checkpoint-4 in .*run: it needs about [\d.]+ KiB and [\d.]+ KiB are free\. Free up space there \(or pass --keep-checkpoints 1\), then continue with --resume from checkpoint-2, the newest complete checkpoint; nothing partial was left behind\.$/.test(
-          e.message,
-        ) || assert.fail(e.message),
+        new RegExp(
+          "^no space left on the device to write checkpoint-4 in .*run: it needs about [\\d.]+ KiB and [\\d.]+ KiB are free\\. " +
+            "Free up space there \\(or pass --keep-checkpoints 1\\), " +
+            "then continue with --resume from checkpoint-2, the newest complete checkpoint; nothing partial was left behind\\.$",
+        ).test(e.message) || assert.fail(e.message),
     );
     assert.deepEqual(
       readdirSync(dir).filter((n) => n.includes("checkpoint")),

@@ -74,7 +74,8 @@ export const benchCommand: Command = {
     if (v.json) console.log(JSON.stringify(r));
     else
       console.log(
-        `${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
+        `${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, ` +
+          `compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
       );
   },
 };

@@ -96,7 +96,8 @@ async function prepare(argv: string[]): Promise<void> {
     );
   }
   console.log(
-    `${(result.inputBytes / 1e6).toFixed(1)} MB of text in ${result.seconds.toFixed(1)} s (${(result.inputBytes / 1e6 / result.seconds).toFixed(1)} MB/s)`,
+    `${(result.inputBytes / 1e6).toFixed(1)} MB of text in ${result.seconds.toFixed(1)} s ` +
+      `(${(result.inputBytes / 1e6 / result.seconds).toFixed(1)} MB/s)`,
   );
 }
 

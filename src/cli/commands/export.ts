@@ -64,7 +64,8 @@ export const exportCommand: Command = {
     if (remoteOut) await publishDir(outFlag, localOut, out);
     for (const n of result.notices) console.error(`note: ${n}`);
     console.log(
-      `wrote ${remoteOut ? `${out.replace(/\/+$/, "")}/onnx/model.onnx` : result.modelPath} (${(result.bytes / 1e6).toFixed(2)} MB; outputs ${result.outputs.join(", ")}; ` +
+      `wrote ${remoteOut ? `${out.replace(/\/+$/, "")}/onnx/model.onnx` : result.modelPath} ` +
+        `(${(result.bytes / 1e6).toFixed(2)} MB; outputs ${result.outputs.join(", ")}; ` +
         `${batch === "dynamic" ? "dynamic batch and length" : `batch ${batch}`}, at most ${result.maxLength} tokens)`,
     );
   },

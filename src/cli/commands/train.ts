@@ -28,7 +28,9 @@ import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 
-const HELP = `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR (--preset NAME | --model-config FILE | --init-from DIR) [flags]
+const HELP =
+  `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR ` +
+  `(--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
 Trains a masked language model (RoBERTa/BERT), from scratch or from a pretrained one, on TFRecord
 shards written by \`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept)
@@ -170,7 +172,8 @@ async function runTrain(argv: string[]): Promise<void> {
   // A finished run in --output-dir is refused now, not after the data checks and the compile.
   if (v.overwrite && isGcsPath(v["output-dir"]!))
     throw new UsageError(
-      `kiln train: --overwrite works on a local --output-dir only; empty ${v["output-dir"]} first (gsutil -m rm -r ${v["output-dir"]}) or give another prefix`,
+      `kiln train: --overwrite works on a local --output-dir only; ` +
+        `empty ${v["output-dir"]} first (gsutil -m rm -r ${v["output-dir"]}) or give another prefix`,
     );
   if (!v.overwrite && !isGcsPath(v["output-dir"]!)) {
     try {
@@ -195,7 +198,8 @@ async function runTrain(argv: string[]): Promise<void> {
   const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
   if (maxLength !== probe.length)
     throw new UsageError(
-      `--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens (prepare the data with --max-length ${maxLength}, or drop the flag)`,
+      `--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens ` +
+        `(prepare the data with --max-length ${maxLength}, or drop the flag)`,
     );
   let config: MlmConfig;
   if (v.preset) {
@@ -214,7 +218,8 @@ async function runTrain(argv: string[]): Promise<void> {
   }
   if (maxSequenceLength(config) < maxLength)
     throw new UsageError(
-      `the model takes sequences of at most ${maxSequenceLength(config)} tokens (max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`,
+      `the model takes sequences of at most ${maxSequenceLength(config)} tokens ` +
+        `(max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`,
     );
 
   const accelerator = (v.accelerator ?? "auto") as Accelerator;
@@ -282,8 +287,10 @@ async function runTrain(argv: string[]): Promise<void> {
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
   console.error(
-    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ${checked.trainRecords} training records of ${maxLength} tokens, ` +
-      `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} (${trainer.strategy.name}, precision ${precision})`,
+    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
+      `${checked.trainRecords} training records of ${maxLength} tokens, ` +
+      `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} ` +
+      `(${trainer.strategy.name}, precision ${precision})`,
   );
   const result = await trainer.fit({
     model,
@@ -345,7 +352,8 @@ async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Toke
   const where = `--init-from ${dir}`;
   if (config.vocab_size !== tokenizer.vocabSize)
     throw new UsageError(
-      `${where}: the model's vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize} (${tokenizerDir}); pass the tokenizer the model was trained with`,
+      `${where}: the model's vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize} ` +
+        `(${tokenizerDir}); pass the tokenizer the model was trained with`,
     );
   if (config.pad_token_id !== tokenizer.padId)
     throw new UsageError(
@@ -372,7 +380,9 @@ async function checkSameTokenizer(dir: string, where: string, tokenizerDir: stri
   const d = vocabularyDifference(tokenizer, own);
   if (d)
     throw new UsageError(
-      `${where}: --tokenizer ${tokenizerDir} is not the model's tokenizer: id ${d.id} is ${JSON.stringify(d.a)} there but ${JSON.stringify(d.b)} in ${join(dir, "tokenizer.json")} (pass --tokenizer ${dir})`,
+      `${where}: --tokenizer ${tokenizerDir} is not the model's tokenizer: ` +
+        `id ${d.id} is ${JSON.stringify(d.a)} there but ${JSON.stringify(d.b)} in ${join(dir, "tokenizer.json")} ` +
+        `(pass --tokenizer ${dir})`,
     );
 }
 

@@ -92,7 +92,8 @@ function checkOptions(batch: TokenBatch, o: MaskOptions, mlm: number, maskF: num
   const [rows, length] = batch.shape;
   if (batch.inputIds.length !== rows * length || batch.attentionMask.length !== rows * length) {
     throw new RangeError(
-      `maskTokens: batch arrays hold ${batch.inputIds.length} ids and ${batch.attentionMask.length} mask values, expected ${rows}×${length}`,
+      `maskTokens: batch arrays hold ${batch.inputIds.length} ids and ${batch.attentionMask.length} mask values, ` +
+        `expected ${rows}×${length}`,
     );
   }
   if (length >= 65536) throw new RangeError(`maskTokens: rows of ${length} tokens are too long; positions must be below 65536`);

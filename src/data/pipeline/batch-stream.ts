@@ -43,7 +43,8 @@ export class RecordParseError extends Error {
   ) {
     super(
       `${file}: record at byte offset ${offset} is not the expected tf.train.Example: ${problem}. ` +
-        `Read files written with input_ids and attention_mask of length ${maxLength} (kiln data prepare --max-length ${maxLength}), or pass the matching maxLength.`,
+        `Read files written with input_ids and attention_mask of length ${maxLength} ` +
+        `(kiln data prepare --max-length ${maxLength}), or pass the matching maxLength.`,
     );
     this.name = "RecordParseError";
   }

@@ -219,7 +219,8 @@ function checkState(state: DatasetState, settings: Record<string, unknown>): voi
   if (differing.length > 0) {
     throw new Error(
       `the saved dataset state belongs to a dataset with different ${differing.join(", ")} ` +
-        `(saved ${differing.map((k) => `${k}=${JSON.stringify(state.settings[k])}`).join(", ")}); open the dataset with the settings it was saved with`,
+        `(saved ${differing.map((k) => `${k}=${JSON.stringify(state.settings[k])}`).join(", ")}); ` +
+        `open the dataset with the settings it was saved with`,
     );
   }
 }

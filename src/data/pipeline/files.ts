@@ -19,7 +19,8 @@ export async function resolveFiles(specs: string | readonly string[]): Promise<s
     else matches = [...(await storage.glob(joinPath(spec, "*.tfrecord"))), ...(await storage.glob(joinPath(spec, "*.tfrecord.gz")))];
     if (matches.length === 0) {
       throw new Error(
-        `no TFRecord files found at ${spec}: pass a directory holding *.tfrecord files, a glob such as "${joinPath(spec, "*.tfrecord")}", or a file`,
+        `no TFRecord files found at ${spec}: pass a directory holding *.tfrecord files, ` +
+          `a glob such as "${joinPath(spec, "*.tfrecord")}", or a file`,
       );
     }
     for (const m of matches) found.add(m);

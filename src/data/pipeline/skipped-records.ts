@@ -37,7 +37,8 @@ export class SkippedRecords {
     if (this.total === 0) return "";
     const lines = this.files().map(
       (f) =>
-        `  ${f.file}: ${f.records} record${f.records === 1 ? "" : "s"} (${f.places.map((p) => `byte ${p.offset}: ${p.problem}`).join("; ")})`,
+        `  ${f.file}: ${f.records} record${f.records === 1 ? "" : "s"} ` +
+        `(${f.places.map((p) => `byte ${p.offset}: ${p.problem}`).join("; ")})`,
     );
     return [
       `skipped ${this.total} bad record${this.total === 1 ? "" : "s"} in ${lines.length} file${lines.length === 1 ? "" : "s"}:`,

@@ -44,7 +44,8 @@ export async function checkPreparedDir(dir: string, shards?: readonly string[]):
     throw new Error(
       `${dir} is an unfinished data prepare output (${MANIFEST} says "complete": false: the run was stopped before it finished). ` +
         `Finish it by running the same command again, which keeps the shards already written: ` +
-        `kiln data prepare --tokenizer DIR${inputs} --out ${parentDir(dir)} (DIR: the tokenizer it was started with; split ${split}, same flags as before)`,
+        `kiln data prepare --tokenizer DIR${inputs} --out ${parentDir(dir)} ` +
+        `(DIR: the tokenizer it was started with; split ${split}, same flags as before)`,
     );
   }
   if (!shards || manifest.records === undefined) return;
@@ -89,8 +90,10 @@ export async function checkDataTokenizer(files: readonly string[], tokenizerDir:
       .digest("hex");
     if (recorded !== digest)
       throw new Error(
-        `the shards in ${dir} were prepared with another tokenizer: ${joinPath(dir, MANIFEST)} records tokenizer.json sha256 ${recorded.slice(0, 12)}…, ` +
-          `but ${tokenizerPath} has sha256 ${digest.slice(0, 12)}…. Pass the tokenizer the data was prepared with, or prepare the data again with this one.`,
+        `the shards in ${dir} were prepared with another tokenizer: ` +
+          `${joinPath(dir, MANIFEST)} records tokenizer.json sha256 ${recorded.slice(0, 12)}…, ` +
+          `but ${tokenizerPath} has sha256 ${digest.slice(0, 12)}…. ` +
+          `Pass the tokenizer the data was prepared with, or prepare the data again with this one.`,
       );
   }
 }

@@ -38,6 +38,10 @@ export class ProgressBar implements ProgressSink {
     const width = 30;
     const filled = Math.round(fraction * width);
     const mbps = seconds > 0 ? bytes / 1e6 / seconds : 0;
-    return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${(fraction * 100).toFixed(1)}%  ${(bytes / 1e6).toFixed(1)}/${(this.totalBytes / 1e6).toFixed(1)} MB  ${mbps.toFixed(1)} MB/s  ${records} records  ${seconds.toFixed(1)} s`;
+    return (
+      `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${(fraction * 100).toFixed(1)}%  ` +
+      `${(bytes / 1e6).toFixed(1)}/${(this.totalBytes / 1e6).toFixed(1)} MB  ` +
+      `${mbps.toFixed(1)} MB/s  ${records} records  ${seconds.toFixed(1)} s`
+    );
   }
 }

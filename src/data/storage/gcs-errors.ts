@@ -50,7 +50,10 @@ export function describeGcsError(e: unknown, path: string, listing = false): str
       (emulator ? "is the emulator named by STORAGE_EMULATOR_HOST running?" : "check the network connection (and any proxy settings)")
     );
   if (code === 403)
-    return `${path}: permission denied (403): the credentials in use may not access bucket "${bucket}"; check its IAM roles (storage.objectAdmin to write)`;
+    return (
+      `${path}: permission denied (403): the credentials in use may not access bucket "${bucket}"; ` +
+      `check its IAM roles (storage.objectAdmin to write)`
+    );
   if (code === 404)
     return listing || (/bucket/i.test(message) && !/object/i.test(message))
       ? `${path}: bucket "${bucket}" does not exist (404); create it (gcloud storage buckets create gs://${bucket}) or check the name`

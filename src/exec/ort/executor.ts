@@ -73,7 +73,10 @@ export class OrtExecutor implements Executor {
 
   describe(): string {
     const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-    return `ONNX Runtime ${this.version()} (CPU execution provider), ${plural(this.threads, "thread")}, ${plural(this.devs.length, "device")}`;
+    return (
+      `ONNX Runtime ${this.version()} (CPU execution provider), ` +
+      `${plural(this.threads, "thread")}, ${plural(this.devs.length, "device")}`
+    );
   }
 
   private owns = (b: DeviceBuffer): b is OrtBuffer => b instanceof OrtBuffer && b.device.executor === this;
@@ -94,7 +97,8 @@ export class OrtExecutor implements Executor {
     const replicas = options.replicas ?? options.devices?.length ?? 1;
     if (replicas > this.devs.length && !options.devices) {
       throw new Error(
-        `${program.name}: ${replicas} replicas need ${replicas} CPU devices, but there are ${this.devs.length} (set KILN_CPU_DEVICES=${replicas} or new OrtExecutor({ devices: ${replicas} }))`,
+        `${program.name}: ${replicas} replicas need ${replicas} CPU devices, but there are ${this.devs.length} ` +
+          `(set KILN_CPU_DEVICES=${replicas} or new OrtExecutor({ devices: ${replicas} }))`,
       );
     }
     const devices = options.devices ?? this.devs.slice(0, replicas);

@@ -117,7 +117,8 @@ export function ortApi(): OrtApi {
   );
   const runFn = fn(
     SLOT.Run,
-    "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, const void *outNames, size_t nOut, void *outs)",
+    "void *OrtRun(void *session, void *runOpts, const void *inNames, const void *ins, size_t nIn, " +
+      "const void *outNames, size_t nOut, void *outs)",
   );
   const createSessionOptions = fn(SLOT.CreateSessionOptions, "void *OrtCreateSessionOptions(_Out_ void **out)");
   const setOptLevel = fn(SLOT.SetSessionGraphOptimizationLevel, "void *OrtSetSessionGraphOptimizationLevel(void *opts, int level)");
@@ -125,7 +126,8 @@ export function ortApi(): OrtApi {
   const setInter = fn(SLOT.SetInterOpNumThreads, "void *OrtSetInterOpNumThreads(void *opts, int n)");
   const createTensor = fn(
     SLOT.CreateTensorWithDataAsOrtValue,
-    "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, int type, _Out_ void **out)",
+    "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, " +
+      "int type, _Out_ void **out)",
   );
   const createCpuMemoryInfo = fn(SLOT.CreateCpuMemoryInfo, "void *OrtCreateCpuMemoryInfo(int allocator, int memType, _Out_ void **out)");
   const releaseSession = fn(SLOT.ReleaseSession, "void OrtReleaseSession(void *session)");

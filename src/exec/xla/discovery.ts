@@ -173,7 +173,9 @@ export function discoverPjrtPlugin(opts: DiscoveryOptions = {}): PjrtPluginFound
     notFound: [
       "no --pjrt-plugin given and KILN_PJRT_PLUGIN is not set",
       `no CUDA plugin jax_plugins/xla_cuda*/xla_cuda_plugin.so (from a jax-cuda*-pjrt wheel) in: ${where}`,
-      `no libtpu: ${env.TPU_LIBRARY_PATH ? `TPU_LIBRARY_PATH=${env.TPU_LIBRARY_PATH} is not a file, and ` : "TPU_LIBRARY_PATH is not set, and "}no libtpu/libtpu.so in the same directories`,
+      "no libtpu: " +
+        (env.TPU_LIBRARY_PATH ? `TPU_LIBRARY_PATH=${env.TPU_LIBRARY_PATH} is not a file, and ` : "TPU_LIBRARY_PATH is not set, and ") +
+        "no libtpu/libtpu.so in the same directories",
       ...(opts.includeCpu ? ["no XLA CPU plugin xla_plugins/*cpu*/*.so (from the xla-cpu-pjrt wheel) in the same directories"] : []),
     ].join("; "),
   };

@@ -130,7 +130,9 @@ export class XlaExecutor implements Executor {
       a = this.attributes;
     return [
       `XLA through the PJRT plugin ${api.path} (${this.plugin.kind}; Kiln's PJRT declarations: API 0.${DECLARED_API_MINOR})`,
-      `  PJRT C API ${v.major}.${v.minor}, xla_version ${formatAttribute(a.get("xla_version"))}, StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} (accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
+      `  PJRT C API ${v.major}.${v.minor}, xla_version ${formatAttribute(a.get("xla_version"))}, ` +
+        `StableHLO ${formatAttribute(a.get("stablehlo_current_version"))} ` +
+        `(accepts from ${formatAttribute(a.get("stablehlo_minimum_version"))})`,
       `  platform ${client.platformName()} (version ${client.platformVersion()})`,
       ...this.devs.map((d) => `  ${d.id}: ${d.pjrt.kind} (PJRT device id ${d.pjrt.id})`),
     ].join("\n");
@@ -170,7 +172,8 @@ export class XlaExecutor implements Executor {
     const devices = (options.devices ?? this.devs.slice(0, replicas)).map((d) => this.own(d));
     if (devices.length !== replicas)
       throw new Error(
-        `${program.name}: ${replicas} replicas need ${replicas} devices; this executor has ${this.devs.length} (${this.devs.map((d) => d.id).join(", ")})`,
+        `${program.name}: ${replicas} replicas need ${replicas} devices; ` +
+          `this executor has ${this.devs.length} (${this.devs.map((d) => d.id).join(", ")})`,
       );
     if (new Set(devices).size !== devices.length)
       throw new Error(`${program.name}: each replica needs its own device, got ${devices.map((d) => d.id).join(", ")}`);

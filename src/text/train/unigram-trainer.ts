@@ -81,7 +81,8 @@ function settings(opts: UnigramTrainOptions): Settings {
   for (const role of ["cls", "sep", "unk", "pad", "mask"] as const) {
     if (!s.specialTokens.includes(s.roles[role])) {
       throw new Error(
-        `the ${role} token "${s.roles[role]}" is not among the special tokens (${s.specialTokens.join(" ")}); add it or name another ${role} token`,
+        `the ${role} token "${s.roles[role]}" is not among the special tokens (${s.specialTokens.join(" ")}); ` +
+          `add it or name another ${role} token`,
       );
     }
   }

@@ -43,7 +43,8 @@ for (const prim of Object.keys(CASES) as Prim[]) {
         const bad = mismatch(v.aval.dtype, got[k]!, want[k]!, tol);
         assert.ok(
           !bad,
-          `${prim} case ${c}: output ${k} (${v.aval.dtype}[${v.aval.shape}]): ${bad}\n${printProgram(program)}\n${describeInputs(program, inputs)}`,
+          `${prim} case ${c}: output ${k} (${v.aval.dtype}[${v.aval.shape}]): ${bad}\n` +
+            `${printProgram(program)}\n${describeInputs(program, inputs)}`,
         );
       });
     }

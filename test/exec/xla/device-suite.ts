@@ -1,8 +1,9 @@
 // The XLA executor on one real PJRT plugin, held to the reference interpreter: every golden program,
 // random programs of every primitive (the ONNX Runtime executor's cases, held to the same per-dtype
-// tolerances: see test/exec/ort/prim-cases.ts and compare.ts), every dtype's round trip, bf16/f16 arithmetic, donation, asynchronous dispatch, the plugin's
-// own errors, client options, closing, and an MLP trained on both. A process holds one plugin, so each
-// plugin gets its own test file that calls deviceSuite().
+// tolerances: see test/exec/ort/prim-cases.ts and compare.ts), every dtype's round trip, bf16/f16
+// arithmetic, donation, asynchronous dispatch, the plugin's own errors, client options, closing, and an
+// MLP trained on both. A process holds one plugin, so each plugin gets its own test file that calls
+// deviceSuite().
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -381,6 +382,8 @@ export function deviceSuite(target: SuiteTarget): void {
       out.dispose();
       exe.dispose();
       e.close();
+      // `releases` is counted by the finalizers, which run while this loop waits.
+      // oxlint-disable-next-line no-unmodified-loop-condition
       for (let round = 0; round < 3 && releases < 20; round++) {
         collectGarbage();
         await new Promise((r) => setTimeout(r, 20));

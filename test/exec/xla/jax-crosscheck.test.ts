@@ -166,7 +166,9 @@ test("jaxlib's own XLA client runs Kiln's StableHLO for whole training steps as 
         }
       });
       console.log(
-        `${c.name}: ${c.program.outputs.length} outputs; max |Kiln − jaxlib| ${worstJax.toExponential(2)}, max |Kiln − reference| ${worstRef.toExponential(2)} (Kiln compile+run ${kilnMs.toFixed(0)} ms, reference ${refMs.toFixed(0)} ms)`,
+        `${c.name}: ${c.program.outputs.length} outputs; max |Kiln − jaxlib| ${worstJax.toExponential(2)}, ` +
+          `max |Kiln − reference| ${worstRef.toExponential(2)} ` +
+          `(Kiln compile+run ${kilnMs.toFixed(0)} ms, reference ${refMs.toFixed(0)} ms)`,
       );
     }
   } finally {

@@ -28,6 +28,9 @@ test("a library loaded through koffi before Kiln leaves the stacks as they were,
   assert.equal(Number(r.stdout.trim()), 2 << 20);
   assert.match(
     r.stderr,
-    /koffi's native stacks stay at \d+ \/ \d+ bytes \(Cannot change Koffi configuration once a library has been loaded\); import kiln before/,
+    new RegExp(
+      "koffi's native stacks stay at \\d+ \\/ \\d+ bytes \\(Cannot change Koffi configuration once a library has been loaded\\); " +
+        "import kiln before",
+    ),
   );
 });

@@ -73,7 +73,7 @@ export class EventWaiter {
 
   /** Blocks until every watched event is ready (before the client goes away); failures stay with their events. */
   awaitAll(): void {
-    for (const w of [...this.pending]) this.awaitNow(w);
+    for (const w of Array.from(this.pending)) this.awaitNow(w);
   }
 
   /** Calls an event function that returns the event's status: null when it succeeded. */
@@ -102,7 +102,7 @@ export class EventWaiter {
 
   /** Settles every pending event that is ready now. */
   private sweep(): void {
-    for (const w of [...this.pending]) {
+    for (const w of Array.from(this.pending)) {
       if (w.state !== "pending" || w.awaited) continue;
       const ready = this.api.call("PJRT_Event_IsReady", S.Event_IsReady, (a) => a.set("event", w.event));
       const isReady = ready.bool("is_ready");
@@ -125,7 +125,7 @@ export class EventWaiter {
       try {
         this.sweep();
       } catch (e) {
-        for (const w of [...this.pending]) if (w.state === "pending" && !w.awaited) this.settle(w, e as Error);
+        for (const w of Array.from(this.pending)) if (w.state === "pending" && !w.awaited) this.settle(w, e as Error);
       }
       this.working = false;
       this.pump();

@@ -17,7 +17,9 @@ const DIRECTION: Record<CompareDirection, string> = { eq: "EQ", ne: "NE", lt: "L
 
 /** `stablehlo.compare` (FLOAT comparisons follow IEEE: NaN is unequal to everything, as in JS). */
 export function compare(emit: FunctionEmitter, direction: CompareDirection, a: Value, b: Value): Value {
-  const attrs = `comparison_direction = #stablehlo<comparison_direction ${DIRECTION[direction]}>, compare_type = #stablehlo<comparison_type ${comparisonType(a.aval.dtype)}>`;
+  const attrs =
+    `comparison_direction = #stablehlo<comparison_direction ${DIRECTION[direction]}>, ` +
+    `compare_type = #stablehlo<comparison_type ${comparisonType(a.aval.dtype)}>`;
   return emit.op("stablehlo.compare", [a, b], { shape: a.aval.shape, dtype: "bool" }, attrs);
 }
 

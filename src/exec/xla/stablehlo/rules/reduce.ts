@@ -75,7 +75,8 @@ export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "red
       "stablehlo.dot_general",
       [a!, b!],
       out,
-      `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
+      `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, ` +
+        `precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
     );
   },
   reduce_sum: (cx, [x], { axes }, out) => {
