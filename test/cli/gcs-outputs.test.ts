@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { startFakeGcs } from "../helpers/fake-gcs.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
@@ -21,21 +22,7 @@ const cache = join(root, "cache");
 const shards = join(root, "shards");
 await writeTinyShards(shards, 16);
 const corpus = await makeTestCorpus(2, 300);
-const config = join(root, "tiny-config.json");
-writeFileSync(
-  config,
-  JSON.stringify({
-    model_type: "roberta",
-    vocab_size: 300,
-    hidden_size: 16,
-    num_hidden_layers: 1,
-    num_attention_heads: 2,
-    intermediate_size: 16,
-    max_position_embeddings: 20,
-    type_vocab_size: 1,
-    pad_token_id: 3,
-  }),
-);
+const config = writeOneLayerConfig(join(root, "tiny-config.json"));
 
 /** Runs the CLI without blocking this process (the fake GCS server answers from here). */
 function kiln(

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
@@ -17,25 +18,7 @@ await writeTinyShards(shards, 16);
 const corpus = await makeTestCorpus(2, 300);
 
 /** A one-layer RoBERTa config.json for the test tokenizer (300 pieces), written once. */
-function tinyConfigFile(): string {
-  const config = join(root, "tiny-config.json");
-  if (!existsSync(config))
-    writeFileSync(
-      config,
-      JSON.stringify({
-        model_type: "roberta",
-        vocab_size: 300,
-        hidden_size: 16,
-        num_hidden_layers: 1,
-        num_attention_heads: 2,
-        intermediate_size: 16,
-        max_position_embeddings: 20,
-        type_vocab_size: 1,
-        pad_token_id: 3,
-      }),
-    );
-  return config;
-}
+const tinyConfigFile = () => writeOneLayerConfig(join(root, "tiny-config.json"));
 
 function kiln(...args: string[]) {
   const r = spawnSync(process.execPath, [cli, "train", ...args], { encoding: "utf8" });

@@ -12,26 +12,14 @@ import * as k from "../../src/index.js";
 import { createMaskedLM, validateConfig } from "../../src/models/index.js";
 import { checkFinite, paramsFromTensors, saveModel } from "../../src/models/pretrained.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
+import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-non-finite-"));
 const corpus = await makeTestCorpus(2, 300);
-const config = validateConfig(
-  {
-    model_type: "roberta",
-    vocab_size: 300,
-    hidden_size: 16,
-    num_hidden_layers: 1,
-    num_attention_heads: 2,
-    intermediate_size: 16,
-    max_position_embeddings: 20,
-    type_vocab_size: 1,
-    pad_token_id: 3,
-  },
-  "test config",
-);
+const config = validateConfig(ONE_LAYER_CONFIG, "test config");
 const model = createMaskedLM(config);
 const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(7));
 

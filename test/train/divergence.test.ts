@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
+import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { TINY, tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTrainStep, type TrainState } from "../../src/train/mlm-step.js";
 import { createMaskedLM } from "../../src/models/index.js";
@@ -145,22 +146,7 @@ test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overfl
 test("kiln train: --learning-rate 1e9 exits 3 with the step and the hint; 1e3 trains with a warning; bad numbers are refused", async () => {
   const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
   const corpus = await makeTestCorpus(2, 300);
-  const config = join(root, "config.json");
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      model_type: "roberta",
-      vocab_size: 300,
-      hidden_size: 16,
-      num_hidden_layers: 1,
-      num_attention_heads: 2,
-      intermediate_size: 16,
-      max_position_embeddings: 20,
-      type_vocab_size: 1,
-      pad_token_id: 3,
-    }),
-  );
+  const config = writeOneLayerConfig(join(root, "config.json"));
   const kiln = (out: string, ...more: string[]) => {
     const args = ["--tokenizer", corpus.tokenizerDir, "--train-data", data, "--model-config", config, "--output-dir", join(root, out)];
     const r = spawnSync(process.execPath, [cli, "train", ...args, "--per-replica-batch-size", "4", "--quiet", ...more], {
