@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CPU_EXECUTORS, type CpuExecutorName } from "../distribute/devices.js";
 import { outputLocationProblem } from "../io/output-location.js";
+import { isGcsPath } from "../data/storage/index.js";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -61,7 +62,7 @@ export function executorFlag(value: string | undefined): CpuExecutorName | undef
  * writable) before any work starts. gs:// outputs are checked by their own commands.
  */
 export function checkOutputFlag(flag: string, path: string): void {
-  if (path.startsWith("gs://")) return;
+  if (isGcsPath(path)) return;
   const problem = outputLocationProblem(path);
   if (problem) throw new UsageError(`--${flag} ${path}: cannot write there: ${problem}`);
 }

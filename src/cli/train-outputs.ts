@@ -5,6 +5,7 @@ import { rm } from "node:fs/promises";
 import { isGcsPath, joinPath } from "../data/storage/index.js";
 import { downloadFiles, listRemoteFiles, localStandIn } from "../data/storage/transfer.js";
 import { PushToStorage } from "../train/remote-sync.js";
+import { checkpointStep } from "../train/checkpoint.js";
 import { checkOutputFlag, UsageError } from "./args.js";
 import { probeRemote } from "./gcs-paths.js";
 
@@ -57,10 +58,12 @@ export async function pullNewestCheckpoint(url: string, localDir: string): Promi
   } catch (e) {
     throw new Error(`--output-dir ${(e as Error).message}`, { cause: e });
   }
+  // A checkpoint is complete in the bucket once its trainer_state.json is there (it is uploaded last).
   const steps = files
-    .map((f) => /^checkpoint-(\d+)\/trainer_state\.json$/.exec(f))
-    .filter((m) => m !== null)
-    .map((m) => Number(m[1]));
+    .map((f) => f.split("/"))
+    .filter((parts) => parts.length === 2 && parts[1] === "trainer_state.json")
+    .map((parts) => checkpointStep(parts[0]!))
+    .filter((s) => s !== undefined);
   if (steps.length === 0) return undefined;
   const name = `checkpoint-${Math.max(...steps)}`;
   const wanted = files.filter((f) => f.startsWith(`${name}/`) || f === "metrics.jsonl" || f.startsWith("runs/"));

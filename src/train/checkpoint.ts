@@ -66,6 +66,22 @@ export function checkpointPath(outputDir: string, step: number): string {
   return join(outputDir, `checkpoint-${step}`);
 }
 
+/** The step of a checkpoint directory's name (`checkpoint-{step}`), or undefined for any other name. */
+export function checkpointStep(name: string): number | undefined {
+  const m = /^checkpoint-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+// Where a checkpoint write is in progress: `.checkpoint-{step}.tmp-{pid}` (being written) and
+// `.checkpoint-{step}.old-{pid}` (the copy a rewrite moved aside).
+const BEING_WRITTEN = /^\.(checkpoint-\d+)\.tmp-\d+$/;
+const MOVED_ASIDE = /^\.(checkpoint-\d+)\.old-\d+$/;
+
+/** Whether `name` is a checkpoint directory, or one a checkpoint write left behind. */
+export function isCheckpointEntry(name: string): boolean {
+  return checkpointStep(name) !== undefined || BEING_WRITTEN.test(name) || MOVED_ASIDE.test(name);
+}
+
 /** Writes `{outputDir}/checkpoint-{step}` atomically and returns its path. */
 export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): Promise<string> {
   const name = `checkpoint-${a.state.global_step}`;
@@ -135,13 +151,13 @@ export async function cleanCheckpointLeftovers(outputDir: string): Promise<strin
   }
   const done: string[] = [];
   for (const n of names.sort()) {
-    const tmp = /^\.(checkpoint-\d+)\.tmp-\d+$/.exec(n);
+    const tmp = BEING_WRITTEN.exec(n);
     if (tmp) {
       await rm(join(outputDir, n), { recursive: true, force: true });
       done.push(`removed ${n}, an unfinished write of ${tmp[1]}`);
       continue;
     }
-    const old = /^\.(checkpoint-\d+)\.old-\d+$/.exec(n);
+    const old = MOVED_ASIDE.exec(n);
     if (!old) continue;
     if (names.includes(old[1]!)) {
       await rm(join(outputDir, n), { recursive: true, force: true });
@@ -183,12 +199,12 @@ export async function listCheckpoints(outputDir: string): Promise<{ path: string
   }
   const out: { path: string; step: number }[] = [];
   for (const n of names) {
-    const m = /^checkpoint-(\d+)$/.exec(n);
-    if (!m) continue;
+    const step = checkpointStep(n);
+    if (step === undefined) continue;
     const path = join(outputDir, n);
     try {
       await stat(join(path, "trainer_state.json"));
-      out.push({ path, step: Number(m[1]) });
+      out.push({ path, step });
     } catch {
       // not a complete checkpoint
     }

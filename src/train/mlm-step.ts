@@ -190,23 +190,23 @@ export function makeTrainStep(o: MlmStepOptions) {
   };
 }
 
-/** The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. */
+/**
+ * The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. Returns
+ * `scalars` = [summed loss, correct predictions, labelled tokens] of the global batch.
+ */
 export function makeEvalStep(
   o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity" | "layerLoop">,
 ) {
   const dtype = o.computeDtype ?? "f32";
-  return function mlmEvalStep(params: Params, batch: StepInputs): { lossSum: k.Array; correct: k.Array; count: k.Array; scalars: k.Array } {
+  return function mlmEvalStep(params: Params, batch: StepInputs): { scalars: k.Array } {
     const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
     const [rows, length] = batch.inputIds.shape as [number, number];
     const capacity = headCapacity(o, rows * length);
     const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype, ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}) });
     const out = mlmObjective(o.model, params, h, m.labels, capacity);
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});
-    const lossSum = all(out.loss.mul(out.count)),
-      correct = all(out.correct),
-      count = all(out.count);
-    // [lossSum, correct, count] in one array: one copy back per evaluated batch.
-    return { lossSum, correct, count, scalars: k.stack([lossSum, correct, count].map((x) => x.astype("f32"))) };
+    // [Σ loss, correct, count] over the global batch in one array: one copy back per evaluated batch.
+    return { scalars: k.stack([out.loss.mul(out.count), out.correct, out.count].map((x) => all(x).astype("f32"))) };
   };
 }
 
@@ -220,19 +220,17 @@ export interface StackedStepInputs {
 
 /**
  * Steps-per-execution: K training steps in one compiled call (one host round trip per K steps). The
- * steps run in order on their own batches; each step's metrics come back stacked along a new axis 0.
+ * steps run in order on their own batches; each step's metrics come back as row i of `scalars`
+ * ([K, STEP_SCALARS], read with stepScalars).
  * `loop`: "unrolled" (default) traces the step K times; "scan" traces it once, as a loop over the K
  * stacked batches carrying the train state (the same numbers; a program 1/K the size).
  */
 export function makeMultiStep(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan" = "unrolled") {
   const steps = stepsOf(single, loop);
-  return function mlmTrainSteps(
-    state: TrainState,
-    inputs: StackedStepInputs,
-    firstStep: k.Array,
-  ): { state: TrainState; metrics: StepMetrics; scalars: k.Array } {
+  return function mlmTrainSteps(state: TrainState, inputs: StackedStepInputs, firstStep: k.Array): { state: TrainState; scalars: k.Array } {
     const out = steps(state, inputs, firstStep);
-    return { ...out, scalars: packScalars(out.metrics) };
+    // Only the packed metrics leave the program: the host reads them with stepScalars.
+    return { state: out.state, scalars: packScalars(out.metrics) };
   };
 }
 

@@ -3,6 +3,7 @@
 // `resume` continues the run that is there, `overwrite` clears Kiln's files from it first.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { isCheckpointEntry } from "./checkpoint.js";
 
 /** What `kiln train` writes into an output directory (all of it removed by `overwrite`). */
 const RUN_FILES = new Set([
@@ -16,7 +17,6 @@ const RUN_FILES = new Set([
   "runs",
   "onnx",
 ]);
-const RUN_DIRECTORY = /^\.?checkpoint-\d+(\.(tmp|old)-\d+)?$/;
 
 export class OutputDirInUseError extends Error {
   constructor(
@@ -50,7 +50,7 @@ export async function prepareOutputDir(dir: string, o: { resume: boolean; overwr
   const entries = await entriesOf(dir);
   if (entries.length === 0 || o.resume) return [];
   if (!o.overwrite) throw new OutputDirInUseError(dir, entries);
-  const removed = entries.filter((n) => RUN_FILES.has(n) || RUN_DIRECTORY.test(n));
+  const removed = entries.filter((n) => RUN_FILES.has(n) || isCheckpointEntry(n));
   for (const n of removed) await rm(join(dir, n), { recursive: true, force: true });
   return removed;
 }

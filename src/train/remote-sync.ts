@@ -7,6 +7,7 @@ import { basename, join, relative } from "node:path";
 import { joinPath } from "../data/storage/index.js";
 import { listLocalFiles, uploadFiles } from "../data/storage/transfer.js";
 import type { Callback, TrainerView } from "./callbacks.js";
+import { checkpointStep } from "./checkpoint.js";
 
 export interface RemoteSyncCounts {
   /** Uploads that completed (the final one included). */
@@ -61,12 +62,12 @@ export class RemoteSync {
   push(paths: readonly string[], label: string): boolean {
     if (this.running) {
       this.counts.skipped++;
-      this.log(`push to ${this.remote}: ${label} skipped, the previous upload is still running (${this.counts.skipped} skipped so far)`);
+      this.report(`${label} skipped, the previous upload is still running (${this.counts.skipped} skipped so far)`);
       return false;
     }
     this.running = this.upload(paths, label).then(
       (ok) => {
-        if (!ok) this.log(`push to ${this.remote}: ${label} was not uploaded; training goes on, and the next push sends a newer one`);
+        if (!ok) this.report(`${label} was not uploaded; training goes on, and the next push sends a newer one`);
       },
       () => {},
     );
@@ -99,19 +100,17 @@ export class RemoteSync {
           this.counts.uploads++;
           record.ok = true;
           const seconds = (performance.now() - record.start) / 1000;
-          this.log(
-            `push to ${this.remote}: uploaded ${label} (${files.length} files, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s)`,
-          );
+          this.report(`uploaded ${label} (${files.length} files, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s)`);
           return true;
         } catch (e) {
           const why = (e as Error).message;
           if (attempt === 1) {
             this.counts.retried++;
-            this.log(`push to ${this.remote}: uploading ${label} failed (${why}); trying once more`);
+            this.report(`uploading ${label} failed (${why}); trying once more`);
             continue;
           }
           this.counts.failed++;
-          this.log(`push to ${this.remote}: uploading ${label} failed again (${why}); ${this.counts.failed} failed uploads so far`);
+          this.report(`uploading ${label} failed again (${why}); ${this.counts.failed} failed uploads so far`);
           return false;
         }
       }
@@ -177,10 +176,7 @@ export class PushToStorage implements Callback {
 /** Everything in the output directory but the checkpoints before the newest one. */
 async function finalOutputs(dir: string): Promise<string[]> {
   const names = (await readdir(dir)).filter((n) => !n.startsWith("."));
-  const steps = names
-    .map((n) => /^checkpoint-(\d+)$/.exec(n))
-    .filter((m) => m !== null)
-    .map((m) => Number(m[1]));
+  const steps = names.map(checkpointStep).filter((s) => s !== undefined);
   const newest = steps.length ? Math.max(...steps) : undefined;
-  return names.filter((n) => !/^checkpoint-\d+$/.test(n) || n === `checkpoint-${newest}`).sort();
+  return names.filter((n) => checkpointStep(n) === undefined || checkpointStep(n) === newest).sort();
 }

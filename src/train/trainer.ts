@@ -64,7 +64,7 @@ export interface TrainerOptions {
   stepsPerExecution?: number;
   /**
    * How the compiled step holds its repeated parts: the K steps of one execution and the encoder's
-   * layers, each "unrolled" (the default: fastest to run on the CPU executor, see docs/loops.md) or
+   * layers, each "unrolled" (the default: as fast on a quiet CPU, much faster on a busy one; docs/loops.md) or
    * "scan" (one loop: the program and its compile time stop growing with K and the depth).
    */
   loops?: { steps?: "unrolled" | "scan"; layers?: LayerLoop };
@@ -306,8 +306,8 @@ export class Trainer implements TrainerView {
     const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device) : undefined;
     const resumeFrom = resumed?.path;
     if (resumed) {
-      for (const s of resumed.skipped) this.warn(`resume: skipped ${s.path}, which cannot be loaded: ${s.reason}`);
       const ck = resumed;
+      for (const s of ck.skipped) this.warn(`resume: skipped ${s.path}, which cannot be loaded: ${s.reason}`);
       if (ck.state.seed !== o.seed)
         throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       state = { params: ck.params, opt: ck.opt, ...(ck.scaler ? { scaler: ck.scaler } : {}) };
@@ -407,7 +407,7 @@ export class Trainer implements TrainerView {
       precision: o.precision,
       ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
     });
-    this.loggers = [new JsonLinesLogger(join(o.outputDir, "metrics.jsonl")), new TensorBoardLogger(join(o.outputDir, "runs"))];
+    this.loggers = [new JsonLinesLogger(metricsPath), new TensorBoardLogger(join(o.outputDir, "runs"))];
     this.bar = o.progress ? new ProgressBar("train") : undefined;
     // An interrupt stops the run unfinished (no final model); a callback's stop (early stopping) ends it.
     let interrupted = false;
@@ -524,17 +524,18 @@ export class Trainer implements TrainerView {
       const finalMetrics: Metrics = {};
       const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
       const finished = !interrupted || this.globalStep >= this.totalSteps;
+      const reason = interrupted ? "interrupted" : "end";
       try {
         if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
       } catch (e) {
         // The final evaluation reads data that can still fail (a storage error): the trained state is
         // saved first, so the run's work is not lost with it.
-        await this.saveCheckpoint("end", {});
+        await this.saveCheckpoint(reason, {});
         if (finished) await this.writeFinal(a, state, history, evalHistory);
         this.warn(`the final evaluation failed; the trained model was saved to ${o.outputDir} first`);
         throw e;
       }
-      await this.saveCheckpoint(interrupted ? "interrupted" : "end", finalMetrics);
+      await this.saveCheckpoint(reason, finalMetrics);
       for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
       if (finished) await this.writeFinal(a, state, history, evalHistory);
       state = this.strategy.keepFirst(carried);

@@ -156,8 +156,8 @@ async function runTrain(argv: string[]): Promise<void> {
   if (clipNorm !== undefined && !(clipNorm > 0))
     throw new UsageError(`--clip-norm must be > 0 (a negative norm would turn training into gradient ascent), got ${v["clip-norm"]}`);
   const onNan = v["on-nan"] ?? "stop";
-  const earlyStopping = earlyStoppingFlags(v);
   if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
+  const earlyStopping = earlyStoppingFlags(v);
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const seed = intFlag("seed", v.seed, 42, 0);
@@ -168,13 +168,13 @@ async function runTrain(argv: string[]): Promise<void> {
   if (!(mlmProbability > 0 && mlmProbability < 1)) throw new UsageError(`--mlm-probability must be in (0, 1), got ${mlmProbability}`);
   // Outputs are checked (and gs:// probed) before any work; gs:// inputs read as local files are downloaded.
   refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
-  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
-  // A finished run in --output-dir is refused now, not after the data checks and the compile.
   if (v.overwrite && isGcsPath(v["output-dir"]!))
     throw new UsageError(
       `kiln train: --overwrite works on a local --output-dir only; ` +
         `empty ${v["output-dir"]} first (gsutil -m rm -r ${v["output-dir"]}) or give another prefix`,
     );
+  const outputs = await trainOutputs(v["output-dir"]!, v["push-to"], Boolean(v.resume));
+  // A finished run in --output-dir is refused now, not after the data checks and the compile.
   if (!v.overwrite && !isGcsPath(v["output-dir"]!)) {
     try {
       await prepareOutputDir(v["output-dir"]!, { resume: Boolean(v.resume), overwrite: false });
