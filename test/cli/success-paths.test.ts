@@ -3,25 +3,18 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sotuSlice } from "../helpers/sotu-slice.js";
+import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import type { FillMaskResult } from "../../src/pipelines/fill-mask.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-success-"));
 
 /** Two speeches, one sentence a line: a corpus that trains everything in seconds. */
-const corpus = join(root, "corpus.txt");
-writeFileSync(
-  corpus,
-  sotuSlice(2)
-    .lines.flatMap((l) => l.split(/(?<=[.!?])\s+/))
-    .filter((s) => s.length > 20)
-    .join("\n") + "\n",
-);
+const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
 
 function kiln(...args: string[]) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 120_000 });

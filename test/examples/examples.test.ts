@@ -3,23 +3,16 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sotuSlice } from "../helpers/sotu-slice.js";
+import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-examples-"));
-const corpus = join(root, "corpus.txt");
-writeFileSync(
-  corpus,
-  sotuSlice(2)
-    .lines.flatMap((l) => l.split(/(?<=[.!?])\s+/))
-    .filter((s) => s.length > 20)
-    .join("\n") + "\n",
-);
+const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
 
 function example(name: string, args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [join(examples, `${name}.js`), ...args], {

@@ -1,5 +1,5 @@
 // A slice of the SOTU corpus written to a fresh temporary directory, for tests that train tokenizers.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -23,6 +23,16 @@ export function sotuSlice(speeches: number): CorpusSlice {
 }
 
 /** Text that exercises every step of the pipeline: quotes, NFKC, spacing, special tokens, unicode. */
+/**
+ * Writes the first `speeches` speeches to `path` one sentence a line (sentences of more than 20
+ * characters): a corpus that trains a tokenizer and a tiny model in seconds. Returns `path`.
+ */
+export function writeSentenceCorpus(path: string, speeches = 2): string {
+  const sentences = sotuSlice(speeches).lines.flatMap((l) => l.split(/(?<=[.!?])\s+/));
+  writeFileSync(path, sentences.filter((s) => s.length > 20).join("\n") + "\n");
+  return path;
+}
+
 export const EDGE_CASES: readonly string[] = [
   "",
   " ",
