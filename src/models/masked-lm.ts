@@ -4,8 +4,9 @@ import * as k from "../core/index.js";
 import type { MlmConfig } from "./config.js";
 import { accumulationDtype } from "../nn/layers.js";
 import type { LayerLoop } from "./transformer-encoder.js";
+import type { LanguageModel, Params } from "./language-model.js";
 
-export type Params = Record<string, any>;
+export type { Params };
 
 export interface ForwardOptions {
   /** PRNG key for dropout; null (default) runs without dropout (evaluation, inference). */
@@ -18,20 +19,12 @@ export interface ForwardOptions {
   layerLoop?: LayerLoop;
 }
 
-export interface MaskedLanguageModel {
+export interface MaskedLanguageModel extends LanguageModel {
   readonly config: MlmConfig;
-  init(key: k.Array): Params;
   /** Final hidden states [batch, seq, hidden]. */
   hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: ForwardOptions): k.Array;
   /** Vocabulary logits [..., vocab] for hidden rows [..., hidden] (decoder tied to the word embeddings). */
   lmHead(params: Params, hidden: k.Array): k.Array;
-  /** Checkpoint names that Hugging Face ties to another parameter (stored once). */
-  readonly tiedWeights: Readonly<Record<string, string>>;
-  /**
-   * The encoder's name prefix (transformers' base_model_prefix: "roberta", "bert"). Parameters outside
-   * it are the masked-LM head; a RobertaModel/BertModel checkpoint stores the encoder without it.
-   */
-  readonly baseModelPrefix: string;
 }
 
 export interface MlmOutputs {

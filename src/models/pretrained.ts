@@ -6,14 +6,15 @@ import { join } from "node:path";
 import { mkdir, readFile } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readConfig, type MlmConfig } from "./config.js";
-import type { MaskedLanguageModel, Params } from "./masked-lm.js";
+import type { MaskedLanguageModel } from "./masked-lm.js";
+import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
 import { createMaskedLM } from "./create.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
 
 /** The shapes of a model's parameter tree, with their checkpoint names, without initializing anything. */
-export function parameterLayout(model: MaskedLanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {
+export function parameterLayout(model: LanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {
   const tree = k.evalShape((key: k.Array) => model.init(key), k.randomKey(0));
   const avals = k.flatten(tree).leaves as k.ShapeDtype[];
   return { names: k.leafPaths(tree), avals, tree };
@@ -43,30 +44,25 @@ export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
 const ARCHITECTURE: Record<MlmConfig["model_type"], string> = { roberta: "RobertaForMaskedLM", bert: "BertForMaskedLM" };
 
 /** config.json for a model Kiln saves: always a *ForMaskedLM with the decoder tied to the word embeddings, f32. */
-export function configJson(c: MlmConfig): Record<string, unknown> {
+export function configJson(c: BaseModelConfig): Record<string, unknown> {
   const { torch_dtype: _superseded, ...rest } = c;
   return {
     ...rest,
-    architectures: [ARCHITECTURE[c.model_type]],
+    architectures: [ARCHITECTURE[c.model_type as MlmConfig["model_type"]]],
     tie_word_embeddings: true,
     dtype: "float32",
     transformers_version: TRANSFORMERS_FORMAT_VERSION,
   };
 }
 
-export async function saveModel(dir: string, model: MaskedLanguageModel, params: Params): Promise<void> {
+export async function saveModel(dir: string, model: LanguageModel, params: Params): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeSafetensors(join(dir, "model.safetensors"), await namedTensors(params), { format: "pt" });
   await writeJsonAtomic(join(dir, "config.json"), configJson(model.config));
 }
 
 /** Named tensors → a parameter tree for `model`, checking every name and shape. */
-export function paramsFromTensors(
-  model: MaskedLanguageModel,
-  tensors: Record<string, NamedTensor>,
-  where: string,
-  device?: k.Device,
-): Params {
+export function paramsFromTensors(model: LanguageModel, tensors: Record<string, NamedTensor>, where: string, device?: k.Device): Params {
   const { names, avals, tree } = parameterLayout(model);
   const tied = model.tiedWeights;
   const leaves = names.map((name, i) => {

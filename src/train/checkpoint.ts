@@ -6,7 +6,7 @@
 import { cp, mkdir, readdir, readFile, rename, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
-import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import type { LanguageModel, Params } from "../models/language-model.js";
 import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
@@ -53,7 +53,7 @@ async function optimizerTensors(opt: AdamWState, scaler?: LossScaleState): Promi
 }
 
 export interface SaveCheckpointArgs {
-  model: MaskedLanguageModel;
+  model: LanguageModel;
   params: Params;
   opt: AdamWState;
   /** The loss scaler's state under "16-mixed", saved beside the optimizer's. */
@@ -227,7 +227,7 @@ export interface LoadedCheckpoint {
   state: TrainerStateJson;
 }
 
-export async function loadCheckpoint(path: string, model: MaskedLanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
+export async function loadCheckpoint(path: string, model: LanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
   let state: TrainerStateJson;
   try {
@@ -271,11 +271,7 @@ export interface ResumePoint extends LoadedCheckpoint {
  * The newest checkpoint in outputDir that loads whole, falling back past damaged ones (saying why each
  * was skipped). Undefined when the directory holds no checkpoint; an error when none of them loads.
  */
-export async function loadNewestCheckpoint(
-  outputDir: string,
-  model: MaskedLanguageModel,
-  device?: k.Device,
-): Promise<ResumePoint | undefined> {
+export async function loadNewestCheckpoint(outputDir: string, model: LanguageModel, device?: k.Device): Promise<ResumePoint | undefined> {
   const all = (await listCheckpoints(outputDir)).reverse();
   const skipped: ResumePoint["skipped"] = [];
   for (const { path } of all) {
