@@ -36,6 +36,11 @@ export type FinishReason = "eos" | "length";
 export interface TokenGeneration {
   /** The new token ids of each prompt (an end-of-sequence token that stopped it included, as transformers returns it). */
   tokens: number[][];
+  /**
+   * Every step's token of each row, as transformers' generate returns the new ids: rows that stopped
+   * early hold padding (pad_token_id) after their end-of-sequence token, up to the last step run.
+   */
+  sequences: number[][];
   finishReasons: FinishReason[];
   /** The shapes the programs ran at. */
   plan: ShapePlan;
@@ -142,6 +147,7 @@ export class Generator {
       }
     return {
       tokens: rows.tokens,
+      sequences: rows.sequences,
       finishReasons: rows.finishReasons,
       plan,
       prefillSeconds,
@@ -189,6 +195,8 @@ export class Generator {
 /** The host's view of each row: its new tokens, whether it has stopped, and why. */
 class Rows {
   readonly tokens: number[][];
+  /** Every row's token at every step run, padding after a row stopped included (transformers' layout). */
+  readonly sequences: number[][];
   readonly finishReasons: FinishReason[];
   private steps = 0;
 
@@ -200,11 +208,12 @@ class Rows {
     private readonly onToken?: TokenCallback,
   ) {
     this.tokens = Array.from({ length: count }, () => []);
+    this.sequences = Array.from({ length: count }, () => []);
     this.finishReasons = Array.from({ length: count }, () => "length" as FinishReason);
   }
 
   get done(): boolean {
-    return this.steps >= this.maxNewTokens || this.tokens.every((_, r) => this.stopped(r));
+    return this.steps >= this.maxNewTokens || this.finishReasons.every((f) => f === "eos");
   }
 
   /** Decode steps still needed after the tokens so far. */
@@ -213,25 +222,29 @@ class Rows {
   }
 
   stopped(r: number): boolean {
-    return this.finishReasons[r] === "eos" || this.tokens[r]!.length >= this.maxNewTokens;
+    return this.finishReasons[r] === "eos" || this.steps >= this.maxNewTokens;
   }
 
   generated(r: number): number {
     return this.tokens[r]!.length;
   }
 
-  /** Steps of tokens, each [batch] (rows past `count` ignored); tokens past a row's stop are dropped. */
+  /**
+   * Steps of tokens, each [batch] (rows past `count` ignored). A stopped row's tokens (the padding the
+   * programs emit for it) go to `sequences` only; steps past the last one asked for are dropped.
+   */
   accept(steps: readonly (readonly number[])[]): void {
     for (const step of steps) {
-      if (this.steps >= this.maxNewTokens) return;
-      this.steps++;
+      if (this.done) return;
       for (let r = 0; r < this.count; r++) {
-        if (this.stopped(r)) continue;
         const token = step[r]!;
+        this.sequences[r]!.push(token);
+        if (this.finishReasons[r] === "eos") continue;
         this.tokens[r]!.push(token);
         this.onToken?.(r, token);
         if (this.stopAtEos && this.eosIds.includes(token)) this.finishReasons[r] = "eos";
       }
+      this.steps++;
     }
   }
 }
