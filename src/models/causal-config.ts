@@ -143,7 +143,6 @@ export function validateLlamaConfig(raw: Record<string, unknown>, where: string)
   const heads = raw.num_attention_heads as number;
   const { rope_theta: _theta, rope_scaling: _scaling, ...rest } = raw;
   const c = {
-    architectures: ["LlamaForCausalLM"],
     num_key_value_heads: heads,
     head_dim: Math.floor((raw.hidden_size as number) / heads),
     hidden_act: "silu",
@@ -158,6 +157,7 @@ export function validateLlamaConfig(raw: Record<string, unknown>, where: string)
     eos_token_id: 2,
     pad_token_id: null,
     ...rest,
+    architectures: ["LlamaForCausalLM"],
     rope_parameters: ropeParameters(raw, fail),
   } as LlamaConfig;
   // transformers writes null for head_dim/num_key_value_heads it derives.
@@ -193,7 +193,6 @@ export function validateGpt2Config(raw: Record<string, unknown>, where: string):
   const fail = failAt(where);
   positiveInts(raw, ["vocab_size", "n_embd", "n_layer", "n_head", "n_positions"], fail);
   const c = {
-    architectures: ["GPT2LMHeadModel"],
     n_inner: null,
     activation_function: "gelu_new",
     resid_pdrop: 0.1,
@@ -207,6 +206,7 @@ export function validateGpt2Config(raw: Record<string, unknown>, where: string):
     eos_token_id: 50256,
     pad_token_id: null,
     ...raw,
+    architectures: ["GPT2LMHeadModel"],
   } as Gpt2Config;
   for (const [field, what] of Object.entries(GPT2_REFUSED))
     if (c[field] === true) fail(`"${field}" is true: ${what} is not implemented; set it to false (or remove it)`);

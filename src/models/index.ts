@@ -26,14 +26,17 @@ export {
   type CausalTokenizerIds,
 } from "./causal-config.js";
 export { RobertaForMaskedLM, BertForMaskedLM } from "./for-masked-lm.js";
+export { LlamaForCausalLM, GPT2LMHeadModel } from "./for-causal-lm.js";
 export {
   saveModel,
   loadModel,
   loadPretrained,
+  loadCausalModel,
   paramsFromTensors,
   parameterLayout,
   namedTensors,
   TRANSFORMERS_FORMAT_VERSION,
   type PretrainedModel,
   type LoadPretrainedOptions,
+  type PretrainedCausalModel,
 } from "./pretrained.js";

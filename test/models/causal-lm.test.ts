@@ -2,7 +2,7 @@
 // properties of the hidden states; the cached forward (prefill, then one token at a time, with a traced
 // start under jit) equal to the whole-sequence forward at every step, left-padded rows included;
 // grouped-query attention equal to the same model with its key/value heads repeated; gradients against
-// finite differences; and ONNX Runtime against the reference interpreter.
+// finite differences; and ONNX Runtime and XLA's CPU plugin against the reference interpreter.
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
@@ -17,6 +17,7 @@ import {
 } from "../../src/models/index.js";
 import { checkGrad } from "../helpers/gradcheck.js";
 import { rng } from "../helpers/random.js";
+import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 
 k.setDefaultDevice("ref:0");
 
@@ -287,6 +288,27 @@ test("the scan layer loop gives the unrolled stack's hidden states, dropout incl
   }
 });
 
+test("mixed precision: bf16 activations (weights cast on use, norms and softmax in f32) stay close to f32, cache included", () => {
+  for (const config of [llamaConfig(), gpt2Config()]) {
+    const { model, params } = build(config, 2);
+    const ids = tokens(3, 2, 5);
+    const mask = ints([
+      [1, 1, 1, 1, 1],
+      [1, 1, 1, 0, 0],
+    ]);
+    const f32 = model.hidden(params, ids, mask);
+    const bf16 = model.hidden(params, ids, mask, { dtype: "bf16" });
+    assert.equal(bf16.dtype, "bf16");
+    const scale = Math.max(...[...(f32.dataSync() as Float32Array)].map(Math.abs));
+    const diff = maxDiff(f32, bf16.astype("f32"));
+    assert.ok(diff < 0.05 * scale, `${config.model_type}: bf16 vs f32 ${diff} (scale ${scale})`);
+    const cached = model.forwardCached(params, ids, mask.cumsum(1).sub(1), mask, model.initCache(2, 5, "bf16"), 0, { dtype: "bf16" });
+    assert.equal(cached.hidden.dtype, "bf16");
+    assert.equal(cached.cache.layers[0]!.key.dtype, "bf16");
+    assert.ok(maxDiff(cached.hidden.slice([0, 0, 0], [1, 5, 16]).astype("f32"), f32.slice([0, 0, 0], [1, 5, 16])) < 0.05 * scale);
+  }
+});
+
 /** Next-token cross-entropy over the real positions: what training differentiates. */
 function nextTokenLoss(model: CausalLanguageModel, p: Params, ids: k.Array, mask: k.Array, dtype: k.DType = "f32"): k.Array {
   const [b, t] = ids.shape as [number, number];
@@ -332,9 +354,12 @@ for (const [name, config, pick] of [
   });
 }
 
-test("ONNX Runtime gives the reference interpreter's logits, gradients and cached decode (llama and gpt2)", () => {
-  const cpu = k.findDevice("cpu:0"),
-    ref = k.findDevice("ref:0");
+/**
+ * An executor's logits and cached decode (traced start), and with `gradients` the loss and its gradients,
+ * against the reference interpreter's (1e-5 normwise).
+ */
+function matchesReference(device: k.Device, gradients: boolean): void {
+  const ref = k.findDevice("ref:0");
   for (const config of [llamaConfig(), gpt2Config()]) {
     const { model, params } = build(config, 7);
     const ids = tokens(8, 2, 6);
@@ -342,35 +367,47 @@ test("ONNX Runtime gives the reference interpreter's logits, gradients and cache
       [1, 1, 1, 1, 1, 1],
       [1, 1, 1, 1, 0, 0],
     ]);
-    const run = (device: k.Device) => {
+    const run = (on: k.Device) => {
       const f = k.jit(
-        (p: Params, i: k.Array, m: k.Array) => {
-          const [loss, grads] = k.valueAndGrad((q: Params) => nextTokenLoss(model, q, i, m))(p);
+        (p: Params, i: k.Array, m: k.Array, start: k.Array) => {
           const step = model.forwardCached(
             p,
             i.slice([0, 0], [2, 4]),
             m.cumsum(1).sub(1).slice([0, 0], [2, 4]),
             k.ones([2, 5], "i32"),
             model.initCache(2, 5),
-            k.scalar(1, "i32"),
+            start,
           );
-          return { loss, grads, logits: model.lmHead(p, model.hidden(p, i, m)), decoded: step.hidden };
+          const forward = { logits: model.lmHead(p, model.hidden(p, i, m)), decoded: step.hidden, cache: step.cache };
+          if (!gradients) return forward;
+          const [loss, grads] = k.valueAndGrad((q: Params) => nextTokenLoss(model, q, i, m))(p);
+          return { ...forward, loss, grads };
         },
-        { name: `${config.model_type}_executors_${device.id}`, device },
+        { name: `${config.model_type}_executors_${on.id}`, device: on },
       );
-      const out = f(params, ids, mask);
-      return k.leaves<k.Array>(out).map((a) => a.dataSync() as Float32Array);
+      const out = f(params, ids, mask, k.scalar(1, "i32"));
+      return k.leaves<k.Array>(out as unknown as k.PyTree).map((a) => a.dataSync() as Float32Array);
     };
     const want = run(ref),
-      got = run(cpu);
+      got = run(device);
     want.forEach((w, j) => {
       let scale = 0;
       for (const v of w) scale = Math.max(scale, Math.abs(v));
       for (let i = 0; i < w.length; i++)
         assert.ok(
           Math.abs(got[j]![i]! - w[i]!) <= 1e-5 * Math.max(scale, 1e-3),
-          `${config.model_type} output ${j}[${i}]: ${got[j]![i]} vs ${w[i]}`,
+          `${config.model_type} on ${device.id}: output ${j}[${i}]: ${got[j]![i]} vs ${w[i]}`,
         );
     });
   }
+}
+
+test("ONNX Runtime gives the reference interpreter's loss, gradients, logits and cached decode (llama and gpt2)", () => {
+  matchesReference(k.findDevice("cpu:0"), true);
+});
+
+test("XLA's CPU plugin gives the reference interpreter's logits and cached decode (llama and gpt2)", { skip: xlaCpuSkip }, () => {
+  const [device] = k.selectDevices({ accelerator: "cpu", executor: "xla", devices: 1, pjrtPlugin: xlaCpuPluginPath() });
+  // Forward programs only: XLA compiles a gradient program for long, and the VJPs are the same primitives.
+  matchesReference(device!, false);
 });
