@@ -44,9 +44,9 @@ export interface TokenGeneration {
   finishReasons: FinishReason[];
   /** The shapes the programs ran at. */
   plan: ShapePlan;
-  /** Seconds from the call until the first new tokens were on the host (prefill, and its compile if new). */
+  /** Seconds from the call until the first new tokens were on the host, less any compile (in `compiled`). */
   prefillSeconds: number;
-  /** Seconds from then until the last tokens were on the host. */
+  /** Seconds from then until the last tokens were on the host, less any compile. */
   decodeSeconds: number;
   /** Decode steps run (each gives every row one token), counting steps past the end of a call's last needed one. */
   decodeSteps: number;
@@ -128,7 +128,9 @@ export class Generator {
     );
     let decodeSteps = 0;
     let drawn = greedy ? Array.from((await out.data()) as Int32Array) : this.draw((await out.data()) as Float32Array, rows, sampling, seed);
-    const prefillSeconds = (performance.now() - t0) / 1000;
+    const compileSeconds = () => this.programs.compiles.slice(compiledBefore).reduce((sum, c) => sum + c.seconds, 0);
+    const prefillCompile = compileSeconds();
+    const prefillSeconds = (performance.now() - t0) / 1000 - prefillCompile;
     const t1 = performance.now();
     rows.accept([drawn]);
     if (greedy) {
@@ -151,7 +153,7 @@ export class Generator {
       finishReasons: rows.finishReasons,
       plan,
       prefillSeconds,
-      decodeSeconds: (performance.now() - t1) / 1000,
+      decodeSeconds: (performance.now() - t1) / 1000 - (compileSeconds() - prefillCompile),
       decodeSteps,
       compiled: this.programs.compiles.slice(compiledBefore),
     };
