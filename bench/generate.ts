@@ -6,7 +6,7 @@
 // tokens/s = batch · (new tokens - 1) / (seconds after the first new token).
 //
 //   npm run bench -- generate [--preset llama-small] [--vocab 8192] [--batch 1,8] [--prompt-tokens 128]
-//                             [--new-tokens 64] [--rounds 3] [--steps-per-call 8] [--decode-loop unrolled|scan]
+//                             [--new-tokens 64] [--rounds 3] [--steps-per-call 8] [--decode-loop scan|unrolled]
 //                             [--threads 2] [--no-peer]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<void> {
       "new-tokens": { type: "string", default: "64" },
       rounds: { type: "string", default: "3" },
       "steps-per-call": { type: "string", default: "8" },
-      "decode-loop": { type: "string", default: "unrolled" },
+      "decode-loop": { type: "string", default: "scan" },
       threads: { type: "string", default: "2" },
       "no-peer": { type: "boolean", default: false },
     },

@@ -9,6 +9,7 @@ import * as k from "../../src/index.js";
 import { causalPresetConfig, createCausalLM, type CausalConfig, type CausalLanguageModel, type Params } from "../../src/models/index.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { rng } from "../helpers/random.js";
+import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 
 const VOCAB = 40;
 const IDS = { vocabSize: VOCAB, padId: 0, bosId: 1, eosId: 2 };
@@ -160,4 +161,24 @@ test("bad options and prompts are refused before anything runs", async () => {
   await assert.rejects(gen.generate([prompt(1, 60)], { maxNewTokens: 8 }), /60 tokens; with 8 new tokens that is 68 positions.*64/);
   await assert.rejects(gen.generate([[3]], { seed: -1 }), /seed must be a non-negative integer/);
   assert.equal(gen.programs.compiles.length, 0);
+});
+
+test("the same programs on XLA's CPU plugin give ONNX Runtime's tokens (decode as a loop and unrolled, greedy and top-k 1)", { skip: xlaCpuSkip }, async () => {
+  const model = tinyModel("llama-tiny");
+  const prompts = [prompt(17, 4), prompt(18, 9)];
+  const opts = { greedy: true, maxNewTokens: 12, stopAtEos: false };
+  const want = (await new Generator(model, params["llama-tiny"]!, { stepsPerCall: 4 }).generate(prompts, opts)).tokens;
+  const [device] = k.selectDevices({ accelerator: "cpu", executor: "xla", devices: 1, pjrtPlugin: xlaCpuPluginPath() });
+  const before = k.getDefaultDevice();
+  k.setDefaultDevice(device!);
+  try {
+    const onXla = k.treeMap((a: k.Array) => k.array(a.dataSync(), { shape: a.shape, dtype: a.dtype, device }), params["llama-tiny"]!);
+    for (const decodeLoop of ["scan", "unrolled"] as const) {
+      const gen = new Generator(model, onXla, { stepsPerCall: 4, decodeLoop });
+      assert.deepEqual((await gen.generate(prompts, opts)).tokens, want, decodeLoop);
+      assert.deepEqual((await gen.generate(prompts, { ...opts, greedy: false, topK: 1 })).tokens, want, `${decodeLoop}, top-k 1`);
+    }
+  } finally {
+    k.setDefaultDevice(before);
+  }
 });
