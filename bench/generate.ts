@@ -121,14 +121,31 @@ export async function run(args: string[]): Promise<void> {
 
 function runPeer(dir: string, promptsFile: string, newTokens: number, threads: number): PeerResult {
   const root = fileURLToPath(new URL("../../", import.meta.url)); // dist/bench/ → the repository
-  const venv = process.env.KILN_VENV ? (isAbsolute(process.env.KILN_VENV) ? process.env.KILN_VENV : join(root, process.env.KILN_VENV)) : join(root, ".venv");
+  const venv = process.env.KILN_VENV
+    ? isAbsolute(process.env.KILN_VENV)
+      ? process.env.KILN_VENV
+      : join(root, process.env.KILN_VENV)
+    : join(root, ".venv");
   const script = join(root, "bench", "peers", "hf_generate_cpu.py");
-  const args = [script, "--model", dir, "--prompts", promptsFile, "--new-tokens", String(newTokens), "--threads", String(threads), "--repeats", "1"];
+  const args = [
+    script,
+    "--model",
+    dir,
+    "--prompts",
+    promptsFile,
+    "--new-tokens",
+    String(newTokens),
+    "--threads",
+    String(threads),
+    "--repeats",
+    "1",
+  ];
   const r = spawnSync(join(venv, "bin", "python"), args, {
     encoding: "utf8",
     maxBuffer: 1 << 26,
     env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1" },
   });
-  if (r.status !== 0) throw new Error(`bench generate: the peer failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr.slice(-3000)}`);
+  if (r.status !== 0)
+    throw new Error(`bench generate: the peer failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr.slice(-3000)}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as PeerResult;
 }

@@ -8,13 +8,7 @@ export {
   type GenerationTokenizer,
   type TokenEvent,
 } from "./text-generation.js";
-export {
-  Generator,
-  type GenerateOptions,
-  type GeneratorOptions,
-  type TokenGeneration,
-  type FinishReason,
-} from "./generation/generator.js";
+export { Generator, type GenerateOptions, type GeneratorOptions, type TokenGeneration, type FinishReason } from "./generation/generator.js";
 export { GenerateInputError, type ShapePlan } from "./generation/buckets.js";
 export { warpLogits, type SamplingOptions } from "./generation/sampling.js";
 export type { CompileRecord, DecodeLoop } from "./generation/programs.js";

@@ -75,21 +75,28 @@ test("several prompts run as one batch (greedy: each as it would alone), printed
 test("kiln generate --help describes the flags", () => {
   const r = kiln("generate", "--help");
   assert.equal(r.code, 0);
-  for (const flag of ["--max-new-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--greedy", "--json"]) assert.ok(r.out.includes(flag), flag);
+  for (const flag of ["--max-new-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--greedy", "--json"])
+    assert.ok(r.out.includes(flag), flag);
 });
 
 test("bad flags and prompts that do not fit are refused with exit 2 and one line naming them", () => {
   const cases: [string[], RegExp][] = [
     [["generate", "prompt"], /^kiln generate: --model is required/],
     [["generate", "--model", model], /^kiln generate: give at least one prompt/],
-    [["generate", "--model", model, "p", "--greedy", "--temperature", "0.5"], /^kiln generate: --greedy takes the most likely token, so --temperature would do nothing/],
+    [
+      ["generate", "--model", model, "p", "--greedy", "--temperature", "0.5"],
+      /^kiln generate: --greedy takes the most likely token, so --temperature would do nothing/,
+    ],
     [["generate", "--model", model, "p", "--temperature", "0"], /^kiln generate: --temperature must be a number > 0, got 0/],
     [["generate", "--model", model, "p", "--top-p", "1.5"], /^kiln generate: --top-p must be a number in \(0, 1\]/],
     [["generate", "--model", model, "p", "--top-k=-1"], /^--top-k must be an integer ≥ 0, got "-1"/],
     [["generate", "--model", model, "p", "--max-new-tokens", "0"], /^--max-new-tokens must be an integer ≥ 1, got "0"/],
     [["generate", "--model", model, "p", "--seed", "x"], /^--seed must be an integer ≥ 0, got "x"/],
     [["generate", "--model", model, "p", "--beams", "2"], /^kiln generate: Unknown option '--beams'/],
-    [["generate", "--model", model, "p", "--max-new-tokens", "100"], /^kiln generate: the prompt is \d+ tokens; with 100 new tokens that is \d+ positions, but the model has positions for 64/],
+    [
+      ["generate", "--model", model, "p", "--max-new-tokens", "100"],
+      /^kiln generate: the prompt is \d+ tokens; with 100 new tokens that is \d+ positions, but the model has positions for 64/,
+    ],
   ];
   for (const [args, message] of cases) {
     const r = kiln(...args);

@@ -46,30 +46,38 @@ const MODELS: Record<string, { config: CausalConfig; cls: string }> = {
   },
 };
 
-test("greedy generation of 32 tokens: Kiln's tokens are transformers' generate(do_sample=False), batched and alone", { skip: pythonSkip }, async () => {
-  const dirs: Record<string, string> = {};
-  for (const [name, { config }] of Object.entries(MODELS)) {
-    const model = createCausalLM(config);
-    dirs[name] = join(root, name);
-    await saveModel(dirs[name], model, k.jit((key: k.Array) => model.init(key))(k.randomKey(11)));
-  }
-  const hf = runPython<Record<string, HfRows>>("hf_generate.py", [], {
-    input: JSON.stringify({ models: Object.entries(dirs).map(([name, dir]) => ({ name, dir })), prompts: PROMPTS, max_new_tokens: NEW_TOKENS }),
-  });
-  for (const name of Object.keys(MODELS)) {
-    const theirs = hf[name]!;
-    assert.equal(theirs.class, MODELS[name]!.cls);
-    // Generation reads the directory as any user would.
-    const { model, params } = await loadCausalModel(dirs[name]!);
-    const gen = new Generator(model, params);
-    const batch = await gen.generate(PROMPTS, { greedy: true, maxNewTokens: NEW_TOKENS });
-    assert.deepEqual(batch.sequences, theirs.batch, `${name}: the left-padded batch`);
-    for (const [i, p] of PROMPTS.entries()) {
-      const alone = await gen.generate([p], { greedy: true, maxNewTokens: NEW_TOKENS });
-      assert.deepEqual(alone.tokens[0], theirs.single[i], `${name}: prompt ${i + 1} alone`);
+test(
+  "greedy generation of 32 tokens: Kiln's tokens are transformers' generate(do_sample=False), batched and alone",
+  { skip: pythonSkip },
+  async () => {
+    const dirs: Record<string, string> = {};
+    for (const [name, { config }] of Object.entries(MODELS)) {
+      const model = createCausalLM(config);
+      dirs[name] = join(root, name);
+      await saveModel(dirs[name], model, k.jit((key: k.Array) => model.init(key))(k.randomKey(11)));
     }
-    // The end-of-sequence path is part of the check: one row stopped early (then padding), one ran to the end.
-    assert.deepEqual(batch.finishReasons, name === "llama-tiny" ? ["length", "eos"] : ["eos", "length"], name);
-    assert.equal(batch.sequences[0]!.length, NEW_TOKENS);
-  }
-});
+    const hf = runPython<Record<string, HfRows>>("hf_generate.py", [], {
+      input: JSON.stringify({
+        models: Object.entries(dirs).map(([name, dir]) => ({ name, dir })),
+        prompts: PROMPTS,
+        max_new_tokens: NEW_TOKENS,
+      }),
+    });
+    for (const name of Object.keys(MODELS)) {
+      const theirs = hf[name]!;
+      assert.equal(theirs.class, MODELS[name]!.cls);
+      // Generation reads the directory as any user would.
+      const { model, params } = await loadCausalModel(dirs[name]!);
+      const gen = new Generator(model, params);
+      const batch = await gen.generate(PROMPTS, { greedy: true, maxNewTokens: NEW_TOKENS });
+      assert.deepEqual(batch.sequences, theirs.batch, `${name}: the left-padded batch`);
+      for (const [i, p] of PROMPTS.entries()) {
+        const alone = await gen.generate([p], { greedy: true, maxNewTokens: NEW_TOKENS });
+        assert.deepEqual(alone.tokens[0], theirs.single[i], `${name}: prompt ${i + 1} alone`);
+      }
+      // The end-of-sequence path is part of the check: one row stopped early (then padding), one ran to the end.
+      assert.deepEqual(batch.finishReasons, name === "llama-tiny" ? ["length", "eos"] : ["eos", "length"], name);
+      assert.equal(batch.sequences[0]!.length, NEW_TOKENS);
+    }
+  },
+);

@@ -37,7 +37,10 @@ test("prompts are left-padded: positions count real tokens, slot masks cover the
   const b = layOutPrompts([[7, 8, 9], [5], [1, 2, 3, 4]], plan, 0);
   assert.deepEqual(Array.from(b.ids), [0, 7, 8, 9, 0, 0, 0, 5, 1, 2, 3, 4, 1, 2, 3, 4]);
   assert.deepEqual(Array.from(b.positions), [0, 0, 1, 2, 0, 0, 0, 0, 0, 1, 2, 3, 0, 1, 2, 3]);
-  assert.deepEqual(Array.from(b.slotMask), [0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0]);
+  assert.deepEqual(
+    Array.from(b.slotMask),
+    [0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0],
+  );
   assert.deepEqual(Array.from(b.nextPositions), [3, 1, 4, 4]);
 });
 

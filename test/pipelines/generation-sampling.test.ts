@@ -34,7 +34,8 @@ test("warped logits equal transformers' Temperature, TopK and TopP warpers (remo
     rows.forEach((row, r) => {
       const ours = warpLogits(row, { temperature: c.temperature, topK: c.top_k, topP: c.top_p });
       const want = theirs[ci]![r]!;
-      const kept = (xs: ArrayLike<number | null>) => Array.from(xs, (v, i) => (v === null || v === -Infinity ? -1 : i)).filter((i) => i >= 0);
+      const kept = (xs: ArrayLike<number | null>) =>
+        Array.from(xs, (v, i) => (v === null || v === -Infinity ? -1 : i)).filter((i) => i >= 0);
       assert.deepEqual(kept(ours), kept(want), `case ${JSON.stringify(c)}, row ${r}: the kept tokens`);
       want.forEach((v, i) => {
         if (v !== null) assert.ok(Math.abs(ours[i]! - v) <= 1e-6 * Math.max(1, Math.abs(v)), `case ${ci} row ${r} token ${i}`);
@@ -52,7 +53,8 @@ test("draws follow the warped distribution; a seed fixes them, and another seed 
   const counts = new Array<number>(logits.length).fill(0);
   for (let step = 0; step < n; step++) counts[sampleToken(logits, { topK: 0 }, samplingUniform(3, 0, step))]!++;
   counts.forEach((c, i) => assert.ok(Math.abs(c / n - probs[i]!) < 0.015, `token ${i}: ${c / n} drawn, ${probs[i]} expected`));
-  const draws = (seed: number, row: number) => Array.from({ length: 40 }, (_, s) => sampleToken(logits, { topK: 0 }, samplingUniform(seed, row, s)));
+  const draws = (seed: number, row: number) =>
+    Array.from({ length: 40 }, (_, s) => sampleToken(logits, { topK: 0 }, samplingUniform(seed, row, s)));
   assert.deepEqual(draws(11, 0), draws(11, 0));
   assert.notDeepEqual(draws(11, 0), draws(12, 0));
   assert.notDeepEqual(draws(11, 0), draws(11, 1), "each row has its own stream");

@@ -34,10 +34,10 @@ function prompt(seed: number, n: number): number[] {
  */
 function referenceGreedy(model: CausalLanguageModel, p: Params, ids: readonly number[], n: number): number[] {
   const width = ids.length + n;
-  const forward = k.jit(
-    (pp: Params, x: k.Array, mask: k.Array) => model.lmHead(pp, model.hidden(pp, x, mask)).argmax(-1),
-    { device: "ref:0", name: "reference_greedy" },
-  );
+  const forward = k.jit((pp: Params, x: k.Array, mask: k.Array) => model.lmHead(pp, model.hidden(pp, x, mask)).argmax(-1), {
+    device: "ref:0",
+    name: "reference_greedy",
+  });
   const seq = [...ids];
   for (let i = 0; i < n; i++) {
     const x = Int32Array.from({ length: width }, (_, j) => seq[j] ?? 0);
@@ -163,22 +163,26 @@ test("bad options and prompts are refused before anything runs", async () => {
   assert.equal(gen.programs.compiles.length, 0);
 });
 
-test("the same programs on XLA's CPU plugin give ONNX Runtime's tokens (decode as a loop and unrolled, greedy and top-k 1)", { skip: xlaCpuSkip }, async () => {
-  const model = tinyModel("llama-tiny");
-  const prompts = [prompt(17, 4), prompt(18, 9)];
-  const opts = { greedy: true, maxNewTokens: 12, stopAtEos: false };
-  const want = (await new Generator(model, params["llama-tiny"]!, { stepsPerCall: 4 }).generate(prompts, opts)).tokens;
-  const [device] = k.selectDevices({ accelerator: "cpu", executor: "xla", devices: 1, pjrtPlugin: xlaCpuPluginPath() });
-  const before = k.getDefaultDevice();
-  k.setDefaultDevice(device!);
-  try {
-    const onXla = k.treeMap((a: k.Array) => k.array(a.dataSync(), { shape: a.shape, dtype: a.dtype, device }), params["llama-tiny"]!);
-    for (const decodeLoop of ["scan", "unrolled"] as const) {
-      const gen = new Generator(model, onXla, { stepsPerCall: 4, decodeLoop });
-      assert.deepEqual((await gen.generate(prompts, opts)).tokens, want, decodeLoop);
-      assert.deepEqual((await gen.generate(prompts, { ...opts, greedy: false, topK: 1 })).tokens, want, `${decodeLoop}, top-k 1`);
+test(
+  "the same programs on XLA's CPU plugin give ONNX Runtime's tokens (decode as a loop and unrolled, greedy and top-k 1)",
+  { skip: xlaCpuSkip },
+  async () => {
+    const model = tinyModel("llama-tiny");
+    const prompts = [prompt(17, 4), prompt(18, 9)];
+    const opts = { greedy: true, maxNewTokens: 12, stopAtEos: false };
+    const want = (await new Generator(model, params["llama-tiny"]!, { stepsPerCall: 4 }).generate(prompts, opts)).tokens;
+    const [device] = k.selectDevices({ accelerator: "cpu", executor: "xla", devices: 1, pjrtPlugin: xlaCpuPluginPath() });
+    const before = k.getDefaultDevice();
+    k.setDefaultDevice(device!);
+    try {
+      const onXla = k.treeMap((a: k.Array) => k.array(a.dataSync(), { shape: a.shape, dtype: a.dtype, device }), params["llama-tiny"]!);
+      for (const decodeLoop of ["scan", "unrolled"] as const) {
+        const gen = new Generator(model, onXla, { stepsPerCall: 4, decodeLoop });
+        assert.deepEqual((await gen.generate(prompts, opts)).tokens, want, decodeLoop);
+        assert.deepEqual((await gen.generate(prompts, { ...opts, greedy: false, topK: 1 })).tokens, want, `${decodeLoop}, top-k 1`);
+      }
+    } finally {
+      k.setDefaultDevice(before);
     }
-  } finally {
-    k.setDefaultDevice(before);
-  }
-});
+  },
+);

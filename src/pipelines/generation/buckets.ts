@@ -39,15 +39,21 @@ export interface ShapePlan {
  */
 export function planShapes(promptLengths: readonly number[], maxNewTokens: number, maxLength: number): ShapePlan {
   if (promptLengths.length === 0) throw new GenerateInputError("generate: no prompts given");
-  if (!(Number.isInteger(maxNewTokens) && maxNewTokens >= 1)) throw new GenerateInputError(`generate: maxNewTokens must be an integer ≥ 1, got ${maxNewTokens}`);
+  if (!(Number.isInteger(maxNewTokens) && maxNewTokens >= 1))
+    throw new GenerateInputError(`generate: maxNewTokens must be an integer ≥ 1, got ${maxNewTokens}`);
   promptLengths.forEach((n, i) => {
     const which = promptLengths.length > 1 ? `prompt ${i + 1}` : "the prompt";
-    if (n === 0) throw new GenerateInputError(`generate: ${which} is empty (no tokens, and the model has no bos_token_id to start from); give some text`);
+    if (n === 0)
+      throw new GenerateInputError(
+        `generate: ${which} is empty (no tokens, and the model has no bos_token_id to start from); give some text`,
+      );
     if (n + maxNewTokens > maxLength)
       throw new GenerateInputError(
         `generate: ${which} is ${n} tokens; with ${maxNewTokens} new tokens that is ${n + maxNewTokens} positions, ` +
           `but the model has positions for ${maxLength}; ` +
-          (n < maxLength ? `ask for at most ${maxLength - n} new tokens or shorten the prompt` : `shorten the prompt below ${maxLength} tokens`),
+          (n < maxLength
+            ? `ask for at most ${maxLength - n} new tokens or shorten the prompt`
+            : `shorten the prompt below ${maxLength} tokens`),
       );
   });
   const promptLength = bucketFor(Math.max(...promptLengths));

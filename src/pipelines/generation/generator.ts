@@ -81,7 +81,8 @@ export class Generator {
     opts: GeneratorOptions = {},
   ) {
     const stepsPerCall = opts.stepsPerCall ?? 8;
-    if (!(Number.isInteger(stepsPerCall) && stepsPerCall >= 1)) throw new GenerateInputError(`generate: stepsPerCall must be an integer ≥ 1, got ${stepsPerCall}`);
+    if (!(Number.isInteger(stepsPerCall) && stepsPerCall >= 1))
+      throw new GenerateInputError(`generate: stepsPerCall must be an integer ≥ 1, got ${stepsPerCall}`);
     ({ eosIds: this.eosIds, padId: this.padId } = specialIds(model.config));
     this.programs = new GenerationPrograms(model, {
       stepsPerCall,
@@ -103,7 +104,8 @@ export class Generator {
     };
     const problem = samplingProblem(sampling);
     if (problem) throw new GenerateInputError(`generate: ${problem}`);
-    if (!greedy && !(Number.isSafeInteger(seed) && seed >= 0)) throw new GenerateInputError(`generate: seed must be a non-negative integer, got ${seed}`);
+    if (!greedy && !(Number.isSafeInteger(seed) && seed >= 0))
+      throw new GenerateInputError(`generate: seed must be a non-negative integer, got ${seed}`);
     const vocab = this.model.config.vocab_size;
     prompts.forEach((p, i) =>
       p.forEach((id) => {
@@ -142,8 +144,7 @@ export class Generator {
       const finished = Int32Array.from({ length: plan.batch }, (_, r) => (r < rows.count && rows.finishReasons[r] === "eos" ? 1 : 0));
       state = { ...state, finished: input(finished, [plan.batch]), stopAtEos: k.full([], rows.stopAtEos ? 1 : 0, "i32") };
       decodeSteps = await this.decodeGreedy(state, rows);
-    }
-    else
+    } else
       while (!rows.done) {
         state = { ...state, tokens: input(Int32Array.from(drawn), [plan.batch]) };
         ({ state, out } = this.programs.runDecode("sample", this.params, state));

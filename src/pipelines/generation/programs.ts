@@ -57,9 +57,13 @@ export class GenerationPrograms {
     readonly opts: ProgramOptions,
   ) {
     const prefill = (mode: Mode) =>
-      k.jit((p: Params, ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array) => this.prefill(mode, p, ids, positions, slotMask, next), {
-        name: `generate_prefill_${mode}`,
-      });
+      k.jit(
+        (p: Params, ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array) =>
+          this.prefill(mode, p, ids, positions, slotMask, next),
+        {
+          name: `generate_prefill_${mode}`,
+        },
+      );
     const decode = (mode: Mode) =>
       k.jit((p: Params, state: DecodeState) => (mode === "greedy" ? this.decodeGreedy(p, state) : this.decodeSample(p, state)), {
         name: `generate_decode_${mode}`,
@@ -73,7 +77,14 @@ export class GenerationPrograms {
    * Runs prefill: returns the decode state (its `tokens` already the first new token when greedy) and
    * what the host reads: the first new tokens [batch] (greedy) or the last position's logits [batch, vocab].
    */
-  runPrefill(mode: Mode, params: Params, ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array): { state: DecodeState; out: k.Array } {
+  runPrefill(
+    mode: Mode,
+    params: Params,
+    ids: k.Array,
+    positions: k.Array,
+    slotMask: k.Array,
+    next: k.Array,
+  ): { state: DecodeState; out: k.Array } {
     const fn = this.prefillFns[mode];
     return this.counted(fn, `prefill ${ids.shape[1]}`, () => fn(params, ids, positions, slotMask, next));
   }

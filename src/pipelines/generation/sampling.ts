@@ -27,8 +27,7 @@ export function samplingProblem(opts: SamplingOptions): string | undefined {
   const { temperature, topK, topP } = opts;
   if (temperature !== undefined && !(Number.isFinite(temperature) && temperature > 0))
     return `temperature must be a number > 0, got ${temperature} (for the most likely token every step, use greedy decoding)`;
-  if (topK !== undefined && !(Number.isInteger(topK) && topK >= 0))
-    return `topK must be an integer ≥ 0 (0 keeps every token), got ${topK}`;
+  if (topK !== undefined && !(Number.isInteger(topK) && topK >= 0)) return `topK must be an integer ≥ 0 (0 keeps every token), got ${topK}`;
   if (topP !== undefined && !(Number.isFinite(topP) && topP > 0 && topP <= 1))
     return `topP must be a number in (0, 1] (1 keeps every token), got ${topP}`;
   return undefined;
