@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { CausalLanguageModel } from "../models/causal-lm.js";
 import { loadCausalModel } from "../models/pretrained.js";
+import { isCausalConfig, readModelConfig } from "../models/causal-config.js";
 import { loadTokenizer } from "../text/index.js";
 import type { Params } from "../models/language-model.js";
 import { Generator, type GenerateOptions, type GeneratorOptions, type FinishReason } from "./generation/generator.js";
@@ -89,6 +90,13 @@ export class TextGenerationPipeline {
     opts: GeneratorOptions & { tokenizerDir?: string; sources?: TextGenerationSources } = {},
   ): Promise<TextGenerationPipeline> {
     const { tokenizerDir = dir, sources, ...generatorOpts } = opts;
+    const configPath = join(dir, "config.json");
+    const config = await readModelConfig(configPath);
+    if (!isCausalConfig(config))
+      throw new GenerateInputError(
+        `generate: ${configPath} describes a ${config.model_type} masked language model; text generation needs a causal LM ` +
+          `(llama, gpt2): train one with --task causal-lm, or use fill-mask with this one`,
+      );
     const [{ model, params, notices }, tokenizer] = await Promise.all([loadCausalModel(dir), loadTokenizer(tokenizerDir)]);
     const pipe = new TextGenerationPipeline(
       model,

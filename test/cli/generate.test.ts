@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import * as k from "../../src/index.js";
 import { causalPresetConfig, createCausalLM, saveModel } from "../../src/models/index.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-generate-"));
@@ -98,6 +99,13 @@ test("bad flags and prompts that do not fit are refused with exit 2 and one line
       /^kiln generate: the prompt is \d+ tokens; with 100 new tokens that is \d+ positions, but the model has positions for 64/,
     ],
   ];
+  const masked = join(root, "masked");
+  mkdirSync(masked);
+  writeFileSync(join(masked, "config.json"), JSON.stringify(ONE_LAYER_CONFIG));
+  cases.push([
+    ["generate", "--model", masked, "p"],
+    /^kiln generate: .*masked\/config.json describes a roberta masked language model; .*use fill-mask/,
+  ]);
   for (const [args, message] of cases) {
     const r = kiln(...args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
