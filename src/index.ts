@@ -87,5 +87,5 @@ export {
   type Callback,
 } from "./train/index.js";
 // pipelines and export
-export { FillMaskPipeline, type FillMaskResult } from "./pipelines/index.js";
+export { FillMaskPipeline, TextGenerationPipeline, type FillMaskResult, type TextGeneration } from "./pipelines/index.js";
 export { exportModel, type ExportOptions } from "./export/index.js";

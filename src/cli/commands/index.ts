@@ -5,6 +5,7 @@ import { tokenizerCommand } from "./tokenizer.js";
 import { dataCommand } from "./data.js";
 import { trainCommand } from "./train.js";
 import { fillMaskCommand } from "./fill-mask.js";
+import { generateCommand } from "./generate.js";
 import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
 import { exportCommand } from "./export.js";
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   dataCommand,
   trainCommand,
   fillMaskCommand,
+  generateCommand,
   exportCommand,
   benchCommand,
 ];
