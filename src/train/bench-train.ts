@@ -5,7 +5,8 @@ import * as k from "../core/index.js";
 import { createMaskedLM, presetConfig, type MlmConfig } from "../models/index.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
-import { makeTrainStep, type TrainState } from "./mlm-step.js";
+import { makeTrainStep, type TrainState } from "./train-step.js";
+import { maskedLmObjective } from "./objectives/mlm.js";
 
 export interface TrainBenchOptions {
   preset: string;
@@ -77,12 +78,14 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   if (policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(policy.paramDtype), state.params);
   const step = k.jit(
     makeTrainStep({
-      model,
+      objective: maskedLmObjective({
+        model,
+        masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+        labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
+      }),
       optimizer,
       computeDtype: policy.computeDtype,
       dropoutSeed: 1,
-      masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
-      labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
     }),
     { name: "bench_train_step", donateArgs: [0], device: dev },
   );

@@ -1,12 +1,15 @@
-// The Trainer: fit() runs the compiled MLM step over a streaming dataset with evaluation, logging,
-// checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step programs).
+// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
+// with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
+// whole-step programs). The model decides the objective (objectives/select.ts).
 import { mkdir } from "node:fs/promises";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { join } from "node:path";
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
 import type { BatchInfo, DatasetState, TFRecordDataset } from "../data/pipeline/dataset.js";
-import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import type { MaskedLanguageModel } from "../models/masked-lm.js";
+import type { CausalLanguageModel } from "../models/causal-lm.js";
+import type { LanguageModel, Params } from "../models/language-model.js";
 import { saveModel } from "../models/pretrained.js";
 import { AdamW } from "../optim/adamw.js";
 import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
@@ -34,7 +37,9 @@ import {
   type StackedStepInputs,
   type StepInputs,
   type TrainState,
-} from "./mlm-step.js";
+} from "./train-step.js";
+import { objectiveFor } from "./objectives/select.js";
+import type { TrainingTask } from "./objectives/objective.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
@@ -117,15 +122,21 @@ export interface OptimizerSettings {
 }
 
 export interface FitArgs {
-  model: MaskedLanguageModel;
+  /**
+   * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
+   * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
+   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
+   */
+  model: MaskedLanguageModel | CausalLanguageModel;
   /** Start from these parameters (default: a fresh init from the seed). */
   params?: Params;
   optimizer: OptimizerSettings;
   train: TFRecordDataset<TokenBatch>;
   eval?: TFRecordDataset<TokenBatch>;
-  masking: Omit<TracedMaskOptions, "seed">;
+  /** The masking of a masked LM (the seed is the Trainer's); a causal LM refuses it. */
+  masking?: Omit<TracedMaskOptions, "seed">;
   /**
-   * Labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
+   * Masked LMs only: labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
    * above the expected count, which a labelling exceeds with p < 1e-15). Any beyond it are left out of
    * the loss; the run warns once and logs `dropped_labels` on the steps where that happened.
    */
@@ -163,7 +174,7 @@ export class Trainer implements TrainerView {
   private bar: ProgressBar | undefined;
   private current:
     | {
-        model: MaskedLanguageModel;
+        model: LanguageModel;
         state: TrainState;
         data: () => DatasetState;
         tokenizerDir?: string;
@@ -278,8 +289,13 @@ export class Trainer implements TrainerView {
         ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
         : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
     const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
-    const masking: TracedMaskOptions = { ...a.masking, seed: o.seed };
+    const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
+    const capacity = a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {};
+    // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
+    const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity });
+    const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity });
     const settings: RunSettings = {
+      task: objective.task,
       learning_rate: a.optimizer.learningRate,
       weight_decay: a.optimizer.weightDecay ?? 0,
       warmup_steps: warmup,
@@ -289,7 +305,7 @@ export class Trainer implements TrainerView {
       gradient_accumulation: o.gradientAccumulation,
       clip_norm: o.clipNorm ?? 0,
       precision: o.precision,
-      mlm_probability: a.masking.mlmProbability ?? 0.15,
+      ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
     };
 
     // ---- the output directory: leftovers of killed writes tidied, another run's files never mixed in ----
@@ -308,6 +324,12 @@ export class Trainer implements TrainerView {
     if (resumed) {
       const ck = resumed;
       for (const s of ck.skipped) this.warn(`resume: skipped ${s.path}, which cannot be loaded: ${s.reason}`);
+      const before = (ck.state.run_settings as RunSettings | undefined)?.task ?? "mlm";
+      if (before !== objective.task)
+        throw new Error(
+          `${resumeFrom} is a ${before} run, but this model trains as ${objective.task}: ` +
+            `resume it with the model it was trained with, or train into another output directory`,
+        );
       if (ck.state.seed !== o.seed)
         throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       state = { params: ck.params, opt: ck.opt, ...(ck.scaler ? { scaler: ck.scaler } : {}) };
@@ -356,16 +378,14 @@ export class Trainer implements TrainerView {
     const stepFn = this.strategy.compile(
       makeMultiStep(
         makeTrainStep({
-          model: a.model,
+          objective,
           optimizer,
-          masking,
           computeDtype: this.policy.computeDtype,
           microBatches: o.gradientAccumulation,
           dropoutSeed: o.seed + 1,
           ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
           ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
           nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
-          ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
           ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
         }),
         o.loops?.steps ?? "unrolled",
@@ -374,10 +394,8 @@ export class Trainer implements TrainerView {
     );
     const evalFn = this.strategy.compile(
       makeEvalStep({
-        model: a.model,
-        masking: { ...masking, seed: o.seed + 2 },
+        objective: evalObjective,
         computeDtype: this.policy.computeDtype,
-        ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
         ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
       }),
       { name: "eval_step" },
@@ -401,7 +419,7 @@ export class Trainer implements TrainerView {
       ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
     };
     const watch = new DivergenceWatch({
-      vocabSize: a.masking.vocabSize,
+      vocabSize: a.model.config.vocab_size,
       learningRate: a.optimizer.learningRate,
       policy: o.onNonFinite,
       precision: o.precision,
@@ -427,7 +445,7 @@ export class Trainer implements TrainerView {
     let warnedDropped = false;
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
-      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory);
+      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory, objective.task);
       // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
       // end-of-epoch work sees the state of exactly that epoch's end.
       let pending: { batch: Positioned; position: DatasetState } | undefined;
@@ -449,7 +467,7 @@ export class Trainer implements TrainerView {
           trainedPosition = iterator.state();
         }
         if (group.length === 0) break;
-        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory);
+        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory, objective.task);
         this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
@@ -516,7 +534,8 @@ export class Trainer implements TrainerView {
           compileSeconds,
         });
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
-        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
+        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0)
+          await this.runEval(evalFn, a, carried, evalHistory, objective.task);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
       }
       const ended = watch.finish();
@@ -526,7 +545,11 @@ export class Trainer implements TrainerView {
       const finished = !interrupted || this.globalStep >= this.totalSteps;
       const reason = interrupted ? "interrupted" : "end";
       try {
-        if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
+        if (a.eval)
+          Object.assign(
+            finalMetrics,
+            evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory, objective.task),
+          );
       } catch (e) {
         // The final evaluation reads data that can still fail (a storage error): the trained state is
         // saved first, so the run's work is not lost with it.
@@ -608,17 +631,18 @@ export class Trainer implements TrainerView {
     return devices.length === 1 ? make(devices[0]!) : new PerReplica(devices.map(make));
   }
 
-  private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<void> {
+  private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[], task: TrainingTask): Promise<void> {
     const m: Metrics = {};
-    if (a.eval && this.o.evalEvery === 0) Object.assign(m, await this.runEval(evalFn, a, state, evalHistory));
+    if (a.eval && this.o.evalEvery === 0) Object.assign(m, await this.runEval(evalFn, a, state, evalHistory, task));
     for (const cb of this.o.callbacks) await cb.onEpochEnd?.(this, m);
   }
 
   /**
-   * Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed).
-   * `state` is the carried state (PerReplica leaves where every replica keeps its own).
+   * Loss and accuracy over the whole eval set: masked-token (same masks every time: a fixed seed), or
+   * next-token with the perplexity (exp of the loss). `state` is the carried state (PerReplica leaves
+   * where every replica keeps its own).
    */
-  async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
+  async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[], task: TrainingTask): Promise<Metrics> {
     let lossSum = 0,
       correct = 0,
       count = 0;
@@ -631,12 +655,21 @@ export class Trainer implements TrainerView {
       correct += c!;
       count += n!;
     }
-    const m = { eval_loss: count ? lossSum / count : NaN, eval_accuracy: count ? correct / count : 0, eval_tokens: count };
+    const loss = count ? lossSum / count : NaN;
+    const m: Metrics = {
+      eval_loss: loss,
+      ...(task === "causal-lm" ? { eval_perplexity: Math.exp(loss) } : {}),
+      eval_accuracy: count ? correct / count : 0,
+      eval_tokens: count,
+    };
     evalHistory.push({ step: this.globalStep, ...m });
     this.logMetrics(m);
+    const accuracy = `${(100 * m.eval_accuracy!).toFixed(2)}%`;
     this.log(
-      `step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, ` +
-        `masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`,
+      `step ${this.globalStep}: eval loss ${loss.toFixed(4)}, ` +
+        (task === "causal-lm"
+          ? `perplexity ${m.eval_perplexity!.toFixed(2)}, next-token accuracy ${accuracy} over ${count} predicted tokens`
+          : `masked accuracy ${accuracy} over ${count} masked tokens`),
     );
     for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
     return m;
@@ -659,6 +692,8 @@ type EvalFn = (...args: any[]) => any;
 
 /** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
 export interface RunSettings {
+  /** What the run trains on (absent in checkpoints from before causal LMs: "mlm"). */
+  task?: TrainingTask;
   learning_rate: number;
   weight_decay: number;
   warmup_steps: number;
@@ -668,7 +703,8 @@ export interface RunSettings {
   gradient_accumulation: number;
   clip_norm: number;
   precision: string;
-  mlm_probability: number;
+  /** Masked LMs only. */
+  mlm_probability?: number;
 }
 
 /** "learning_rate 0.0007 → 0.001, max_steps 800 → 1000", or "" when nothing changed (or nothing was recorded). */
