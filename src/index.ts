@@ -31,22 +31,35 @@ export {
   type Tokenizer,
   type UnigramTrainOptions,
 } from "./text/index.js";
-// models: RoBERTa/BERT masked LMs and Hugging Face model directories
+// models: RoBERTa/BERT masked LMs, Llama/GPT-2 causal LMs, and Hugging Face model directories
 export {
   RobertaForMaskedLM,
   BertForMaskedLM,
+  LlamaForCausalLM,
+  GPT2LMHeadModel,
   createMaskedLM,
+  createCausalLM,
+  createModel,
   presetConfig,
   PRESET_NAMES,
+  causalPresetConfig,
+  CAUSAL_PRESET_NAMES,
   readConfig,
+  readModelConfig,
   validateConfig,
   loadModel,
   loadPretrained,
+  loadCausalModel,
   saveModel,
   type MlmConfig,
+  type LlamaConfig,
+  type Gpt2Config,
+  type CausalConfig,
   type MaskedLanguageModel,
+  type CausalLanguageModel,
   type Params,
   type PretrainedModel,
+  type PretrainedCausalModel,
 } from "./models/index.js";
 // optim
 export { AdamW, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Schedule } from "./optim/index.js";

@@ -5,6 +5,7 @@ import { isFloat } from "./dtype.js";
 import { normAxis } from "./shape.js";
 import { iota } from "./ops/creation.js";
 import {
+  abs,
   add,
   astype,
   compare,
@@ -19,6 +20,7 @@ import {
   rsqrt,
   stopGradient,
   sub,
+  tanh,
   where,
 } from "./ops/elementwise.js";
 import { max, mean, sum } from "./ops/reduce.js";
@@ -66,8 +68,28 @@ export function gelu(x: Array): Array {
   return mul(mul(x, 0.5), add(erf(mul(x, Math.SQRT1_2)), 1));
 }
 
+/**
+ * GELU, tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), the form GPT-2 was trained
+ * with (Hugging Face's "gelu_new", PyTorch's approximate="tanh").
+ */
+export function geluTanh(x: Array): Array {
+  const inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
+  return mul(mul(x, 0.5), add(tanh(inner), 1));
+}
+
+/**
+ * σ(x) = 1 / (1 + e^-x), from e^-|x| (never overflows): the branch where() does not pick is finite too,
+ * so the gradient stays finite for large |x|, where 1 / (1 + e^-x) alone would give inf/inf.
+ */
 export function sigmoid(x: Array): Array {
-  return div(1, add(exp(neg(x)), 1));
+  const e = exp(neg(abs(x)));
+  const r = div(1, add(e, 1));
+  return where(compare(x, 0, "ge"), r, mul(e, r));
+}
+
+/** SiLU (swish): x · σ(x), the gate of Llama's SwiGLU feed-forward. */
+export function silu(x: Array): Array {
+  return mul(x, sigmoid(x));
 }
 
 /**

@@ -1,17 +1,19 @@
 // A model directory a Python user recognizes: `config.json` + `model.safetensors` (f32, Hugging Face
 // names and shapes; tied weights stored once, as `save_pretrained` does), and such directories read back,
-// whether Kiln or transformers wrote them.
+// whether Kiln or transformers wrote them: masked LMs (loadPretrained) and causal LMs (loadCausalModel).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { mkdir, readFile } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readConfig, type MlmConfig } from "./config.js";
+import { CAUSAL_ARCHITECTURE, isCausalConfig, readJsonObject, validateModelConfig } from "./causal-config.js";
 import type { MaskedLanguageModel } from "./masked-lm.js";
+import type { CausalLanguageModel } from "./causal-lm.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
-import { createMaskedLM } from "./create.js";
+import { createCausalLM, createMaskedLM } from "./create.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
-import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
+import { matchCheckpointNames, nameList, type NameMatch } from "./checkpoint-names.js";
 
 /** The shapes of a model's parameter tree, with their checkpoint names, without initializing anything. */
 export function parameterLayout(model: LanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {
@@ -43,13 +45,17 @@ export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
 
 const ARCHITECTURE: Record<MlmConfig["model_type"], string> = { roberta: "RobertaForMaskedLM", bert: "BertForMaskedLM" };
 
-/** config.json for a model Kiln saves: always a *ForMaskedLM with the decoder tied to the word embeddings, f32. */
+/**
+ * config.json for a model Kiln saves, f32: a masked LM is always a *ForMaskedLM with the decoder tied to
+ * the word embeddings; a causal LM is LlamaForCausalLM/GPT2LMHeadModel, tied as its config says.
+ */
 export function configJson(c: BaseModelConfig): Record<string, unknown> {
   const { torch_dtype: _superseded, ...rest } = c;
+  const causal = isCausalConfig(c);
   return {
     ...rest,
-    architectures: [ARCHITECTURE[c.model_type as MlmConfig["model_type"]]],
-    tie_word_embeddings: true,
+    architectures: [causal ? CAUSAL_ARCHITECTURE[c.model_type] : ARCHITECTURE[c.model_type as MlmConfig["model_type"]]],
+    tie_word_embeddings: causal ? c.tie_word_embeddings : true,
     dtype: "float32",
     transformers_version: TRANSFORMERS_FORMAT_VERSION,
   };
@@ -194,6 +200,26 @@ function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
   return true;
 }
 
+/** Tied weights a checkpoint stores twice must hold the same values; `remedy` says what to do when they do not. */
+function checkStoredTies(match: NameMatch, storedName: Map<NamedTensor, string>, where: string, remedy: string): void {
+  for (const tie of match.storedTies) {
+    const source = match.found.get(tie.tiedTo);
+    // NaN equals nothing: non-finite weights are named as such, not as an untied pair.
+    if (source) checkFinite(source, storedName.get(source)!, where);
+    checkFinite(tie.tensor, tie.name, where);
+    if (source && !sameTensor(source, tie.tensor)) throw new Error(`${where}: "${tie.name}" differs from "${tie.tiedTo}", ${remedy}`);
+  }
+}
+
+/** A config.json that must describe a masked LM: a causal one is pointed to loadCausalModel. */
+async function readMaskedConfig(dir: string): Promise<MlmConfig> {
+  const path = join(dir, "config.json");
+  const raw = await readJsonObject(path);
+  if (isCausalConfig(raw as { model_type: unknown }))
+    throw new Error(`${path}: model_type "${String(raw.model_type)}" is a causal language model; load it with loadCausalModel`);
+  return readConfig(path);
+}
+
 /**
  * Loads a Hugging Face model directory (written by Kiln or by transformers' save_pretrained) the way
  * `AutoModelForMaskedLM.from_pretrained` does: names with or without the base-model prefix, tied
@@ -201,23 +227,14 @@ function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
  * lacks is an error, and tensors nothing uses are listed in `notices`.
  */
 export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel> {
-  const config = await readConfig(join(dir, "config.json"));
+  const config = await readMaskedConfig(dir);
   const model = createMaskedLM(config);
   const { tensors, where } = await readCheckpointTensors(dir);
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
   const notices: string[] = [];
   const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));
-  for (const tie of match.storedTies) {
-    const source = match.found.get(tie.tiedTo);
-    // NaN equals nothing: non-finite weights are named as such, not as an untied pair.
-    if (source) checkFinite(source, storedName.get(source)!, where);
-    checkFinite(tie.tensor, tie.name, where);
-    if (source && !sameTensor(source, tie.tensor))
-      throw new Error(
-        `${where}: "${tie.name}" differs from "${tie.tiedTo}", but Kiln ties the two (untied output embeddings are not supported)`,
-      );
-  }
+  checkStoredTies(match, storedName, where, "but Kiln ties the two (untied output embeddings are not supported)");
   const inEncoder = (n: string) => n.startsWith(`${model.baseModelPrefix}.`);
   const missingEncoder = match.missing.filter(inEncoder);
   const missingHead = match.missing.filter((n) => !inEncoder(n));
@@ -262,4 +279,48 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
 export async function loadModel(dir: string, device?: k.Device): Promise<{ model: MaskedLanguageModel; params: Params }> {
   const { model, params } = await loadPretrained(dir, device ? { device } : {});
   return { model, params };
+}
+
+export interface PretrainedCausalModel {
+  model: CausalLanguageModel;
+  params: Params;
+  /** What the checkpoint held that the model does not use (old buffers such as GPT-2's attn.bias, other heads). */
+  notices: string[];
+}
+
+/**
+ * Loads a causal LM directory (Kiln's, or transformers' save_pretrained of LlamaForCausalLM or
+ * GPT2LMHeadModel) the way from_pretrained does: names with or without the base-model prefix (a
+ * LlamaModel/GPT2Model file stores `layers.0.…`/`h.0.…`), the tied head stored once or twice (then equal
+ * to the embeddings), tensors nothing uses listed in `notices`; a parameter the file lacks is an error.
+ */
+export async function loadCausalModel(dir: string, device?: k.Device): Promise<PretrainedCausalModel> {
+  const path = join(dir, "config.json");
+  const config = validateModelConfig(await readJsonObject(path), path);
+  if (!isCausalConfig(config))
+    throw new Error(`${path}: model_type "${config.model_type}" is a masked language model; load it with loadPretrained`);
+  const model = createCausalLM(config);
+  const { tensors, where } = await readCheckpointTensors(dir);
+  const { names, avals, tree } = parameterLayout(model);
+  const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
+  const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));
+  checkStoredTies(match, storedName, where, `but ${path} sets tie_word_embeddings: set it to false to load an untied head`);
+  if (match.missing.length > 0) {
+    const untiedHead = !config.tie_word_embeddings && match.missing.length === 1 && match.missing[0] === "lm_head.weight";
+    throw new Error(
+      `${where}: missing ${match.missing.length} parameter(s): ${nameList(match.missing)}` +
+        (untiedHead ? ` (${path} sets tie_word_embeddings false; set it to true if the head is the token embeddings)` : ""),
+    );
+  }
+  const notices: string[] = [];
+  if (match.unused.length > 0)
+    notices.push(
+      `${where}: ${match.unused.length} tensor(s) unused by ${CAUSAL_ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`,
+    );
+  const leaves = names.map((name, i) => {
+    const t = match.found.get(name)!;
+    return toParam(t, avals[i]!, name, where, device, storedName.get(t));
+  });
+  const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
+  return { model, params, notices };
 }

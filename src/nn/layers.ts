@@ -41,6 +41,31 @@ export function layerNorm(p: NormParams, x: k.Array, eps: number): k.Array {
   return y.astype(x.dtype);
 }
 
+/**
+ * RMS norm (Llama's, T5's): the normalization in at least f32, back in x's dtype, then the weight:
+ * weight · (x · rsqrt(mean(x²) + eps)), as Hugging Face's LlamaRMSNorm orders it.
+ */
+export function rmsNorm(weight: k.Array, x: k.Array, eps: number): k.Array {
+  const xa = x.astype(accumulationDtype(x.dtype));
+  const normalized = xa.mul(k.rsqrt(xa.mul(xa).mean(-1, { keepDims: true }).add(eps))).astype(x.dtype);
+  return castLike(weight, normalized).mul(normalized);
+}
+
+/** GPT-2's Conv1D: a dense layer whose weight is stored [in, out] (y = x · W + b). */
+export function conv1d(p: DenseParams, x: k.Array): k.Array {
+  const y = k.bind("dot_general", [x, castLike(p.weight, x)], { lhsContract: [x.ndim - 1], rhsContract: [0], lhsBatch: [], rhsBatch: [] });
+  return y.add(castLike(p.bias, y));
+}
+
+export function conv1dInit(keys: KeySequence, inDim: number, outDim: number, std = 0.02): DenseParams {
+  return { weight: normalInit(keys.next(), [inDim, outDim], std), bias: zerosInit([outDim]) };
+}
+
+/** y = x · Wᵀ over the last axis of x, no bias (W is [out, in]). */
+export function linear(weight: k.Array, x: k.Array): k.Array {
+  return k.bind("dot_general", [x, castLike(weight, x)], { lhsContract: [x.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+}
+
 export function embeddingInit(keys: KeySequence, vocab: number, dim: number, std = 0.02): EmbeddingParams {
   return { weight: normalInit(keys.next(), [vocab, dim], std) };
 }
@@ -58,4 +83,6 @@ export const ACTIVATIONS: Record<string, (x: k.Array) => k.Array> = {
   gelu: (x) => k.gelu(x),
   relu: (x) => k.maximum(x, 0),
   tanh: (x) => x.tanh(),
+  silu: (x) => k.silu(x),
+  gelu_new: (x) => k.geluTanh(x),
 };

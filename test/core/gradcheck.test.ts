@@ -161,6 +161,8 @@ const CASES: Record<string, Make> = {
   }),
   gelu: unary((x) => k.gelu(x)),
   sigmoid: unary((x) => k.sigmoid(x)),
+  geluTanh: unary((x) => k.geluTanh(x)),
+  silu: unary((x) => k.silu(x)),
   dropout: (r) => {
     const key = k.randomKey(7);
     return { args: [normal(r, [4, 5])], f: (x) => k.dropout(key, x, 0.3), outShape: [4, 5] };

@@ -1,0 +1,90 @@
+// The causal language models by the names `transformers` gives them: `new LlamaForCausalLM(config)`,
+// `LlamaForCausalLM.fromPreset("llama-small", tokenizer)`, `await GPT2LMHeadModel.fromPretrained(dir)`.
+// Each is the CausalLanguageModel that createCausalLM builds for its model_type, as a class.
+import type * as k from "../core/index.js";
+import {
+  causalPresetConfig,
+  CAUSAL_ARCHITECTURE,
+  type CausalConfig,
+  type CausalModelType,
+  type CausalTokenizerIds,
+  type Gpt2Config,
+  type LlamaConfig,
+} from "./causal-config.js";
+import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
+import type { Params } from "./language-model.js";
+import { createCausalLM } from "./create.js";
+import { loadCausalModel, type PretrainedCausalModel } from "./pretrained.js";
+
+abstract class ForCausalLM implements CausalLanguageModel {
+  declare readonly config: CausalConfig;
+  declare readonly maxLength: number;
+  declare readonly tiedWeights: Readonly<Record<string, string>>;
+  declare readonly baseModelPrefix: string;
+  declare init: (key: k.Array) => Params;
+  declare hidden: (params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: CausalForwardOptions) => k.Array;
+  declare lmHead: (params: Params, hidden: k.Array) => k.Array;
+  declare initCache: (batch: number, capacity: number, dtype?: k.DType) => KvCache;
+  declare forwardCached: CausalLanguageModel["forwardCached"];
+
+  protected constructor(config: CausalConfig, type: CausalModelType) {
+    if (config.model_type !== type)
+      throw new Error(
+        `${CAUSAL_ARCHITECTURE[type]} needs a config with model_type "${type}", got "${config.model_type}" (use createCausalLM for either)`,
+      );
+    Object.assign(this, createCausalLM(config));
+  }
+}
+
+async function pretrainedAs<M extends CausalLanguageModel>(
+  dir: string,
+  device: k.Device | undefined,
+  type: CausalModelType,
+  make: (c: CausalConfig) => M,
+): Promise<PretrainedCausalModel & { model: M }> {
+  const loaded = await loadCausalModel(dir, device);
+  if (loaded.model.config.model_type !== type)
+    throw new Error(
+      `${dir}/config.json: model_type "${loaded.model.config.model_type}" is not "${type}" ` +
+        `(${CAUSAL_ARCHITECTURE[type]}.fromPretrained); load it with loadCausalModel`,
+    );
+  return { ...loaded, model: make(loaded.model.config as CausalConfig) };
+}
+
+function presetOf(name: string, type: CausalModelType, tokenizer: CausalTokenizerIds, maxLength?: number): CausalConfig {
+  const c = causalPresetConfig(name, tokenizer, maxLength);
+  if (c.model_type !== type) throw new Error(`preset "${name}" is a ${c.model_type} model, not ${type}`);
+  return c;
+}
+
+/** Llama with its language-model head (transformers' LlamaForCausalLM). */
+export class LlamaForCausalLM extends ForCausalLM {
+  declare readonly config: LlamaConfig;
+  constructor(config: LlamaConfig) {
+    super(config, "llama");
+  }
+  /** A preset's architecture ("llama-tiny", "llama-small", "smollm-135m") sized to the tokenizer's vocabulary and ids. */
+  static fromPreset(name: string, tokenizer: CausalTokenizerIds, maxLength?: number): LlamaForCausalLM {
+    return new LlamaForCausalLM(presetOf(name, "llama", tokenizer, maxLength) as LlamaConfig);
+  }
+  /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
+  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedCausalModel & { model: LlamaForCausalLM }> {
+    return pretrainedAs(dir, device, "llama", (c) => new LlamaForCausalLM(c as LlamaConfig));
+  }
+}
+
+/** GPT-2 with its language-model head (transformers' GPT2LMHeadModel). */
+export class GPT2LMHeadModel extends ForCausalLM {
+  declare readonly config: Gpt2Config;
+  constructor(config: Gpt2Config) {
+    super(config, "gpt2");
+  }
+  /** A preset's architecture ("gpt2-tiny", "gpt2-small", "gpt2-124m") sized to the tokenizer's vocabulary and ids. */
+  static fromPreset(name: string, tokenizer: CausalTokenizerIds, maxLength?: number): GPT2LMHeadModel {
+    return new GPT2LMHeadModel(presetOf(name, "gpt2", tokenizer, maxLength) as Gpt2Config);
+  }
+  /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
+  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedCausalModel & { model: GPT2LMHeadModel }> {
+    return pretrainedAs(dir, device, "gpt2", (c) => new GPT2LMHeadModel(c as Gpt2Config));
+  }
+}

@@ -1,0 +1,25 @@
+// A model's stack of identical layers, traced unrolled or as one scan over the layers (the parameters
+// keep their per-layer tree, so names and checkpoints do not change: the loop stacks them inside the
+// traced function). The encoder has its own copy in transformer-encoder.ts; decoders share this one.
+import * as k from "../core/index.js";
+import type { LayerLoop } from "./transformer-encoder.js";
+
+/** x through `layer` for each of `layers`; `layer` gets the layer's index (a number, or the loop's traced u32). */
+export function applyLayers<L>(
+  layers: readonly L[],
+  x: k.Array,
+  layer: (params: L, x: k.Array, index: number | k.Array) => k.Array,
+  loop: LayerLoop = "unrolled",
+  name = "decoder_layer",
+): k.Array {
+  if (loop === "scan" && layers.length > 1) {
+    const stacked = k.treeMap((...ls: k.Array[]) => k.stack(ls), layers[0] as k.PyTree, ...(layers.slice(1) as k.PyTree[])) as L;
+    const index = k.iota([layers.length], 0, "u32");
+    const [out] = k.scan((h: k.Array, [l, i]: [L, k.Array]) => [layer(l, h, i), null] as const, x, [stacked, index], { name });
+    return out;
+  }
+  layers.forEach((l, i) => {
+    x = layer(l, x, i);
+  });
+  return x;
+}

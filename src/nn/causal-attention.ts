@@ -1,0 +1,91 @@
+// Causal self-attention for decoders, with grouped key/value heads (GQA: several query heads share one
+// key/value head, as transformers' repeat_kv lays them out) and a key/value cache of fixed shape that a
+// compiled decode step writes into at a traced offset.
+import * as k from "../core/index.js";
+import { accumulationDtype } from "./layers.js";
+import type { DropoutSites } from "./dropout-sites.js";
+
+/**
+ * The score given to keys a query must not see. Large and finite rather than -Infinity: a query row
+ * whose keys are all masked (a padding position) then softmaxes to a uniform average instead of
+ * 0/0 = NaN, and NaN in a hidden state nobody reads would still poison gradients through 0 · NaN.
+ * The scores are masked in f32, so the value needs no 16-bit representation.
+ */
+const MASKED_SCORE = -1e9;
+
+/**
+ * Which keys each query sees in a whole-sequence forward: key j ≤ query i, and j a real token
+ * (attentionMask 1). [batch, 1, 1, seq, seq] (bool), broadcast over key/value heads and groups.
+ */
+export function causalVisibility(attentionMask: k.Array): k.Array {
+  const [b, t] = attentionMask.shape as [number, number];
+  const causal = k.iota([t, t], 1, "i32").lessEqual(k.iota([t, t], 0, "i32"));
+  const real = attentionMask.notEqual(0).reshape([b, 1, t]);
+  return causal.reshape([1, t, t]).and(real).reshape([b, 1, 1, t, t]);
+}
+
+/**
+ * Which cache slots each new token sees: the row's slots in `slotMask` [batch, capacity], and among
+ * the new tokens (slots start … start+t-1) only those at or before it. [batch, 1, 1, t, capacity].
+ */
+export function cachedVisibility(slotMask: k.Array, start: number | k.Array, t: number): k.Array {
+  const [b, capacity] = slotMask.shape as [number, number];
+  const slot = k.iota([t, capacity], 1, "i32");
+  const last = k.iota([t, capacity], 0, "i32").add(typeof start === "number" ? start : start.astype("i32"));
+  const visible = slot.lessEqual(last).reshape([1, t, capacity]);
+  return visible.and(slotMask.notEqual(0).reshape([b, 1, capacity])).reshape([b, 1, 1, t, capacity]);
+}
+
+/**
+ * Writes `fresh` [batch, kvHeads, t, headDim] into `cache` [batch, kvHeads, capacity, headDim] at slots
+ * start … start+t-1. A number `start` is a static splice; a traced one selects, slot by slot, the new
+ * value or the old (a gather of the new values by slot - start), so the program's shapes never change.
+ */
+export function writeCache(cache: k.Array, fresh: k.Array, start: number | k.Array): k.Array {
+  const [b, h, capacity, d] = cache.shape as [number, number, number, number];
+  const t = fresh.shape[2]!;
+  const value = fresh.astype(cache.dtype);
+  if (typeof start === "number") {
+    if (start < 0 || start + t > capacity)
+      throw new Error(`writeCache: slots ${start} … ${start + t - 1} do not fit a cache of ${capacity} slots (make the cache larger)`);
+    const parts = [cache.slice([0, 0, 0, 0], [b, h, start, d]), value, cache.slice([0, 0, start + t, 0], [b, h, capacity, d])];
+    return k.concat(
+      parts.filter((p) => p.shape[2]! > 0),
+      2,
+    );
+  }
+  const offset = k.iota([capacity], 0, "i32").sub(start.astype("i32"));
+  const isNew = offset.greaterEqual(0).and(offset.less(t));
+  const gathered = k.take(value, k.minimum(k.maximum(offset, 0), t - 1), 2);
+  return k.where(isNew.reshape([1, 1, capacity, 1]), gathered, cache);
+}
+
+export interface AttentionDropout {
+  sites: DropoutSites;
+  rate: number;
+  site: number | k.Array;
+}
+
+/**
+ * softmax(q·kᵀ · scale, masked) · v with grouped heads. q [batch, t, heads, headDim]; keys and values
+ * [batch, kvHeads, s, headDim] (heads a multiple of kvHeads: query head h reads key/value head
+ * h / (heads/kvHeads)); `visible` broadcasts to [batch, kvHeads, groups, t, s]. Scores and softmax in
+ * at least f32, the rest in q's dtype. Returns [batch, t, heads · headDim].
+ */
+export function groupedAttention(
+  q: k.Array,
+  keys: k.Array,
+  values: k.Array,
+  visible: k.Array,
+  scale: number,
+  dropout?: AttentionDropout,
+): k.Array {
+  const [b, t, heads, d] = q.shape as [number, number, number, number];
+  const kvHeads = keys.shape[1]!;
+  const grouped = q.reshape([b, t, kvHeads, heads / kvHeads, d]);
+  const scores = k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype));
+  const acc = scores.astype(accumulationDtype(q.dtype)).mul(scale);
+  let probs = k.softmax(k.where(visible, acc, MASKED_SCORE), -1).astype(q.dtype);
+  if (dropout) probs = dropout.sites.apply(probs, dropout.rate, dropout.site);
+  return k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype)).reshape([b, t, heads * d]);
+}
