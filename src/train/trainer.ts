@@ -1,7 +1,7 @@
 // The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
 // with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
 // whole-step programs). The model decides the objective (objectives/select.ts).
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { join } from "node:path";
 import * as k from "../core/index.js";
@@ -19,6 +19,7 @@ import {
   checkpointPath,
   cleanCheckpointLeftovers,
   copyTokenizerFiles,
+  listCheckpoints,
   loadNewestCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
@@ -319,17 +320,12 @@ export class Trainer implements TrainerView {
     let dataState: DatasetState | undefined;
     const history: Metrics[] = [];
     const metricsPath = join(o.outputDir, "metrics.jsonl");
+    if (o.resume) await refuseOtherTask(o.outputDir, objective.task);
     const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device) : undefined;
     const resumeFrom = resumed?.path;
     if (resumed) {
       const ck = resumed;
       for (const s of ck.skipped) this.warn(`resume: skipped ${s.path}, which cannot be loaded: ${s.reason}`);
-      const before = (ck.state.run_settings as RunSettings | undefined)?.task ?? "mlm";
-      if (before !== objective.task)
-        throw new Error(
-          `${resumeFrom} is a ${before} run, but this model trains as ${objective.task}: ` +
-            `resume it with the model it was trained with, or train into another output directory`,
-        );
       if (ck.state.seed !== o.seed)
         throw new Error(`${resumeFrom} was trained with seed ${ck.state.seed}, not ${o.seed}: resume with --seed ${ck.state.seed}`);
       state = { params: ck.params, opt: ck.opt, ...(ck.scaler ? { scaler: ck.scaler } : {}) };
@@ -714,6 +710,27 @@ function settingsChanges(before: RunSettings | undefined, now: RunSettings): str
     .filter((key) => before[key] !== undefined && before[key] !== now[key])
     .map((key) => `${key} ${before[key]} → ${now[key]}`)
     .join(", ");
+}
+
+/**
+ * Refuses to resume a run of the other task (its checkpoints hold another kind of model): said before
+ * any checkpoint is loaded, rather than as parameter names that do not match.
+ */
+async function refuseOtherTask(outputDir: string, task: TrainingTask): Promise<void> {
+  const newest = (await listCheckpoints(outputDir)).at(-1);
+  if (!newest) return;
+  let state: TrainerStateJson;
+  try {
+    state = JSON.parse(await readFile(join(newest.path, "trainer_state.json"), "utf8"));
+  } catch {
+    return; // a damaged checkpoint: loadNewestCheckpoint says why and falls back past it
+  }
+  const before = (state.run_settings as RunSettings | undefined)?.task ?? "mlm";
+  if (before !== task)
+    throw new Error(
+      `${newest.path} is a ${before} run, but this model trains as ${task}: ` +
+        `resume it with the model it was trained with, or train into another output directory`,
+    );
 }
 
 /** Refuses optimizer settings that would train backwards or not at all (a negative rate or clip norm). */
