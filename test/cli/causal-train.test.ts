@@ -156,3 +156,45 @@ test("kiln train --task causal-lm killed with SIGKILL, then --resume: the losses
   assert.deepEqual(losses(killed), losses(straight));
   assert.equal(losses(straight).length, 60);
 });
+
+test("kiln quickstart --task causal-lm: tokenizer, shards, llama-tiny training, the perplexity curve and sampled continuations", () => {
+  const dir = join(root, "qs");
+  const r = kiln(
+    "quickstart",
+    "--task",
+    "causal-lm",
+    "--dir",
+    dir,
+    "--corpus",
+    corpus,
+    "--steps",
+    "4",
+    "--batch",
+    "4",
+    "--vocab-size",
+    "300",
+    "--max-length",
+    "32",
+    "--preset",
+    "llama-tiny",
+  );
+  assert.equal(r.code, 0, r.err);
+  const summary = JSON.parse(r.out.trim().split("\n").at(-1)!) as Record<string, unknown>;
+  assert.equal(summary.task, "causal-lm");
+  assert.equal(summary.steps, 4);
+  assert.equal(summary.model_dir, join(dir, "causal-model"));
+  const ppl = summary.eval_perplexity as number[];
+  assert.equal(ppl.length, 5, "at the start and after each step");
+  (summary.eval_loss as number[]).forEach((loss, i) => assert.ok(Math.abs(Math.exp(loss) - ppl[i]!) < 0.01 * ppl[i]!));
+  const lines = r.out.split("\n");
+  const header = lines.indexOf("step    eval loss   perplexity");
+  assert.ok(header >= 0, r.out);
+  assert.match(lines[header + 1]!, /^ {4}0\s+\d+\.\d{4}\s+\d+\.\d  █+$/);
+  for (const prompt of ["The state of the Union is", "My fellow citizens,", "Tonight I ask the Congress to", "Our economy"])
+    assert.ok(
+      lines.some((l) => l.startsWith(`${prompt} → `)),
+      `no continuation of "${prompt}" in:\n${r.out}`,
+    );
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, "causal-model", "config.json"), "utf8")).architectures, ["LlamaForCausalLM"]);
+  assert.equal(kiln("quickstart", "--task", "causal-lm", "--preset", "mlm-small", "--dir", join(root, "nope")).code, 2);
+});
