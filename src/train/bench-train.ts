@@ -78,7 +78,10 @@ async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Pro
 const CPU_PRESETS = ["mlm-small", "llama-small", "gpt2-small"];
 
 /** The benchmarked model and the objective it trains with (the peers' special ids: cls/bos 0, sep/eos 1, pad 3, mask 4). */
-function benchModel(o: TrainBenchOptions, vocab: number): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
+export function benchModel(
+  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head">,
+  vocab: number,
+): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
   const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
   if ((o.task ?? "mlm") === "causal-lm") {
     const config = causalPresetConfig(o.preset, ids, o.maxLength);
