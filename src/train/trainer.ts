@@ -176,6 +176,7 @@ export class Trainer implements TrainerView {
   private current:
     | {
         model: LanguageModel;
+        task: TrainingTask;
         state: TrainState;
         data: () => DatasetState;
         tokenizerDir?: string;
@@ -408,6 +409,7 @@ export class Trainer implements TrainerView {
     let trainedPosition = iterator.state();
     this.current = {
       model: a.model,
+      task: objective.task,
       state,
       data: () => trainedPosition,
       history,
@@ -441,7 +443,7 @@ export class Trainer implements TrainerView {
     let warnedDropped = false;
     for (const cb of o.callbacks) await cb.onTrainStart?.(this);
     try {
-      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory, objective.task);
+      if (o.evalAtStart && a.eval && !resumeFrom) await this.runEval(evalFn, a, carried, evalHistory);
       // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
       // end-of-epoch work sees the state of exactly that epoch's end.
       let pending: { batch: Positioned; position: DatasetState } | undefined;
@@ -463,7 +465,7 @@ export class Trainer implements TrainerView {
           trainedPosition = iterator.state();
         }
         if (group.length === 0) break;
-        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory, objective.task);
+        if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory);
         this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
         const compilesBefore = stepFn.metrics.compiles;
@@ -530,8 +532,7 @@ export class Trainer implements TrainerView {
           compileSeconds,
         });
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
-        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0)
-          await this.runEval(evalFn, a, carried, evalHistory, objective.task);
+        if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
       }
       const ended = watch.finish();
@@ -541,11 +542,7 @@ export class Trainer implements TrainerView {
       const finished = !interrupted || this.globalStep >= this.totalSteps;
       const reason = interrupted ? "interrupted" : "end";
       try {
-        if (a.eval)
-          Object.assign(
-            finalMetrics,
-            evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory, objective.task),
-          );
+        if (a.eval) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await this.runEval(evalFn, a, carried, evalHistory));
       } catch (e) {
         // The final evaluation reads data that can still fail (a storage error): the trained state is
         // saved first, so the run's work is not lost with it.
@@ -627,9 +624,9 @@ export class Trainer implements TrainerView {
     return devices.length === 1 ? make(devices[0]!) : new PerReplica(devices.map(make));
   }
 
-  private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[], task: TrainingTask): Promise<void> {
+  private async endEpoch(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<void> {
     const m: Metrics = {};
-    if (a.eval && this.o.evalEvery === 0) Object.assign(m, await this.runEval(evalFn, a, state, evalHistory, task));
+    if (a.eval && this.o.evalEvery === 0) Object.assign(m, await this.runEval(evalFn, a, state, evalHistory));
     for (const cb of this.o.callbacks) await cb.onEpochEnd?.(this, m);
   }
 
@@ -638,7 +635,8 @@ export class Trainer implements TrainerView {
    * next-token with the perplexity (exp of the loss). `state` is the carried state (PerReplica leaves
    * where every replica keeps its own).
    */
-  async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[], task: TrainingTask): Promise<Metrics> {
+  async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
+    const task = this.current!.task;
     let lossSum = 0,
       correct = 0,
       count = 0;

@@ -140,7 +140,8 @@ export const quickstartCommand: Command = {
     const trainer = new Trainer({
       outputDir: outDir,
       maxSteps: steps,
-      evalEvery: Math.max(1, Math.floor(steps / 4)),
+      // Four evaluations after the one at the start, the last at the end (never two in a row at the end).
+      evalEvery: Math.max(1, Math.ceil(steps / 4)),
       evalAtStart: true,
       logEvery: 10,
       seed: 42,
