@@ -10,7 +10,8 @@ import { createXlaExecutor } from "../../src/exec/xla/index.js";
 import { countEquations, trainStepsProgram } from "../../src/train/step-program.js";
 import { createMaskedLM, presetConfig } from "../../src/models/index.js";
 import { AdamW } from "../../src/optim/adamw.js";
-import { makeMultiStep, makeTrainStep, type TrainState } from "../../src/train/mlm-step.js";
+import { makeMultiStep, makeTrainStep, type TrainState } from "../../src/train/train-step.js";
+import { maskedLmObjective } from "../../src/train/objectives/mlm.js";
 import { median, round } from "./timing.js";
 
 export const LOOP_MODES = {
@@ -104,10 +105,9 @@ export async function runtimeFigures(o: {
   const fn = k.jit(
     makeMultiStep(
       makeTrainStep({
-        model,
+        objective: maskedLmObjective({ model, masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 } }),
         optimizer,
         dropoutSeed: 1,
-        masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
         ...(loops.layers ? { layerLoop: loops.layers } : {}),
       }),
       loops.steps ?? "unrolled",

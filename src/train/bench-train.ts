@@ -1,13 +1,19 @@
-// The training-throughput benchmark: compiled MLM steps on synthetic token batches (uniform random
-// ids, no padding, as the PyTorch peer scripts use), tokens/s as the median of timed steps after
-// warm-up, compile time apart, and MFU against the device's measured matmul peak.
+// The training-throughput benchmark: compiled MLM or causal-LM steps on synthetic token batches
+// (uniform random ids, no padding, as the PyTorch peer scripts use), tokens/s as the median of timed
+// steps after warm-up, compile time apart, and MFU against the device's measured matmul peak.
 import * as k from "../core/index.js";
-import { createMaskedLM, presetConfig, type MlmConfig } from "../models/index.js";
+import { causalPresetConfig, createCausalLM, createMaskedLM, presetConfig, type ModelConfig } from "../models/index.js";
+import type { LanguageModel } from "../models/language-model.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
-import { makeTrainStep, type TrainState } from "./mlm-step.js";
+import { makeTrainStep, type TrainState } from "./train-step.js";
+import { maskedLmObjective } from "./objectives/mlm.js";
+import { causalLmObjective } from "./objectives/causal-lm.js";
+import type { TrainingObjective, TrainingTask } from "./objectives/objective.js";
 
 export interface TrainBenchOptions {
+  /** "mlm" (default) or "causal-lm": a masked or a causal preset. */
+  task?: TrainingTask;
   preset: string;
   batch: number;
   maxLength: number;
@@ -17,22 +23,26 @@ export interface TrainBenchOptions {
   device: k.Device;
   /** The vocabulary head on the labelled positions only (Kiln's default), or on every position, as the peers compute it. */
   head?: "labelled" | "all";
-  /** Vocabulary size (default: 8192 for mlm-small, 32000 otherwise, as the peers use). */
+  /** Vocabulary size (default: 8192 for the CPU presets mlm-small, llama-small and gpt2-small, 32000 otherwise, as the peers use). */
   vocab?: number;
 }
 
 export interface TrainBenchResult {
   bench: "train";
+  task: TrainingTask;
   preset: string;
   /** The executor that ran it: "ort" or "xla". */
   executor: string;
   device: string;
   precision: string;
+  /** MLM: the vocabulary head on the labelled positions or on all; a causal LM's head runs on every position but the last. */
   head: "labelled" | "all";
   batch: number;
   seq: number;
   params: number;
   tokens_per_s: number;
+  /** The same figure under the name the causal-LM peer comparison reads. */
+  tokens_per_second: number;
   step_s: number;
   compile_s: number;
   mfu: number;
@@ -65,10 +75,39 @@ async function measuredMatmulPeak(device: k.Device, dtype: k.DType = "f32"): Pro
   return best;
 }
 
-export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
-  const vocab = o.vocab ?? (o.preset === "mlm-small" ? 8192 : 32000);
-  const config: MlmConfig = presetConfig(o.preset, { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 }, o.maxLength);
+const CPU_PRESETS = ["mlm-small", "llama-small", "gpt2-small"];
+
+/** The benchmarked model and the objective it trains with (the peers' special ids: cls/bos 0, sep/eos 1, pad 3, mask 4). */
+export function benchModel(
+  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head">,
+  vocab: number,
+): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
+  const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
+  if ((o.task ?? "mlm") === "causal-lm") {
+    const config = causalPresetConfig(o.preset, ids, o.maxLength);
+    const model = createCausalLM(config);
+    return { config, model, objective: causalLmObjective({ model }) };
+  }
+  const config = presetConfig(o.preset, ids, o.maxLength);
   const model = createMaskedLM(config);
+  const objective = maskedLmObjective({
+    model,
+    masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+    labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
+  });
+  return { config, model, objective };
+}
+
+/** Layers and width of either kind of config, for the attention FLOPs. */
+function depthAndWidth(c: ModelConfig): { layers: number; width: number } {
+  if (c.model_type === "gpt2") return { layers: c.n_layer, width: c.n_embd };
+  return { layers: c.num_hidden_layers, width: c.hidden_size };
+}
+
+export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
+  const task = o.task ?? "mlm";
+  const vocab = o.vocab ?? (CPU_PRESETS.includes(o.preset) ? 8192 : 32000);
+  const { config, model, objective } = benchModel(o, vocab);
   const policy = precisionPolicy(o.precision);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const dev = o.device;
@@ -77,12 +116,10 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   if (policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(policy.paramDtype), state.params);
   const step = k.jit(
     makeTrainStep({
-      model,
+      objective,
       optimizer,
       computeDtype: policy.computeDtype,
       dropoutSeed: 1,
-      masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
-      labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
     }),
     { name: "bench_train_step", donateArgs: [0], device: dev },
   );
@@ -116,19 +153,22 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   const nParams = k.leaves<k.Array>(params0).reduce((n, p) => n + p.size, 0);
   const tokens = o.batch * o.maxLength;
   // The peers' convention: 6 FLOPs per parameter per token, plus attention's score and context matmuls.
-  const flops = 6 * nParams * tokens + 12 * config.num_hidden_layers * o.batch * o.maxLength ** 2 * config.hidden_size;
+  const { layers, width } = depthAndWidth(config);
+  const flops = 6 * nParams * tokens + 12 * layers * o.batch * o.maxLength ** 2 * width;
   const executed = matmulFlops(step.lower(state, inputs, k.array(new Int32Array([0]), { shape: [], device: dev })));
   return {
     bench: "train",
+    task,
     preset: o.preset,
     executor: dev.executor.name,
     device: dev.id,
     precision: o.precision,
-    head: o.head ?? "labelled",
+    head: task === "causal-lm" ? "all" : (o.head ?? "labelled"),
     batch: o.batch,
     seq: o.maxLength,
     params: nParams,
     tokens_per_s: Math.round(tokens / stepS),
+    tokens_per_second: Math.round(tokens / stepS),
     step_s: Number(stepS.toFixed(4)),
     compile_s: Number(compileS.toFixed(2)),
     mfu: Number((flops / stepS / (peak * 1e9)).toFixed(3)),

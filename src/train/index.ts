@@ -1,5 +1,5 @@
 // The training layer's public API: the Trainer, its callbacks and loggers, checkpoints, and the
-// compiled MLM step it runs (for custom loops).
+// compiled step it runs with its objectives, masked and causal LM (for custom loops).
 export { Trainer, type TrainerOptions, type OptimizerSettings, type FitArgs, type FitResult, type RunSettings } from "./trainer.js";
 export {
   ModelCheckpoint,
@@ -29,8 +29,11 @@ export {
   makeTrainStep,
   makeEvalStep,
   makeMultiStep,
-  type MlmStepOptions,
+  type TrainStepOptions,
   type StepInputs,
   type StepMetrics,
   type TrainState,
-} from "./mlm-step.js";
+} from "./train-step.js";
+export { maskedLmObjective, type MaskedLmObjectiveOptions } from "./objectives/mlm.js";
+export { causalLmObjective, nextTokenLoss, nextTokenTargets } from "./objectives/causal-lm.js";
+export type { TrainingObjective, TrainingTask, ObjectiveOutputs } from "./objectives/objective.js";

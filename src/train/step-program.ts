@@ -5,7 +5,8 @@ import { traceToProgram } from "../core/autodiff.js";
 import { createMaskedLM, presetConfig, type MlmConfig } from "../models/index.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
 import { AdamW } from "../optim/adamw.js";
-import { makeMultiStep, makeTrainStep, type StackedStepInputs, type TrainState } from "./mlm-step.js";
+import { makeMultiStep, makeTrainStep, type StackedStepInputs, type TrainState } from "./train-step.js";
+import { maskedLmObjective } from "./objectives/mlm.js";
 
 export interface StepProgramOptions {
   /** A preset name, or a config. */
@@ -42,10 +43,12 @@ export function trainStepsProgram(o: StepProgramOptions): k.Program {
   };
   const fn = makeMultiStep(
     makeTrainStep({
-      model,
+      objective: maskedLmObjective({
+        model,
+        masking: { maskTokenId: 4, vocabSize: config.vocab_size, specialIds: [0, 1, 2, 3, 4], seed: 2 },
+      }),
       optimizer,
       dropoutSeed: 1,
-      masking: { maskTokenId: 4, vocabSize: config.vocab_size, specialIds: [0, 1, 2, 3, 4], seed: 2 },
       ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
     }),
     o.loops?.steps ?? "unrolled",

@@ -1,12 +1,15 @@
-// The Trainer: fit() runs the compiled MLM step over a streaming dataset with evaluation, logging,
-// checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step programs).
-import { mkdir } from "node:fs/promises";
+// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
+// with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
+// whole-step programs). The model decides the objective (objectives/select.ts).
+import { mkdir, readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { join } from "node:path";
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
 import type { BatchInfo, DatasetState, TFRecordDataset } from "../data/pipeline/dataset.js";
-import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
+import type { MaskedLanguageModel } from "../models/masked-lm.js";
+import type { CausalLanguageModel } from "../models/causal-lm.js";
+import type { LanguageModel, Params } from "../models/language-model.js";
 import { saveModel } from "../models/pretrained.js";
 import { AdamW } from "../optim/adamw.js";
 import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
@@ -16,6 +19,7 @@ import {
   checkpointPath,
   cleanCheckpointLeftovers,
   copyTokenizerFiles,
+  listCheckpoints,
   loadNewestCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
@@ -34,7 +38,9 @@ import {
   type StackedStepInputs,
   type StepInputs,
   type TrainState,
-} from "./mlm-step.js";
+} from "./train-step.js";
+import { objectiveFor } from "./objectives/select.js";
+import type { TrainingTask } from "./objectives/objective.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
@@ -117,15 +123,21 @@ export interface OptimizerSettings {
 }
 
 export interface FitArgs {
-  model: MaskedLanguageModel;
+  /**
+   * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
+   * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
+   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
+   */
+  model: MaskedLanguageModel | CausalLanguageModel;
   /** Start from these parameters (default: a fresh init from the seed). */
   params?: Params;
   optimizer: OptimizerSettings;
   train: TFRecordDataset<TokenBatch>;
   eval?: TFRecordDataset<TokenBatch>;
-  masking: Omit<TracedMaskOptions, "seed">;
+  /** The masking of a masked LM (the seed is the Trainer's); a causal LM refuses it. */
+  masking?: Omit<TracedMaskOptions, "seed">;
   /**
-   * Labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
+   * Masked LMs only: labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
    * above the expected count, which a labelling exceeds with p < 1e-15). Any beyond it are left out of
    * the loss; the run warns once and logs `dropped_labels` on the steps where that happened.
    */
@@ -163,7 +175,8 @@ export class Trainer implements TrainerView {
   private bar: ProgressBar | undefined;
   private current:
     | {
-        model: MaskedLanguageModel;
+        model: LanguageModel;
+        task: TrainingTask;
         state: TrainState;
         data: () => DatasetState;
         tokenizerDir?: string;
@@ -278,8 +291,13 @@ export class Trainer implements TrainerView {
         ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
         : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
     const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
-    const masking: TracedMaskOptions = { ...a.masking, seed: o.seed };
+    const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
+    const capacity = a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {};
+    // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
+    const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity });
+    const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity });
     const settings: RunSettings = {
+      task: objective.task,
       learning_rate: a.optimizer.learningRate,
       weight_decay: a.optimizer.weightDecay ?? 0,
       warmup_steps: warmup,
@@ -289,7 +307,7 @@ export class Trainer implements TrainerView {
       gradient_accumulation: o.gradientAccumulation,
       clip_norm: o.clipNorm ?? 0,
       precision: o.precision,
-      mlm_probability: a.masking.mlmProbability ?? 0.15,
+      ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
     };
 
     // ---- the output directory: leftovers of killed writes tidied, another run's files never mixed in ----
@@ -303,6 +321,7 @@ export class Trainer implements TrainerView {
     let dataState: DatasetState | undefined;
     const history: Metrics[] = [];
     const metricsPath = join(o.outputDir, "metrics.jsonl");
+    if (o.resume) await refuseOtherTask(o.outputDir, objective.task);
     const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device) : undefined;
     const resumeFrom = resumed?.path;
     if (resumed) {
@@ -356,16 +375,14 @@ export class Trainer implements TrainerView {
     const stepFn = this.strategy.compile(
       makeMultiStep(
         makeTrainStep({
-          model: a.model,
+          objective,
           optimizer,
-          masking,
           computeDtype: this.policy.computeDtype,
           microBatches: o.gradientAccumulation,
           dropoutSeed: o.seed + 1,
           ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
           ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
           nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
-          ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
           ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
         }),
         o.loops?.steps ?? "unrolled",
@@ -374,10 +391,8 @@ export class Trainer implements TrainerView {
     );
     const evalFn = this.strategy.compile(
       makeEvalStep({
-        model: a.model,
-        masking: { ...masking, seed: o.seed + 2 },
+        objective: evalObjective,
         computeDtype: this.policy.computeDtype,
-        ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
         ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
       }),
       { name: "eval_step" },
@@ -394,6 +409,7 @@ export class Trainer implements TrainerView {
     let trainedPosition = iterator.state();
     this.current = {
       model: a.model,
+      task: objective.task,
       state,
       data: () => trainedPosition,
       history,
@@ -401,7 +417,7 @@ export class Trainer implements TrainerView {
       ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
     };
     const watch = new DivergenceWatch({
-      vocabSize: a.masking.vocabSize,
+      vocabSize: a.model.config.vocab_size,
       learningRate: a.optimizer.learningRate,
       policy: o.onNonFinite,
       precision: o.precision,
@@ -615,10 +631,12 @@ export class Trainer implements TrainerView {
   }
 
   /**
-   * Loss and masked-token accuracy over the whole eval set (same masks every time: a fixed seed).
-   * `state` is the carried state (PerReplica leaves where every replica keeps its own).
+   * Loss and accuracy over the whole eval set: masked-token (same masks every time: a fixed seed), or
+   * next-token with the perplexity (exp of the loss). `state` is the carried state (PerReplica leaves
+   * where every replica keeps its own).
    */
   async runEval(evalFn: EvalFn, a: FitArgs, state: TrainState, evalHistory: Metrics[]): Promise<Metrics> {
+    const task = this.current!.task;
     let lossSum = 0,
       correct = 0,
       count = 0;
@@ -631,12 +649,21 @@ export class Trainer implements TrainerView {
       correct += c!;
       count += n!;
     }
-    const m = { eval_loss: count ? lossSum / count : NaN, eval_accuracy: count ? correct / count : 0, eval_tokens: count };
+    const loss = count ? lossSum / count : NaN;
+    const m: Metrics = {
+      eval_loss: loss,
+      ...(task === "causal-lm" ? { eval_perplexity: Math.exp(loss) } : {}),
+      eval_accuracy: count ? correct / count : 0,
+      eval_tokens: count,
+    };
     evalHistory.push({ step: this.globalStep, ...m });
     this.logMetrics(m);
+    const accuracy = `${(100 * m.eval_accuracy!).toFixed(2)}%`;
     this.log(
-      `step ${this.globalStep}: eval loss ${m.eval_loss.toFixed(4)}, ` +
-        `masked accuracy ${(100 * m.eval_accuracy).toFixed(2)}% over ${count} masked tokens`,
+      `step ${this.globalStep}: eval loss ${loss.toFixed(4)}, ` +
+        (task === "causal-lm"
+          ? `perplexity ${m.eval_perplexity!.toFixed(2)}, next-token accuracy ${accuracy} over ${count} predicted tokens`
+          : `masked accuracy ${accuracy} over ${count} masked tokens`),
     );
     for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
     return m;
@@ -659,6 +686,8 @@ type EvalFn = (...args: any[]) => any;
 
 /** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
 export interface RunSettings {
+  /** What the run trains on (absent in checkpoints from before causal LMs: "mlm"). */
+  task?: TrainingTask;
   learning_rate: number;
   weight_decay: number;
   warmup_steps: number;
@@ -668,7 +697,8 @@ export interface RunSettings {
   gradient_accumulation: number;
   clip_norm: number;
   precision: string;
-  mlm_probability: number;
+  /** Masked LMs only. */
+  mlm_probability?: number;
 }
 
 /** "learning_rate 0.0007 → 0.001, max_steps 800 → 1000", or "" when nothing changed (or nothing was recorded). */
@@ -678,6 +708,27 @@ function settingsChanges(before: RunSettings | undefined, now: RunSettings): str
     .filter((key) => before[key] !== undefined && before[key] !== now[key])
     .map((key) => `${key} ${before[key]} → ${now[key]}`)
     .join(", ");
+}
+
+/**
+ * Refuses to resume a run of the other task (its checkpoints hold another kind of model): said before
+ * any checkpoint is loaded, rather than as parameter names that do not match.
+ */
+async function refuseOtherTask(outputDir: string, task: TrainingTask): Promise<void> {
+  const newest = (await listCheckpoints(outputDir)).at(-1);
+  if (!newest) return;
+  let state: TrainerStateJson;
+  try {
+    state = JSON.parse(await readFile(join(newest.path, "trainer_state.json"), "utf8"));
+  } catch {
+    return; // a damaged checkpoint: loadNewestCheckpoint says why and falls back past it
+  }
+  const before = (state.run_settings as RunSettings | undefined)?.task ?? "mlm";
+  if (before !== task)
+    throw new Error(
+      `${newest.path} is a ${before} run, but this model trains as ${task}: ` +
+        `resume it with the model it was trained with, or train into another output directory`,
+    );
 }
 
 /** Refuses optimizer settings that would train backwards or not at all (a negative rate or clip norm). */

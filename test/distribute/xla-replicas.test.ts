@@ -4,7 +4,7 @@
 // One device × 32, 4 devices × 8 and 8 devices × 4 train the same parameters; a steady step moves only
 // the input batch and a few scalars across the host boundary.
 import test from "node:test";
-import { STEP_SCALARS } from "../../src/train/mlm-step.js";
+import { STEP_SCALARS } from "../../src/train/train-step.js";
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

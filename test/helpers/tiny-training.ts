@@ -1,6 +1,7 @@
-// A tiny but complete MLM training setup for trainer tests: random-token shards on disk, a 2-layer
-// RoBERTa, and fit() with per-step logging. Also runnable as a script (for kill-and-resume tests):
-//   node dist/test/helpers/tiny-training.js DATA_DIR OUT_DIR MAX_STEPS [--resume] [--trainer JSON]
+// A tiny but complete training setup for trainer tests: random-token shards on disk, a 2-layer RoBERTa
+// (MLM) or the llama-tiny preset (causal LM, `task: "causal-lm"`), and fit() with per-step logging. Also
+// runnable as a script (for kill-and-resume tests):
+//   node dist/test/helpers/tiny-training.js DATA_DIR OUT_DIR MAX_STEPS [--resume] [--trainer JSON] [--task causal-lm]
 // (--trainer: Trainer options over the defaults, e.g. '{"executor":"xla","accelerator":"cpu","devices":1}')
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -8,9 +9,10 @@ import * as k from "../../src/index.js";
 import { writeRecords } from "../../src/data/tfrecord/files.js";
 import { encodeExample } from "../../src/data/example/example.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
-import { createMaskedLM, validateConfig } from "../../src/models/index.js";
+import { causalPresetConfig, createCausalLM, createMaskedLM, validateConfig } from "../../src/models/index.js";
 import { Trainer, type OptimizerSettings, type TrainerOptions } from "../../src/train/trainer.js";
 import { ModelCheckpoint, type Callback } from "../../src/train/callbacks.js";
+import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { rng } from "./random.js";
 
 export const TINY = { vocab: 64, length: 16, batch: 8 };
@@ -51,7 +53,12 @@ export const tinyConfig = () =>
     "tiny config",
   );
 
+/** The llama-tiny preset (width 16, 2 layers, grouped-query attention) for the tiny shards' vocabulary and length. */
+export const tinyLlamaConfig = () => causalPresetConfig("llama-tiny", { vocabSize: TINY.vocab, padId: 3, clsId: 0, sepId: 1 }, TINY.length);
+
 export interface TinyOptions {
+  /** "mlm" (default: the 2-layer RoBERTa) or "causal-lm" (llama-tiny). */
+  task?: TrainingTask;
   resume?: boolean;
   callbacks?: Callback[];
   evalDir?: string;
@@ -81,13 +88,17 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
     callbacks: [new ModelCheckpoint({ everySteps: 2 }), ...(opts.callbacks ?? [])],
     ...opts.trainer,
   });
+  const fitArgs = {
+    train,
+    ...(evalData ? { eval: evalData } : {}),
+    optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2, ...opts.optimizer },
+  };
+  if (opts.task === "causal-lm") return trainer.fit({ model: createCausalLM(tinyLlamaConfig()), ...fitArgs });
   const config = tinyConfig();
   if (opts.dropout === false) Object.assign(config, { hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 });
   return trainer.fit({
     model: createMaskedLM(config),
-    train,
-    ...(evalData ? { eval: evalData } : {}),
-    optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2, ...opts.optimizer },
+    ...fitArgs,
     masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
     ...(opts.labelCapacity !== undefined ? { labelCapacity: opts.labelCapacity } : {}),
   });
@@ -98,6 +109,8 @@ if (process.argv[1]?.endsWith("tiny-training.js") && process.argv.length >= 5) {
   const report: Callback = { onStepEnd: (t) => void process.stdout.write(`step ${t.globalStep}\n`) };
   const trainerAt = process.argv.indexOf("--trainer");
   const trainer = trainerAt > 0 ? (JSON.parse(process.argv[trainerAt + 1]!) as Partial<TrainerOptions>) : {};
-  await trainTiny(dataDir!, outDir!, Number(steps), { resume: process.argv.includes("--resume"), callbacks: [report], trainer });
+  const taskAt = process.argv.indexOf("--task");
+  const task = taskAt > 0 ? (process.argv[taskAt + 1] as TrainingTask) : "mlm";
+  await trainTiny(dataDir!, outDir!, Number(steps), { resume: process.argv.includes("--resume"), callbacks: [report], trainer, task });
   void k;
 }

@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
 import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { TINY, tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
-import { makeTrainStep, type TrainState } from "../../src/train/mlm-step.js";
+import { makeTrainStep, type TrainState } from "../../src/train/train-step.js";
+import { maskedLmObjective } from "../../src/train/objectives/mlm.js";
 import { createMaskedLM } from "../../src/models/index.js";
 import { AdamW } from "../../src/optim/adamw.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
@@ -48,7 +49,7 @@ test("the compiled step flags a non-finite loss; 'skip' leaves parameters and op
   const masking = { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2, mlmProbability: 0.25 };
   const run = async (params: typeof init, nonFiniteUpdate: "skip" | "apply") => {
     const state: TrainState = { params, opt: k.jit((p: unknown) => optimizer.init(p))(params) };
-    const step = k.jit(makeTrainStep({ model, optimizer, masking, dropoutSeed: 1, nonFiniteUpdate }));
+    const step = k.jit(makeTrainStep({ objective: maskedLmObjective({ model, masking }), optimizer, dropoutSeed: 1, nonFiniteUpdate }));
     const out = step(state, inputs, k.array(new Int32Array([1]), { shape: [] }));
     const before = await Promise.all(k.leaves<k.Array>([state.params, state.opt] as unknown as k.PyTree).map((a) => a.data()));
     const after = await Promise.all(k.leaves<k.Array>([out.state.params, out.state.opt] as unknown as k.PyTree).map((a) => a.data()));

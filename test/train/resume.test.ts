@@ -1,5 +1,6 @@
 // A killed training run resumed from its last checkpoint reproduces the uninterrupted run's losses: on
-// ONNX Runtime, and on XLA's CPU plugin with 2 replicas (each keeping its own state on its own device).
+// ONNX Runtime, and on XLA's CPU plugin with 2 replicas (each keeping its own state on its own device);
+// a masked LM and a causal LM.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import type { TrainerOptions } from "../../src/train/trainer.js";
+import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
 
@@ -27,19 +29,19 @@ function losses(dir: string): Map<number, number> {
 }
 
 /** The killed-and-resumed run's directory and the uninterrupted run's, after checking their losses agree. */
-async function killAndResume(trainer: Partial<TrainerOptions>): Promise<{ straight: string; resumed: string }> {
+async function killAndResume(trainer: Partial<TrainerOptions>, task: TrainingTask = "mlm"): Promise<{ straight: string; resumed: string }> {
   const root = mkdtempSync(join(tmpdir(), "kiln-resume-"));
   const data = join(root, "data");
   await writeTinyShards(data);
   const steps = 9;
-  await trainTiny(data, join(root, "straight"), steps, { trainer });
+  await trainTiny(data, join(root, "straight"), steps, { trainer, task });
   const reference = losses(join(root, "straight"));
   assert.equal(reference.size, steps);
 
   // The killed run: SIGKILL once step 5 is done (checkpoint-4 exists, step 5's work is lost).
   const killedDir = join(root, "killed");
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [script, data, killedDir, String(steps), "--trainer", JSON.stringify(trainer)], {
+    const child = spawn(process.execPath, [script, data, killedDir, String(steps), "--trainer", JSON.stringify(trainer), "--task", task], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     child.stdout.on("data", (chunk: Buffer) => {
@@ -51,7 +53,7 @@ async function killAndResume(trainer: Partial<TrainerOptions>): Promise<{ straig
   assert.ok(!readdirSync(killedDir).includes("checkpoint-6"));
   assert.ok(!readdirSync(killedDir).some((n) => n.startsWith(".checkpoint")), "no half-written checkpoint under a final name");
 
-  await trainTiny(data, killedDir, steps, { resume: true, trainer });
+  await trainTiny(data, killedDir, steps, { resume: true, trainer, task });
   const resumed = losses(killedDir);
   assert.deepEqual(
     [...resumed.entries()].sort((a, b) => a[0] - b[0]),
@@ -68,6 +70,10 @@ async function lossScaler(checkpoint: string): Promise<{ scale: number; goodStep
 
 test("kill -9 during training, then --resume: the loss sequence equals the uninterrupted run's", async () => {
   await killAndResume({});
+});
+
+test("a causal LM (llama-tiny): kill -9 during training, then --resume reproduces the uninterrupted losses", async () => {
+  await killAndResume({}, "causal-lm");
 });
 
 test("on XLA:CPU with 2 replicas, kill -9 then --resume reproduces the uninterrupted losses", { skip: xlaCpuSkip }, async () => {

@@ -2,22 +2,27 @@
 import { parseFlags, intFlag, executorFlag, noPositionals, UsageError } from "../args.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
-import { PRESET_NAMES } from "../../models/index.js";
+import { CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { benchTrain } from "../../train/bench-train.js";
 import type { Command } from "./types.js";
+import { taskFlag } from "../train-model.js";
 
-const HELP = `Usage: kiln bench train [--preset mlm-small] [--precision 32] [--per-replica-batch-size 32] [--max-length 128] [--json]
+const HELP = `Usage: kiln bench train [--task mlm|causal-lm] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
+                       [--max-length 128] [--json]
 
-Times compiled MLM training steps (AdamW, dropout 0.1, masking in the step) on synthetic batches:
-tokens/s as the median of --steps timed steps after --warmup steps, compile time apart, and MFU
-against the device's measured f32 matmul peak.
+Times compiled training steps on synthetic batches (uniform random tokens, no padding): MLM (AdamW,
+dropout 0.1, masking in the step) or, with --task causal-lm, next-token prediction. Tokens/s as the
+median of --steps timed steps after --warmup steps, compile time apart, and MFU against the device's
+measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 32000.
 
-  --preset NAME               ${PRESET_NAMES.join(" | ")} (default mlm-small)
+  --task NAME                 mlm | causal-lm (default mlm)
+  --preset NAME               mlm: ${PRESET_NAMES.join(" | ")} (default mlm-small)
+                              causal-lm: ${CAUSAL_PRESET_NAMES.join(" | ")} (default llama-small)
   --precision NAME            ${PRECISIONS.join(" | ")} (default 32)
   --per-replica-batch-size N  default 32
   --max-length N              default 128
-  --head labelled|all         the vocabulary head on the labelled positions only (default), or on every
+  --head labelled|all         mlm: the vocabulary head on the labelled positions only (default), or on every
                               position (the work the JAX and PyTorch peers do)
   --steps N  --warmup N       default 5 and 2
   --accelerator NAME          cpu | gpu | tpu | auto (default auto)
@@ -33,6 +38,7 @@ export const benchCommand: Command = {
     if (sub === undefined || sub === "--help" || sub === "-h") return console.log(HELP);
     if (sub !== "train") throw new UsageError(`kiln bench: unknown benchmark "${sub}"; available: train`);
     const { values: v, positionals } = parseFlags("bench train", rest, {
+      task: { type: "string" },
       preset: { type: "string" },
       precision: { type: "string" },
       "per-replica-batch-size": { type: "string" },
@@ -49,8 +55,13 @@ export const benchCommand: Command = {
     if (v.help) return console.log(HELP);
     noPositionals("bench train", positionals);
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
-    const preset = v.preset ?? "mlm-small";
-    if (!PRESET_NAMES.includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(", ")}, got "${preset}"`);
+    const task = taskFlag(v.task);
+    const presets = task === "mlm" ? PRESET_NAMES : CAUSAL_PRESET_NAMES;
+    const preset = v.preset ?? (task === "mlm" ? "mlm-small" : "llama-small");
+    if (!presets.includes(preset))
+      throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);
+    if (task === "causal-lm" && v.head !== undefined)
+      throw new UsageError("--head sizes the MLM's vocabulary head; a causal LM predicts at every position: drop --head");
     const precision = (v.precision ?? "32") as PrecisionName;
     const head = (v.head ?? "labelled") as "labelled" | "all";
     if (!["labelled", "all"].includes(head)) throw new UsageError(`--head must be labelled or all, got "${v.head}"`);
@@ -62,6 +73,7 @@ export const benchCommand: Command = {
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
     });
     const r = await benchTrain({
+      task,
       preset,
       precision,
       device: device!,
@@ -74,7 +86,7 @@ export const benchCommand: Command = {
     if (v.json) console.log(JSON.stringify(r));
     else
       console.log(
-        `${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, ` +
+        `${r.task} ${r.preset} on ${r.device} (${r.executor}, ${r.precision}): ${r.tokens_per_s} tokens/s, ${r.step_s}s/step, ` +
           `compile ${r.compile_s}s, MFU ${(100 * r.mfu).toFixed(1)}% of ${r.peak_gflops} GFLOP/s`,
       );
   },

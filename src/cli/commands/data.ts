@@ -12,6 +12,12 @@ rows, cuts them into chunks of --max-length (dropping each group's remainder) an
 shards of tf.train.Example records (input_ids, attention_mask) to {out}/{split}/dataset-{shard}-{records}.tfrecord.
 Shards are written atomically; re-running the same command finishes an interrupted run.
 
+The same shards train both tasks of \`kiln train\`: --task mlm masks them inside the training step, and
+--task causal-lm predicts each next token (the shift is done inside the step). Each document is wrapped in
+the tokenizer's [CLS] … [SEP], which a causal preset takes as its bos and eos tokens: the model learns where
+documents start and end (generation stops at eos), as GPT-2's <|endoftext|> separates its documents. A
+chunk may start in the middle of a document, as in transformers' run_clm.py (group_texts).
+
 Flags:
   --tokenizer DIR             directory holding tokenizer.json (required)
   --input FILE...             input text files, local or gs:// (required; repeat the flag or list several)

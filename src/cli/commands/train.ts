@@ -1,20 +1,13 @@
-// `kiln train`: masked-LM training from TFRecord shards, with the reference pipeline's flags.
+// `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
+// shards, with the reference pipeline's flags.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositionals } from "../args.js";
-import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../../text/index.js";
+import { loadTokenizer } from "../../text/index.js";
 import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../data/prepare/manifest.js";
-import {
-  createMaskedLM,
-  loadPretrained,
-  maxSequenceLength,
-  presetConfig,
-  readConfig,
-  PRESET_NAMES,
-  type MlmConfig,
-} from "../../models/index.js";
+import { createModel, isCausalConfig, loadCausalModel, loadPretrained, CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { listCheckpoints } from "../../train/checkpoint.js";
@@ -27,18 +20,25 @@ import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
+import { checkSameTokenizer, taskFlag, trainModelConfig } from "../train-model.js";
 
 const HELP =
-  `Usage: kiln train --tokenizer DIR --train-data PATH --output-dir DIR ` +
+  `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
   `(--preset NAME | --model-config FILE | --init-from DIR) [flags]
 
-Trains a masked language model (RoBERTa/BERT), from scratch or from a pretrained one, on TFRecord
-shards written by \`kiln data prepare\`. Masking (15% of tokens: 80% [MASK], 10% random, 10% kept)
-runs inside the compiled training step and is redrawn every epoch.
+Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
+\`kiln data prepare\` (the same shards for both tasks):
+  --task mlm        (default) a masked LM (RoBERTa/BERT). Masking (15% of tokens: 80% [MASK], 10% random,
+                    10% kept) runs inside the compiled training step and is redrawn every epoch.
+  --task causal-lm  a causal LM (Llama/GPT-2): next-token cross-entropy, the shift done inside the compiled
+                    step, padding never a target; evaluation logs eval_perplexity (exp of eval_loss).
 
 Model and data:
-  --preset NAME               ${PRESET_NAMES.join(" | ")} (vocabulary and special ids from the tokenizer)
-  --model-config FILE         a Hugging Face config.json instead of a preset
+  --task NAME                 mlm | causal-lm (default mlm)
+  --preset NAME               mlm: ${PRESET_NAMES.join(" | ")}
+                              causal-lm: ${CAUSAL_PRESET_NAMES.join(" | ")}
+                              (vocabulary and special ids from the tokenizer)
+  --model-config FILE         a Hugging Face config.json instead of a preset (roberta/bert, or llama/gpt2)
   --init-from DIR             fine-tune a pretrained model: a directory from \`kiln train\` or transformers'
                               save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
                               a missing masked-LM head is initialized; --tokenizer must be the model's own
@@ -53,7 +53,7 @@ Training:
   --learning-rate X           peak learning rate (default 1e-4)
   --weight-decay X            AdamW decoupled weight decay, not on LayerNorm or biases (default 1e-3)
   --warmup N                  warmup steps (default: a twentieth of the total), then linear decay to 0
-  --mlm-probability X         share of tokens selected for prediction (default 0.15)
+  --mlm-probability X         mlm: share of tokens selected for prediction (default 0.15)
   --shuffle-buffer-size N     records in the shuffle buffer (default 262144)
   --gradient-accumulation N   micro-batches per optimizer step (default 1)
   --steps-per-execution N     optimizer steps per compiled call, one host round trip each (default 1)
@@ -92,6 +92,7 @@ Output:
   --quiet                     no progress bar`;
 
 const FLAGS = {
+  task: { type: "string" },
   preset: { type: "string" },
   "model-config": { type: "string" },
   "init-from": { type: "string" },
@@ -160,6 +161,12 @@ async function runTrain(argv: string[]): Promise<void> {
   const earlyStopping = earlyStoppingFlags(v);
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
+  const task = taskFlag(v.task);
+  if (task === "causal-lm" && v["mlm-probability"] !== undefined)
+    throw new UsageError(
+      "kiln train: --mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token " +
+        "and masks nothing: drop --mlm-probability",
+    );
   const seed = intFlag("seed", v.seed, 42, 0);
   const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
   const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
@@ -201,26 +208,17 @@ async function runTrain(argv: string[]): Promise<void> {
       `--max-length ${maxLength} does not match the shards: ${probe.file} holds records of ${probe.length} tokens ` +
         `(prepare the data with --max-length ${maxLength}, or drop the flag)`,
     );
-  let config: MlmConfig;
-  if (v.preset) {
-    if (!PRESET_NAMES.includes(v.preset)) throw new UsageError(`--preset "${v.preset}" is unknown; presets: ${PRESET_NAMES.join(", ")}`);
-    config = presetConfig(v.preset, tokenizer, maxLength);
-  } else if (v["init-from"]) {
-    config = await initFromConfig(v["init-from"], v.tokenizer!, tokenizer);
-  } else {
-    config = await readConfig(v["model-config"]!);
-    if (config.vocab_size !== tokenizer.vocabSize)
-      throw new UsageError(`${v["model-config"]}: vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize}`);
-    if (config.pad_token_id !== tokenizer.padId)
-      throw new UsageError(
-        `${v["model-config"]}: pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`,
-      );
-  }
-  if (maxSequenceLength(config) < maxLength)
-    throw new UsageError(
-      `the model takes sequences of at most ${maxSequenceLength(config)} tokens ` +
-        `(max_position_embeddings ${config.max_position_embeddings}), but the shards hold ${maxLength}`,
-    );
+  const config = await trainModelConfig(
+    task,
+    {
+      ...(v.preset !== undefined ? { preset: v.preset } : {}),
+      ...(v["model-config"] !== undefined ? { modelConfig: v["model-config"] } : {}),
+      ...(v["init-from"] !== undefined ? { initFrom: v["init-from"] } : {}),
+      tokenizerDir: v.tokenizer!,
+    },
+    tokenizer,
+    maxLength,
+  );
 
   const accelerator = (v.accelerator ?? "auto") as Accelerator;
   if (!["auto", "cpu", "gpu", "tpu"].includes(accelerator))
@@ -280,8 +278,12 @@ async function runTrain(argv: string[]): Promise<void> {
     ],
     ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
-  const model = createMaskedLM(config);
-  const init = v["init-from"] ? await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! }) : undefined;
+  const model = createModel(config);
+  const init = !v["init-from"]
+    ? undefined
+    : isCausalConfig(config)
+      ? await loadCausalModel(v["init-from"], devices[0]!)
+      : await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! });
   for (const notice of init?.notices ?? []) console.error(`kiln train: ${notice}`);
   const params = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
@@ -303,7 +305,11 @@ async function runTrain(argv: string[]): Promise<void> {
       weightDecay,
       ...(v.warmup !== undefined ? { warmupSteps: intFlag("warmup", v.warmup, 0, 0) } : {}),
     },
-    masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
+    ...(task === "mlm"
+      ? {
+          masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
+        }
+      : {}),
   });
   for (const [name, data] of [
     ["training", train],
@@ -318,7 +324,9 @@ async function runTrain(argv: string[]): Promise<void> {
       output_dir: v["output-dir"],
       steps: result.globalStep,
       train_loss: result.history.at(-1)?.loss,
-      ...(last ? { eval_loss: last.eval_loss, eval_accuracy: last.eval_accuracy } : {}),
+      task,
+      ...(last ? { eval_loss: last.eval_loss, ...(task === "causal-lm" ? { eval_perplexity: last.eval_perplexity } : {}) } : {}),
+      ...(last ? { eval_accuracy: last.eval_accuracy } : {}),
       tokens_per_s: Math.round(result.tokensPerSecond),
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
@@ -346,47 +354,11 @@ function earlyStoppingFlags(v: {
   return new EarlyStopping({ monitor: "eval_loss", mode: "min", patience, minDelta });
 }
 
-/** The config of a pretrained model directory, checked against the tokenizer that will feed it. */
-async function initFromConfig(dir: string, tokenizerDir: string, tokenizer: Tokenizer): Promise<MlmConfig> {
-  const config = await readConfig(join(dir, "config.json"));
-  const where = `--init-from ${dir}`;
-  if (config.vocab_size !== tokenizer.vocabSize)
-    throw new UsageError(
-      `${where}: the model's vocab_size ${config.vocab_size} differs from the tokenizer's ${tokenizer.vocabSize} ` +
-        `(${tokenizerDir}); pass the tokenizer the model was trained with`,
-    );
-  if (config.pad_token_id !== tokenizer.padId)
-    throw new UsageError(
-      `${where}: the model's pad_token_id ${config.pad_token_id} differs from the tokenizer's pad id ${tokenizer.padId}`,
-    );
-  await checkSameTokenizer(dir, where, tokenizerDir, tokenizer);
-  return config;
-}
-
-/**
- * Refuses --tokenizer when `dir` (a model or checkpoint directory) holds another tokenizer: ids would
- * silently mean other pieces than the ones the weights learned.
- */
-async function checkSameTokenizer(dir: string, where: string, tokenizerDir: string, tokenizer: Tokenizer): Promise<void> {
-  if (!existsSync(join(dir, "tokenizer.json"))) return;
-  let own: Tokenizer;
-  try {
-    own = await loadTokenizer(dir);
-  } catch (e) {
-    throw new UsageError(
-      `${where}: the model's own tokenizer cannot be read, so --tokenizer cannot be checked against it: ${(e as Error).message}`,
-    );
-  }
-  const d = vocabularyDifference(tokenizer, own);
-  if (d)
-    throw new UsageError(
-      `${where}: --tokenizer ${tokenizerDir} is not the model's tokenizer: ` +
-        `id ${d.id} is ${JSON.stringify(d.a)} there but ${JSON.stringify(d.b)} in ${join(dir, "tokenizer.json")} ` +
-        `(pass --tokenizer ${dir})`,
-    );
-}
-
-export const trainCommand: Command = { name: "train", summary: "train a masked language model on TFRecord shards", run: runTrain };
+export const trainCommand: Command = {
+  name: "train",
+  summary: "train a masked (default) or causal (--task causal-lm) language model on TFRecord shards",
+  run: runTrain,
+};
 
 /** Reads every input shard through once and says what it found (`checked N shards (X MB) in S s`). */
 async function checkInputs(

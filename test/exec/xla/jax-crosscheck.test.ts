@@ -11,7 +11,8 @@ import * as k from "../../../src/index.js";
 import { discoverPjrtPlugin, lowerToStableHlo, XlaExecutor } from "../../../src/exec/xla/index.js";
 import { createMaskedLM } from "../../../src/models/index.js";
 import { AdamW } from "../../../src/optim/adamw.js";
-import { makeTrainStep, type TrainState } from "../../../src/train/mlm-step.js";
+import { makeTrainStep, type TrainState } from "../../../src/train/train-step.js";
+import { maskedLmObjective } from "../../../src/train/objectives/mlm.js";
 import { mismatch } from "../ort/compare.js";
 import { adamInit, mlpData, mlpInit, trainStep } from "../../helpers/mlp.js";
 import { pythonSkip, runPython, venvSitePackages } from "../../helpers/python.js";
@@ -71,11 +72,10 @@ function mlmCase(): Case {
     epoch: i32(new Int32Array([1]), []),
   };
   const step = makeTrainStep({
-    model,
+    objective: maskedLmObjective({ model, masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 } }),
     optimizer,
     clipNorm: 1,
     dropoutSeed: 1,
-    masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
   });
   return lowered("tiny_roberta_mlm_step", step, [state, inputs, i32(new Int32Array([3]), [])], [0]);
 }

@@ -1,37 +1,30 @@
-// The compiled MLM training and evaluation steps: masking, forward, loss, backward, gradient
-// all-reduce, clipping and the optimizer update in one program. The host only feeds token batches and
-// reads back a few scalars.
+// The compiled training and evaluation steps of any objective (objectives/): targets, forward, loss,
+// backward, gradient all-reduce, loss scaling, clipping and the optimizer update in one program. The
+// host only feeds token batches and reads back a few scalars.
 //
-// Loss normalization is global: each micro-batch (and replica) contributes Σ nll / N where N counts the
-// labelled tokens of the whole global batch, so one device with batch 32 and 8 replicas × 4 (or 4
-// micro-batches × 8) compute the same loss and the same gradients.
+// Loss normalization is global: each micro-batch (and replica) contributes Σ loss / N where N counts the
+// targets of the whole global batch (known before the forward pass, from the objective's targets), so
+// one device with batch 32 and 8 replicas × 4 (or 4 micro-batches × 8) compute the same loss and the
+// same gradients.
 import * as k from "../core/index.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
-import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
-import { mlmObjective, maskCapacity } from "../models/masked-lm.js";
+import type { Params } from "../models/language-model.js";
 import type { AdamW, AdamWState } from "../optim/adamw.js";
 import { clipByGlobalNorm } from "../optim/clip.js";
-import { maskTokensTraced, type TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import { keepIfSkipped, unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
+import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objectives/objective.js";
 
-export interface MlmStepOptions {
-  model: MaskedLanguageModel;
+export interface TrainStepOptions {
+  /** What the step minimizes, and on which model (maskedLmObjective, causalLmObjective). */
+  objective: TrainingObjective<any>;
   optimizer: AdamW;
-  masking: TracedMaskOptions;
   /** Activation dtype: "f32", or "bf16"/"f16" for mixed precision (master weights stay f32). */
   computeDtype?: k.DType;
   /** Gradient accumulation: the step's batch is split into this many micro-batches. */
   microBatches?: number;
   /** Clip gradients to this global norm (after accumulation and all-reduce). */
   clipNorm?: number;
-  /** Run the vocabulary head only on the labelled positions (default true; see mlmObjective). */
-  labelledPositionsOnly?: boolean;
-  /**
-   * How many labelled positions of a micro-batch the vocabulary head has room for (default maskCapacity:
-   * 8 standard deviations above the expected count). Labelled positions beyond it are counted in `dropped`.
-   */
-  labelCapacity?: number;
-  /** Seed of the dropout stream (the masking has its own, in `masking.seed`). */
+  /** Seed of the dropout stream (an objective's own randomness, e.g. masking, has its own seed). */
   dropoutSeed: number;
   /** Dynamic loss scaling settings (used when the state carries a scaler, i.e. precision "16-mixed"). */
   lossScaling?: LossScaleOptions;
@@ -41,18 +34,18 @@ export interface MlmStepOptions {
    * they were, as a loss-scaled overflow does). Either way `nonFinite` reports it.
    */
   nonFiniteUpdate?: "apply" | "skip";
-  /** The encoder's layer stack: unrolled (default) or one loop over the layers. */
+  /** The model's layer stack: unrolled (default) or one loop over the layers. */
   layerLoop?: LayerLoop;
 }
 
 export interface StepMetrics {
-  /** Mean loss over the labelled tokens of the global batch. */
+  /** Mean loss over the targets of the global batch. */
   loss: k.Array;
   correct: k.Array;
   count: k.Array;
   lr: k.Array;
   gradNorm: k.Array;
-  /** Labelled positions left out of the loss because they exceeded the head's capacity (normally 0). */
+  /** Targets left out of the loss (MLM: labelled positions beyond the head's capacity; normally 0). */
   dropped: k.Array;
   /** 1 when the step overflowed and was skipped (loss scaling), else 0. */
   skipped: k.Array;
@@ -72,12 +65,7 @@ export interface TrainState {
 }
 
 /** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
-export interface StepInputs {
-  inputIds: k.Array;
-  attentionMask: k.Array;
-  exampleOffset: k.Array;
-  epoch: k.Array;
-}
+export type StepInputs = ObjectiveBatch;
 
 function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
@@ -92,52 +80,43 @@ function microSlices(x: k.Array, n: number): k.Array[] {
   );
 }
 
-type CapacityOptions = Pick<MlmStepOptions, "masking" | "labelledPositionsOnly" | "labelCapacity">;
-
-/** The vocabulary head's static number of positions for a micro-batch of `tokens` tokens (undefined: all). */
-function headCapacity(o: CapacityOptions, tokens: number): number | undefined {
-  if (o.labelledPositionsOnly === false) return undefined;
-  return o.labelCapacity ?? maskCapacity(tokens, o.masking.mlmProbability ?? 0.15);
-}
-
 /**
  * The per-replica training step. Under data parallelism the same program runs on every replica and
  * all_reduce sums counts, losses and gradients across them (identity on one replica).
  */
-export function makeTrainStep(o: MlmStepOptions) {
-  const { model, optimizer } = o;
+export function makeTrainStep(o: TrainStepOptions) {
+  const { objective, optimizer } = o;
   const micro = o.microBatches ?? 1;
   const dtype = o.computeDtype ?? "f32";
-  return function mlmTrainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
+  return function trainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
     const idsParts = microSlices(batch.inputIds, micro),
       maskParts = microSlices(batch.attentionMask, micro);
-    const rowsPer = idsParts[0]!.shape[0]!,
-      length = idsParts[0]!.shape[1]!;
-    const masked = idsParts.map((ids, i) =>
-      maskTokensTraced(ids, maskParts[i]!, batch.epoch, batch.exampleOffset.add(i * rowsPer), o.masking),
-    );
-    // The global number of labelled tokens: known before the forward pass, so it can normalize every part.
-    const localCount = masked.map((m) => m.labels.notEqual(-100).astype("f32").sum()).reduce((a, b) => a.add(b));
+    const rowsPer = idsParts[0]!.shape[0]!;
+    const parts = idsParts.map((ids, i) => {
+      const part = { inputIds: ids, attentionMask: maskParts[i]!, epoch: batch.epoch, exampleOffset: batch.exampleOffset.add(i * rowsPer) };
+      return { part, targets: objective.targets(part) };
+    });
+    // The global number of targets: known before the forward pass, so it can normalize every part.
+    const localCount = parts.map((p) => p.targets.count).reduce((a, b) => a.add(b));
     const total = k.maximum(k.bind("all_reduce", [localCount], {}), 1);
     const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
-    const capacity = headCapacity(o, rowsPer * length);
 
     const scale = state.scaler?.scale;
     let grads: any = null;
     let lossSum = k.scalar(0),
       correct = k.scalar(0),
       dropped = k.scalar(0);
-    masked.forEach((m, i) => {
+    for (const { part: mb, targets } of parts) {
+      const forward: ForwardSettings = {
+        dropoutKey,
+        exampleOffset: mb.exampleOffset,
+        dtype,
+        ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
+      };
       const partLoss = (p: Params) => {
-        const h = model.hidden(p, m.inputIds, maskParts[i]!, {
-          dropoutKey,
-          exampleOffset: batch.exampleOffset.add(i * rowsPer),
-          dtype,
-          ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
-        });
-        const out = mlmObjective(model, p, h, m.labels, capacity);
-        // mlmObjective's mean × its own count = the part's summed loss; divided by the global count.
-        const part = out.loss.mul(out.count).div(total);
+        const out = objective.outputs(p, targets, forward);
+        // The part's summed loss divided by the global count.
+        const part = out.lossSum.div(total);
         return [scale ? part.mul(scale) : part, { part, correct: out.correct, dropped: out.dropped }] as const;
       };
       const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [
@@ -148,7 +127,7 @@ export function makeTrainStep(o: MlmStepOptions) {
       correct = correct.add(out.correct);
       dropped = dropped.add(out.dropped);
       grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
-    });
+    }
     grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
     let finite: k.Array | undefined;
     let scaler = state.scaler;
@@ -191,22 +170,20 @@ export function makeTrainStep(o: MlmStepOptions) {
 }
 
 /**
- * The per-replica evaluation step: masking with the eval seed, loss and accuracy, no update. Returns
- * `scalars` = [summed loss, correct predictions, labelled tokens] of the global batch.
+ * The per-replica evaluation step: the objective's targets (for the MLM, masking with its own seed), loss
+ * and accuracy, no update. Returns `scalars` = [summed loss, correct predictions, counted targets] of the
+ * global batch.
  */
-export function makeEvalStep(
-  o: Pick<MlmStepOptions, "model" | "masking" | "computeDtype" | "labelledPositionsOnly" | "labelCapacity" | "layerLoop">,
-) {
+export function makeEvalStep(o: Pick<TrainStepOptions, "objective" | "computeDtype" | "layerLoop">) {
   const dtype = o.computeDtype ?? "f32";
-  return function mlmEvalStep(params: Params, batch: StepInputs): { scalars: k.Array } {
-    const m = maskTokensTraced(batch.inputIds, batch.attentionMask, batch.epoch, batch.exampleOffset, o.masking);
-    const [rows, length] = batch.inputIds.shape as [number, number];
-    const capacity = headCapacity(o, rows * length);
-    const h = o.model.hidden(params, m.inputIds, batch.attentionMask, { dtype, ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}) });
-    const out = mlmObjective(o.model, params, h, m.labels, capacity);
+  return function evalStep(params: Params, batch: StepInputs): { scalars: k.Array } {
+    const out: ObjectiveOutputs = o.objective.outputs(params, o.objective.targets(batch), {
+      dtype,
+      ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
+    });
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});
     // [Σ loss, correct, count] over the global batch in one array: one copy back per evaluated batch.
-    return { scalars: k.stack([out.loss.mul(out.count), out.correct, out.count].map((x) => all(x).astype("f32"))) };
+    return { scalars: k.stack([out.lossSum, out.correct, out.count].map((x) => all(x).astype("f32"))) };
   };
 }
 
@@ -227,7 +204,7 @@ export interface StackedStepInputs {
  */
 export function makeMultiStep(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan" = "unrolled") {
   const steps = stepsOf(single, loop);
-  return function mlmTrainSteps(state: TrainState, inputs: StackedStepInputs, firstStep: k.Array): { state: TrainState; scalars: k.Array } {
+  return function trainSteps(state: TrainState, inputs: StackedStepInputs, firstStep: k.Array): { state: TrainState; scalars: k.Array } {
     const out = steps(state, inputs, firstStep);
     // Only the packed metrics leave the program: the host reads them with stepScalars.
     return { state: out.state, scalars: packScalars(out.metrics) };
@@ -254,7 +231,7 @@ export function stepScalars(host: Float32Array, i: number): Record<(typeof STEP_
 }
 
 function stepsOf(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "scan") {
-  return function mlmTrainStepsUnpacked(
+  return function trainStepsUnpacked(
     state: TrainState,
     inputs: StackedStepInputs,
     firstStep: k.Array,
