@@ -166,7 +166,6 @@ export const quickstartCommand: Command = {
         temperature: 0.8,
         topK: 40,
         seed: 42,
-        length: maxLength,
       });
     } else {
       const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength));
