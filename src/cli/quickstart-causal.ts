@@ -41,6 +41,14 @@ export async function printSampledContinuations(
   o: SampleOptions,
 ): Promise<void> {
   const pipe = new TextGenerationPipeline(model, params, tokenizer);
-  const out = await pipe.generate(prompts, { maxNewTokens: o.maxNewTokens, temperature: o.temperature, topK: o.topK, seed: o.seed });
+  // A short --max-length leaves few positions after the prompt: the continuations get what is left.
+  const bos = model.config.bos_token_id === null || model.config.bos_token_id === undefined ? 0 : 1;
+  const longest = Math.max(...prompts.map((p) => tokenizer.encode(p, { addSpecialTokens: false }).length + bos));
+  const maxNewTokens = Math.min(o.maxNewTokens, model.maxLength - longest);
+  if (maxNewTokens < 1) {
+    console.log(`(no room for a continuation: the prompts fill the model's ${model.maxLength} positions)`);
+    return;
+  }
+  const out = await pipe.generate(prompts, { maxNewTokens, temperature: o.temperature, topK: o.topK, seed: o.seed });
   prompts.forEach((prompt, i) => console.log(`${prompt} → ${out.texts[i]!.trim()}`));
 }
