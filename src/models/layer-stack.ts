@@ -1,8 +1,15 @@
 // A model's stack of identical layers, traced unrolled or as one scan over the layers (the parameters
 // keep their per-layer tree, so names and checkpoints do not change: the loop stacks them inside the
-// traced function). The encoder has its own copy in transformer-encoder.ts; decoders share this one.
+// traced function). The encoder (transformer-encoder.ts) and the decoders (llama.ts, gpt2.ts) share it.
 import * as k from "../core/index.js";
-import type { LayerLoop } from "./transformer-encoder.js";
+
+/**
+ * How the layer stack is traced: "unrolled" (the default: each layer's equations in the program) or
+ * "scan" (one loop over the layers; the program holds one layer, whatever the depth). The parameters
+ * keep their per-layer tree either way (checkpoints and names do not change): the loop stacks them
+ * along a new leading axis inside the traced function.
+ */
+export type LayerLoop = "unrolled" | "scan";
 
 /** x through `layer` for each of `layers`; `layer` gets the layer's index (a number, or the loop's traced u32). */
 export function applyLayers<L>(

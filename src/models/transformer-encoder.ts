@@ -17,6 +17,7 @@ import {
 import { selfAttention, type SelfAttentionParams } from "../nn/attention.js";
 import type { DropoutSites } from "../nn/dropout-sites.js";
 import type { MlmConfig } from "./config.js";
+import { applyLayers, type LayerLoop } from "./layer-stack.js";
 
 export interface EncoderLayerParams {
   attention: { self: SelfAttentionParams; output: { dense: DenseParams; LayerNorm: NormParams } };
@@ -73,13 +74,7 @@ export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
   };
 }
 
-/**
- * How the layer stack is traced: "unrolled" (the default: each layer's equations in the program) or
- * "scan" (one loop over the layers; the program holds one layer, whatever the depth). The parameters
- * keep their per-layer tree either way (checkpoints and names do not change): the loop stacks them
- * along a new leading axis inside the traced function.
- */
-export type LayerLoop = "unrolled" | "scan";
+export type { LayerLoop } from "./layer-stack.js";
 
 /** One encoder layer; `site` is its first dropout site (a number, or the loop's traced value). */
 function encoderLayer(
@@ -108,19 +103,6 @@ export function encoderApply(
   sites: DropoutSites,
   loop: LayerLoop = "unrolled",
 ): k.Array {
-  if (loop === "scan" && p.layer.length > 1) {
-    const stacked = k.treeMap((...ls: k.Array[]) => k.stack(ls), p.layer[0]!, ...p.layer.slice(1)) as EncoderLayerParams;
-    const index = k.iota([p.layer.length], 0, "u32");
-    const [out] = k.scan(
-      (h: k.Array, [l, i]: [EncoderLayerParams, k.Array]) => [encoderLayer(l, c, h, bias, sites, i.mul(3).add(1)), null] as const,
-      x,
-      [stacked, index],
-      { name: "encoder_layer" },
-    );
-    return out;
-  }
-  p.layer.forEach((l, i) => {
-    x = encoderLayer(l, c, x, bias, sites, 1 + 3 * i);
-  });
-  return x;
+  const firstSite = (i: number | k.Array) => (typeof i === "number" ? 1 + 3 * i : i.mul(3).add(1));
+  return applyLayers(p.layer, x, (l, h, i) => encoderLayer(l, c, h, bias, sites, firstSite(i)), loop, "encoder_layer");
 }
