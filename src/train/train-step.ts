@@ -7,7 +7,7 @@
 // one device with batch 32 and 8 replicas × 4 (or 4 micro-batches × 8) compute the same loss and the
 // same gradients.
 import * as k from "../core/index.js";
-import type { LayerLoop } from "../models/transformer-encoder.js";
+import type { LayerLoop } from "../models/layer-stack.js";
 import type { Params } from "../models/language-model.js";
 import type { AdamW, AdamWState } from "../optim/adamw.js";
 import { clipByGlobalNorm } from "../optim/clip.js";

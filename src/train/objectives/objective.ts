@@ -5,7 +5,7 @@
 // (causal-lm.ts) are the two Kiln ships; the step machinery around them is shared.
 import type * as k from "../../core/index.js";
 import type { LanguageModel, Params } from "../../models/language-model.js";
-import type { LayerLoop } from "../../models/transformer-encoder.js";
+import type { LayerLoop } from "../../models/layer-stack.js";
 
 /** The objectives Kiln trains with (the `--task` of `kiln train`). */
 export type TrainingTask = "mlm" | "causal-lm";
