@@ -1,9 +1,10 @@
 // Hugging Face `config.json` for the decoder-only models (Llama, GPT-2): validated with errors that
 // name the file and field, filled with transformers' own defaults where a field is absent, and the
 // presets Kiln trains. readModelConfig reads any supported config.json and dispatches on model_type.
-import { readFile } from "node:fs/promises";
 import type { CausalLmConfig } from "./causal-lm.js";
-import { validateConfig, type MlmConfig } from "./config.js";
+import { readJsonObject, validateConfig, type MlmConfig } from "./config.js";
+
+export { readJsonObject };
 import { ACTIVATIONS } from "../nn/layers.js";
 
 /** transformers' rope_parameters; Kiln implements the default rotary embedding only. */
@@ -232,24 +233,6 @@ export function validateModelConfig(raw: Record<string, unknown>, where: string)
   if (isCausalConfig(raw as { model_type: unknown })) return validateCausalConfig(raw, where);
   if (raw.model_type === "roberta" || raw.model_type === "bert") return validateConfig(raw, where);
   throw new Error(`${where}: model_type ${JSON.stringify(raw.model_type)} is not supported (roberta, bert, llama, gpt2)`);
-}
-
-/** A config.json as a plain object, with errors that name the file. */
-export async function readJsonObject(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (e) {
-    throw new Error(`cannot read model config ${path}: ${(e as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${path} is not valid JSON: ${(e as Error).message}`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`${path}: expected a JSON object`);
-  return raw as Record<string, unknown>;
 }
 
 /** Reads any supported config.json (masked or causal LM), dispatching on its model_type. */

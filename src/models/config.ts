@@ -80,7 +80,8 @@ export function validateConfig(raw: Record<string, unknown>, where: string): Mlm
   return c;
 }
 
-export async function readConfig(path: string): Promise<MlmConfig> {
+/** A config.json as a plain object, with errors that name the file. */
+export async function readJsonObject(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -94,7 +95,11 @@ export async function readConfig(path: string): Promise<MlmConfig> {
     throw new Error(`${path} is not valid JSON: ${(e as Error).message}`);
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`${path}: expected a JSON object`);
-  return validateConfig(raw as Record<string, unknown>, path);
+  return raw as Record<string, unknown>;
+}
+
+export async function readConfig(path: string): Promise<MlmConfig> {
+  return validateConfig(await readJsonObject(path), path);
 }
 
 /** The positions a model needs for sequences of `maxLength`: RoBERTa counts from pad_token_id + 1. */
