@@ -21,14 +21,14 @@ import { taskFlag } from "../train-model.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
 
 /**
- * The causal recipe, sized to about 6 minutes on 2 quiet cores: llama-small at batch 8 × 128 trains at
- * about 1,700 tokens/s there (measured: 888 tokens/s with `kiln train --task causal-lm` on 2 cores of
- * which the run got one core's worth, 99% CPU; batch 16 ran 883-955), so 400 steps of 1,024 tokens take
- * about 4 minutes and the five evaluations (forward passes over the 3% validation split) about 2 more.
+ * The causal recipe, sized to about 6 minutes on 2 quiet cores from measured throughput: llama-small at
+ * batch 8 × 128 trained at 2,601 tokens/s on 2 cores (the run got 177% CPU), so 600 steps of 1,024
+ * tokens take about 4 minutes, and the five evaluations (forward passes over the 3% validation split)
+ * about 1.5 more (400 steps and the evaluations took 4 min 15 s there).
  * Batch 8 at 1.5e-3 learned the most per token among the settings tried on this corpus (eval loss after
  * 254k tokens: 6.21; batch 8 at 2e-3 6.26, at 3e-3 6.35; batch 16 at 2e-3 6.38, at 4e-3 6.36).
  */
-const CAUSAL_STEPS = 400;
+const CAUSAL_STEPS = 600;
 const CAUSAL_BATCH = 8;
 const CAUSAL_LEARNING_RATE = 1.5e-3;
 
