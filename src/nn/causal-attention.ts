@@ -38,8 +38,11 @@ export function cachedVisibility(slotMask: k.Array, start: number | k.Array, t: 
 
 /**
  * Writes `fresh` [batch, kvHeads, t, headDim] into `cache` [batch, kvHeads, capacity, headDim] at slots
- * start … start+t-1. A number `start` is a static splice; a traced one selects, slot by slot, the new
- * value or the old (a gather of the new values by slot - start), so the program's shapes never change.
+ * start … start+t-1. A number `start` is a static splice. A traced one scatter-adds (new − old) into
+ * those t slots, so a decode step touches t slots instead of rewriting the whole cache (a select over
+ * every slot was a third of a decode step's kernel time). Generation fills a cache front to back, so the
+ * old values are the zeros of a fresh cache and the write is exact; over a filled slot it overwrites to
+ * within rounding. Slots past the capacity are not written (their updates are zeroed).
  */
 export function writeCache(cache: k.Array, fresh: k.Array, start: number | k.Array): k.Array {
   const [b, h, capacity, d] = cache.shape as [number, number, number, number];
@@ -54,10 +57,11 @@ export function writeCache(cache: k.Array, fresh: k.Array, start: number | k.Arr
       2,
     );
   }
-  const offset = k.iota([capacity], 0, "i32").sub(start.astype("i32"));
-  const isNew = offset.greaterEqual(0).and(offset.less(t));
-  const gathered = k.take(value, k.minimum(k.maximum(offset, 0), t - 1), 2);
-  return k.where(isNew.reshape([1, 1, capacity, 1]), gathered, cache);
+  const slots = k.iota([t], 0, "i32").add(start.astype("i32"));
+  const inRange = slots.greaterEqual(0).and(slots.less(capacity)).reshape([1, 1, t, 1]);
+  // Out-of-range slots would be clamped onto the first or last slot by the scatter; their updates are zero.
+  const update = k.where(inRange, value.sub(k.take(cache, slots, 2)), 0);
+  return k.scatterAdd(cache, slots, update, 2);
 }
 
 export interface AttentionDropout {
