@@ -35,6 +35,7 @@ export interface CoreGraph {
   /** The graph's input names (ids, mask) and the names of its outputs, in program order. */
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
+  readonly inputAvals: readonly AVal[];
   readonly outputAvals: readonly AVal[];
 }
 
@@ -66,6 +67,7 @@ export function coreGraph(program: Program, prefix: string, shared?: SharedIniti
     initializers,
     inputs: lowered.inputNames.map(renamed),
     outputs: sources.map((s) => renamed(lowered.outputNames[(s as { index: number }).index]!)),
+    inputAvals: program.inputs.map((v) => v.aval),
     outputAvals: sources.map((s) => lowered.outputAvals[(s as { index: number }).index]!),
   };
 }

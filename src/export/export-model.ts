@@ -1,5 +1,6 @@
 // `kiln export --format onnx`: a model directory (Kiln's or transformers' save_pretrained) → onnx/model.onnx
-// beside config.json and the tokenizer files, the layout transformers.js loads (`pipeline("fill-mask", dir)`).
+// beside config.json and the tokenizer files, the layout transformers.js loads (`pipeline("fill-mask", dir)`
+// for an encoder, `pipeline("text-generation", dir)` for a decoder).
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -8,11 +9,13 @@ import { maxSequenceLength, type MlmConfig } from "../models/config.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/atomic-file.js";
 import { inferenceOutputNames, inferenceProgram } from "./inference-program.js";
 import { onnxModel } from "./onnx-model.js";
+import { buildCausalExport, type BuiltExport } from "./causal-export.js";
 
 export const EXPORT_FORMATS = ["onnx"] as const;
 export const EXPORT_PRECISIONS = ["f32"] as const;
-/** Model types the exporter can trace (the masked language models src/models builds). */
-export const EXPORTABLE_MODEL_TYPES = ["roberta", "bert"] as const;
+/** Model types the exporter can trace: the masked and the causal language models src/models builds. */
+export const EXPORTABLE_MODEL_TYPES = ["roberta", "bert", "llama", "gpt2"] as const;
+const CAUSAL_MODEL_TYPES: readonly string[] = ["llama", "gpt2"];
 /** The tokenizer files transformers.js reads, copied when the export goes to another directory. */
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
@@ -45,7 +48,7 @@ async function readModelType(dir: string): Promise<string> {
   if (!(EXPORTABLE_MODEL_TYPES as readonly unknown[]).includes(type))
     throw new Error(
       `kiln export: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
-        `it exports ${EXPORTABLE_MODEL_TYPES.join(" and ")} models`,
+        `it exports ${EXPORTABLE_MODEL_TYPES.join(", ")} models`,
     );
   return type;
 }
@@ -55,7 +58,25 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
     throw new Error(`kiln export: unknown --format "${opts.format}"; the formats are ${EXPORT_FORMATS.join(", ")}`);
   if (!(EXPORT_PRECISIONS as readonly string[]).includes(opts.precision))
     throw new Error(`kiln export: unknown --precision "${opts.precision}"; the precisions are ${EXPORT_PRECISIONS.join(", ")}`);
-  await readModelType(opts.modelDir);
+  const type = await readModelType(opts.modelDir);
+  const { bytes, outputs, maxLength, notices } = CAUSAL_MODEL_TYPES.includes(type)
+    ? await buildCausalExport(opts)
+    : await buildMaskedExport(opts);
+
+  const outDir = opts.outDir ?? opts.modelDir;
+  await mkdir(join(outDir, "onnx"), { recursive: true });
+  const modelPath = join(outDir, "onnx", "model.onnx");
+  await writeFileAtomic(modelPath, bytes);
+  if (resolve(outDir) !== resolve(opts.modelDir))
+    for (const f of TOKENIZER_FILES) if (existsSync(join(opts.modelDir, f))) await copyFile(join(opts.modelDir, f), join(outDir, f));
+  // transformers.js picks the weights' file by dtype, and in the browser it would look for the int8 file
+  // (model_quantized.onnx) unless the config names the one written here.
+  const raw = JSON.parse(await readFile(join(opts.modelDir, "config.json"), "utf8"));
+  await writeJsonAtomic(join(outDir, "config.json"), { ...raw, "transformers.js_config": { dtype: "fp32" } });
+  return { modelPath, outputs, maxLength, bytes: bytes.length, notices };
+}
+
+async function buildMaskedExport(opts: ExportOptions): Promise<BuiltExport> {
   // An encoder-only checkpoint exports its hidden states; its head would be random, so no logits.
   const { model, params, mlmHead, notices } = await loadPretrained(opts.modelDir, { missingHead: "init" });
   const withLogits = mlmHead === "loaded";
@@ -69,16 +90,5 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   const outputs = inferenceOutputNames(withLogits);
   const trace = (batch: number, length: number) => inferenceProgram(model, params, { batch, length }, withLogits);
   const bytes = onnxModel(trace, outputs, { batch: opts.batch, maxLength, padId: config.pad_token_id }, opts.producerVersion);
-
-  const outDir = opts.outDir ?? opts.modelDir;
-  await mkdir(join(outDir, "onnx"), { recursive: true });
-  const modelPath = join(outDir, "onnx", "model.onnx");
-  await writeFileAtomic(modelPath, bytes);
-  if (resolve(outDir) !== resolve(opts.modelDir))
-    for (const f of TOKENIZER_FILES) if (existsSync(join(opts.modelDir, f))) await copyFile(join(opts.modelDir, f), join(outDir, f));
-  // transformers.js picks the weights' file by dtype, and in the browser it would look for the int8 file
-  // (model_quantized.onnx) unless the config names the one written here.
-  const raw = JSON.parse(await readFile(join(opts.modelDir, "config.json"), "utf8"));
-  await writeJsonAtomic(join(outDir, "config.json"), { ...raw, "transformers.js_config": { dtype: "fp32" } });
-  return { modelPath, outputs, maxLength, bytes: bytes.length, notices };
+  return { bytes, outputs, maxLength, notices };
 }

@@ -11,6 +11,7 @@
 import type { Program } from "../core/ir.js";
 import { OPSET, IR_VERSION } from "../exec/ort/lower-program.js";
 import { encodeModel, OnnxType, attr, type GraphDef, type NodeDef, type TensorDef, type ValueInfoDef } from "../exec/ort/onnx-proto.js";
+import { int32Scalar, int64s, node } from "./onnx-nodes.js";
 import { ONNX_TYPE } from "../exec/ort/graph-builder.js";
 import { coreGraph, SharedInitializers, type CoreGraph } from "./core-graph.js";
 
@@ -34,16 +35,6 @@ function tracedLengths(maxLength: number): number[] {
   for (let l = FIRST_LENGTH; l < maxLength; l *= 2) lengths.push(l);
   return [...lengths, maxLength];
 }
-
-function int64s(name: string, values: readonly number[], dims: readonly number[] = [values.length]): TensorDef {
-  return { name, dataType: OnnxType.INT64, dims, raw: new Uint8Array(BigInt64Array.from(values, BigInt).buffer) };
-}
-
-function int32Scalar(name: string, value: number): TensorDef {
-  return { name, dataType: OnnxType.INT32, dims: [], raw: new Uint8Array(Int32Array.of(value).buffer) };
-}
-
-const node = (op: string, inputs: string[], outputs: string[], attrs?: NodeDef["attrs"]): NodeDef => ({ op, inputs, outputs, attrs });
 
 function outputInfo(name: string, core: CoreGraph, i: number, lead: readonly (number | string)[]): ValueInfoDef {
   const aval = core.outputAvals[i]!;

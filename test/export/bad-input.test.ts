@@ -39,11 +39,17 @@ test("an unknown --format lists the formats", () => {
 });
 
 test("a model type the exporter does not know says which it knows", () => {
-  const dir = modelDir("gpt2", { ...tinyConfig, model_type: "gpt2" });
+  const dir = modelDir("t5", { ...tinyConfig, model_type: "t5" });
   assertFails(
     ["--model", dir, "--format", "onnx"],
-    /model_type "gpt2", which the exporter does not know; it exports roberta and bert models/,
+    /model_type "t5", which the exporter does not know; it exports roberta, bert, llama, gpt2 models/,
   );
+});
+
+test("a decoder refuses a fixed --batch: its cache makes the signature dynamic", () => {
+  const dir = modelDir("llama-fixed", { model_type: "llama" });
+  assertFails(["--model", dir, "--format", "onnx", "--batch", "2"], /--batch 2 is for encoders; a decoder exports with dynamic batch/);
+  assert.ok(!existsSync(join(dir, "onnx")), "nothing written");
 });
 
 test("a missing directory, an unknown precision, a length beyond the positions: each a clear error", () => {

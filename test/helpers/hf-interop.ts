@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
-import type { MaskedLanguageModel, Params } from "../../src/models/index.js";
+import type { CausalLanguageModel, MaskedLanguageModel, Params } from "../../src/models/index.js";
 import { writeSafetensors } from "../../src/models/safetensors.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
@@ -73,8 +73,8 @@ export async function writeBatch(path: string, b: PaddedBatch): Promise<void> {
   });
 }
 
-/** Kiln's vocabulary logits [batch, seq, vocab] for a padded batch (no dropout). */
-export async function kilnLogits(model: MaskedLanguageModel, params: Params, b: PaddedBatch): Promise<Float32Array> {
+/** Kiln's vocabulary logits [batch, seq, vocab] for a padded batch (no dropout), of a masked or a causal LM. */
+export async function kilnLogits(model: MaskedLanguageModel | CausalLanguageModel, params: Params, b: PaddedBatch): Promise<Float32Array> {
   const forward = k.jit((p: Params, ids: k.Array, mask: k.Array) => model.lmHead(p, model.hidden(p, ids, mask)));
   return (await forward(
     params,

@@ -10,13 +10,17 @@ import type { Command } from "./types.js";
 
 const HELP = `Usage: kiln export --model DIR --format onnx [--batch N|dynamic] [--max-length N] [--precision f32] [--out DIR]
 
-Writes the model's inference graph (input_ids, attention_mask → logits, last_hidden_state) as
-OUT/onnx/model.onnx beside config.json and the tokenizer files: the layout transformers.js loads,
-e.g. pipeline("fill-mask", OUT) in Node or the browser. DIR is a directory written by \`kiln train\` or by
-transformers' save_pretrained; an encoder-only checkpoint exports last_hidden_state alone.
+Writes the model's inference graph as OUT/onnx/model.onnx beside config.json and the tokenizer files:
+the layout transformers.js loads in Node or the browser. DIR is a directory written by \`kiln train\` or
+by transformers' save_pretrained.
+  roberta, bert   input_ids, attention_mask → logits, last_hidden_state, for pipeline("fill-mask", OUT);
+                  an encoder-only checkpoint exports last_hidden_state alone
+  llama, gpt2     input_ids, attention_mask, position_ids, past_key_values.N.key/value → logits,
+                  present.N.key/value (the key/value cache), for pipeline("text-generation", OUT)
 
   --batch dynamic   batch and sequence length chosen per call, up to --max-length tokens (default)
-  --batch N         a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length)
+  --batch N         a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length;
+                    encoders only)
   --max-length N    the longest sequence (default 128, or the model's limit when lower)
   --precision f32   weights and outputs in f32 (the only precision exported so far)
   --out DIR         where to write (default: the model directory)
