@@ -1,9 +1,11 @@
 // Composite functions written once in primitives, so every executor runs them and autodiff derives
-// their gradients: softmax family, layer norm, GELU, dropout, cross-entropy with ignored labels.
+// their gradients: softmax family, layer norm, GELU, dropout, cross-entropy with ignored labels (over
+// softmax_cross_entropy, the one loss that is a primitive of its own: see docs/design.md).
 import { Array } from "./array.js";
 import { isFloat } from "./dtype.js";
 import { normAxis } from "./shape.js";
 import { iota } from "./ops/creation.js";
+import { bind } from "./ops/dispatch.js";
 import {
   abs,
   add,
@@ -121,6 +123,14 @@ export interface CrossEntropyOptions {
 }
 
 /**
+ * Per-position negative log-likelihood logsumexp(x) − x[label] from logits [..., V] and i32/u32 labels
+ * [...] (clamped into [0, V)), as one primitive whose gradient is softmax(x) − onehot(label).
+ */
+export function softmaxCrossEntropy(logits: Array, labels: Array): Array {
+  return bind("softmax_cross_entropy", [logits, labels], {});
+}
+
+/**
  * Softmax cross-entropy from logits [..., V] and integer labels [...]. Ignored labels are masked by
  * multiplication and the mean divides by the mask's sum: no data-dependent shapes (XLA rule 2).
  */
@@ -129,9 +139,8 @@ export function crossEntropy(logits: Array, labels: Array, opts: CrossEntropyOpt
   if (!isFloat(logits.dtype)) throw new Error(`crossEntropy needs float logits, got ${logits.dtype}`);
   const counted = compare(labels, ignoreIndex, "ne");
   const safe = where(counted, labels, 0);
-  const logp = logSoftmax(logits, -1);
   const mask = astype(counted, logits.dtype);
-  const nll = mul(neg(takeAlongLastAxis(logp, safe)), mask);
+  const nll = mul(softmaxCrossEntropy(logits, safe.dtype === "u32" ? safe : astype(safe, "i32")), mask);
   if (reduction === "none") return nll;
   const total = sum(nll);
   return reduction === "sum" ? total : div(total, maximum(sum(mask), 1));

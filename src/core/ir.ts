@@ -78,6 +78,12 @@ export interface PrimParams {
   /** scatter_add(x, idx, upd): x with upd added at idx along `axis` (the transpose of take). */
   scatter_add: { axis: number };
   cumsum: { axis: number; reverse: boolean };
+  // fused losses (measured: composed from the primitives above, the vocabulary cross-entropy made
+  // several full-size passes over [rows, V] logits in each direction)
+  /** softmax_cross_entropy(logits [..., V], labels [...]): logsumexp(x) − x[label]; labels are clamped into range. */
+  softmax_cross_entropy: {};
+  /** softmax_cross_entropy_grad(logits, labels, g [...]): (softmax(x) − onehot(label)) · g, the loss's cotangent. */
+  softmax_cross_entropy_grad: {};
   // collectives
   all_reduce: {}; // sum over replicas; identity on one replica
   // control flow

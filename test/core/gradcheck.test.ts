@@ -149,6 +149,20 @@ const CASES: Record<string, Make> = {
     return { args: [normal(r, [2, 3]), normal(r, [2, 3])], f: (x, u) => k.scatterAdd(x, idx, u, 1), outShape: [2, 3] };
   },
   cumsum: (r) => ({ args: [normal(r, [3, 4])], f: (x) => x.cumsum(1).add(x.cumsum(0, { reverse: true })), outShape: [3, 4] }),
+  softmax_cross_entropy: (r) => {
+    // Labels out of [0, 5) are clamped: -2 reads class 0 and 9 reads class 4.
+    const labels = k.array([3, -2, 0, 9, 4, 1], { dtype: "i32", shape: [2, 3] });
+    return { args: [normal(r, [2, 3, 5])], f: (x) => k.softmaxCrossEntropy(x, labels), outShape: [2, 3] };
+  },
+  // Its own VJP (a second derivative of cross-entropy), in the logits and in the cotangent.
+  softmax_cross_entropy_grad: (r) => {
+    const labels = k.array([2, 0, 7, 1], { dtype: "u32", shape: [4] });
+    return {
+      args: [normal(r, [4, 3]), normal(r, [4])],
+      f: (x, g) => k.bind("softmax_cross_entropy_grad", [x, labels, g], {}),
+      outShape: [4, 3],
+    };
+  },
   all_reduce: (r) => ({ args: [normal(r, [3])], f: (x) => k.bind("all_reduce", [x], {}).mul(x), outShape: [3] }),
   // ---- composites ----
   softmax: (r) => ({ args: [normal(r, [3, 5])], f: (x) => k.softmax(x), outShape: [3, 5] }),

@@ -55,6 +55,18 @@ function reduceRule(prim: string): Rule<"reduce_sum" | "reduce_max"> {
   };
 }
 
+/** Cross-entropy operands: float logits [..., V] (V ≥ 1) and i32/u32 labels [...]; returns the per-position aval. */
+function crossEntropyOperands(prim: string, logits: AVal, labels: AVal): AVal {
+  if (!isFloat(logits.dtype)) fail(prim, `needs float logits, got ${logits.dtype}`);
+  const rank = logits.shape.length;
+  if (rank < 1 || logits.shape[rank - 1]! < 1) fail(prim, `logits need a non-empty class axis, got ${fmtShape(logits.shape)}`);
+  if (labels.dtype !== "i32" && labels.dtype !== "u32") fail(prim, `labels must be i32 or u32, got ${labels.dtype}`);
+  const rows = logits.shape.slice(0, -1);
+  if (!shapesEqual(rows, labels.shape))
+    fail(prim, `labels ${fmtShape(labels.shape)} must have the logits' shape ${fmtShape(logits.shape)} without its class axis`);
+  return { shape: rows, dtype: logits.dtype };
+}
+
 const sameAVal = (a: AVal, b: AVal) => a.dtype === b.dtype && shapesEqual(a.shape, b.shape);
 const fmt = (a: AVal) => `${a.dtype}${fmtShape(a.shape)}`;
 
@@ -268,6 +280,17 @@ export const SHAPE_RULES: ShapeRuleTable = {
     arity("cumsum", ins, 1);
     checkAxes("cumsum", [axis], ins[0]!.shape.length);
     if (!numeric(ins[0]!.dtype)) fail("cumsum", "needs a numeric operand");
+    return ins[0]!;
+  },
+  softmax_cross_entropy: (ins) => {
+    arity("softmax_cross_entropy", ins, 2);
+    return crossEntropyOperands("softmax_cross_entropy", ins[0]!, ins[1]!);
+  },
+  softmax_cross_entropy_grad: (ins) => {
+    arity("softmax_cross_entropy_grad", ins, 3);
+    const perPosition = crossEntropyOperands("softmax_cross_entropy_grad", ins[0]!, ins[1]!);
+    if (!sameAVal(perPosition, ins[2]!))
+      fail("softmax_cross_entropy_grad", `the cotangent must be ${fmt(perPosition)}, got ${fmt(ins[2]!)}`);
     return ins[0]!;
   },
   all_reduce: (ins) => {

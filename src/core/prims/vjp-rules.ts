@@ -6,9 +6,9 @@ import { isFloat } from "../dtype.js";
 import type { Prim, PrimParams } from "../ir.js";
 import { bind } from "../ops/dispatch.js";
 import { full, zerosLike } from "../ops/creation.js";
-import { add, astype, compare, cos, div, exp, log, mul, neg, sin, sub, where } from "../ops/elementwise.js";
-import { sum } from "../ops/reduce.js";
-import { reshape, sliceAxis, transpose } from "../ops/shape.js";
+import { add, astype, compare, cos, div, exp, log, mul, neg, sin, stopGradient, sub, where } from "../ops/elementwise.js";
+import { max, sum } from "../ops/reduce.js";
+import { expandDims, reshape, sliceAxis, transpose } from "../ops/shape.js";
 
 type Cts = (Array | null)[];
 type VjpRule<P extends Prim> = (ct: Array, ins: readonly Array[], out: Array, params: PrimParams[P]) => Cts;
@@ -44,6 +44,19 @@ function minmaxRule(ct: Array, a: Array, b: Array, out: Array): Cts {
     tb = astype(compare(b, out, "eq"), ct.dtype);
   const share = div(ct, add(ta, tb));
   return [mul(share, ta), mul(share, tb)];
+}
+
+/**
+ * The VJP of softmax_cross_entropy_grad, out = (p − onehot)·g with p = softmax(x): for x,
+ * g·p·(ct − Σ ct·p) (softmax's Jacobian; the one-hot is constant); for g, Σ ct·(p − onehot), which is
+ * the primitive itself with g = 1. Labels get none.
+ */
+function crossEntropyGradRule(ct: Array, [x, labels, g]: readonly Array[]): Cts {
+  const e = exp(sub(x!, stopGradient(max(x!, -1, { keepDims: true }))));
+  const p = div(e, sum(e, -1, { keepDims: true }));
+  const ctX = mul(mul(p, expandDims(g!, -1)), sub(ct, sum(mul(ct, p), -1, { keepDims: true })));
+  const pMinusOnehot = bind("softmax_cross_entropy_grad", [x!, labels!, full(g!.shape, 1, g!.dtype)], {});
+  return [ctX, null, sum(mul(ct, pMinusOnehot), -1)];
 }
 
 /** dot_general's cotangent for one operand, contracting ct with the other operand (see derivation). */
@@ -157,6 +170,8 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   take: (ct, [x, idx], _o, { axis }) => [bind("scatter_add", [zerosLike(x!), idx!, ct], { axis }), null],
   scatter_add: (ct, [, idx], _o, { axis }) => [ct, null, bind("take", [ct, idx!], { axis })],
   cumsum: (ct, _i, _o, { axis, reverse }) => [bind("cumsum", [ct], { axis, reverse: !reverse })],
+  softmax_cross_entropy: (ct, [x, labels]) => [bind("softmax_cross_entropy_grad", [x!, labels!, ct], {}), null],
+  softmax_cross_entropy_grad: crossEntropyGradRule,
   all_reduce: (ct) => [bind("all_reduce", [ct], {})],
   scan: (cts, ins, outs, p) => {
     if (!scanRule) throw new Error("scan's VJP is attached by core/scan.ts, which was not loaded");

@@ -21,7 +21,7 @@ const iota: Lowering<"iota"> = (g, _ins, { shape, dim, dtype }) => {
 };
 
 /** Indices clamped into [0, n) (Kiln's take and scatter_add clamp, as XLA does) as i32 or i64. */
-function clampIndices(g: GraphBuilder, idx: Val, n: number): Val {
+export function clampIndices(g: GraphBuilder, idx: Val, n: number): Val {
   const d = idx.dtype;
   const clipped = g.elementwise("Clip", [idx, g.scalar(d, 0), g.scalar(d, Math.max(n - 1, 0))], d);
   // Gather and ScatterElements take int32 or int64 indices; u32 values fit in int64.

@@ -6,6 +6,7 @@ import { ELEMENTWISE_LOWERINGS } from "./lower-elementwise.js";
 import { LAYOUT_LOWERINGS } from "./lower-layout.js";
 import { CONTRACTION_LOWERINGS } from "./lower-contraction.js";
 import { INDEXING_LOWERINGS } from "./lower-indexing.js";
+import { CROSS_ENTROPY_LOWERINGS } from "./lower-cross-entropy.js";
 import { lowerScan, type ScanLowering } from "./lower-scan.js";
 
 export const LOWERINGS: { [P in Prim]: P extends "scan" ? ScanLowering : Lowering<P> } = {
@@ -13,5 +14,6 @@ export const LOWERINGS: { [P in Prim]: P extends "scan" ? ScanLowering : Lowerin
   ...LAYOUT_LOWERINGS,
   ...CONTRACTION_LOWERINGS,
   ...INDEXING_LOWERINGS,
+  ...CROSS_ENTROPY_LOWERINGS,
   scan: lowerScan,
 };

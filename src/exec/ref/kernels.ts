@@ -127,6 +127,27 @@ function axisView(x: AVal, axis: number) {
 }
 const clampIndex = (i: number, n: number) => Math.min(Math.max(i, 0), n - 1);
 
+/**
+ * Per row of logits [rows, V]: the log-sum-exp (shifted by the row's max when it is finite) and the
+ * clamped label; cross-entropy's forward and gradient kernels share it.
+ */
+function crossEntropyRows(
+  x: HostTensor,
+  labels: HostTensor,
+  visit: (row: readonly number[], lse: number, label: number, r: number) => void,
+) {
+  const v = x.aval.shape[x.aval.shape.length - 1]!;
+  const a = numbers(x),
+    lab = numbers(labels);
+  for (let r = 0; r < lab.length; r++) {
+    const row = Array.from({ length: v }, (_, j) => a[r * v + j]!);
+    const m = row.reduce((acc, y) => (y > acc || Number.isNaN(y) ? y : acc), -Infinity);
+    const shift = Number.isFinite(m) ? m : 0;
+    const lse = Math.log(row.reduce((acc, y) => acc + Math.exp(y - shift), 0)) + shift;
+    visit(row, lse, clampIndex(lab[r]!, v), r);
+  }
+}
+
 export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> : Kernel<P> } = {
   neg: unary((x) => -x),
   exp: unary(Math.exp),
@@ -299,6 +320,22 @@ export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> 
       }
     }
     return build(out, (i) => acc[i]!);
+  },
+  softmax_cross_entropy: ([x, labels], _p, out) => {
+    const nll = new Float64Array(sizeOf(out.shape));
+    crossEntropyRows(x!, labels!, (row, lse, label, r) => {
+      nll[r] = lse - row[label]!;
+    });
+    return build(out, (i) => nll[i]!);
+  },
+  softmax_cross_entropy_grad: ([x, labels, g], _p, out) => {
+    const v = out.shape[out.shape.length - 1]!,
+      gs = numbers(g!);
+    const grad = new Float64Array(sizeOf(out.shape));
+    crossEntropyRows(x!, labels!, (row, lse, label, r) => {
+      for (let j = 0; j < v; j++) grad[r * v + j] = (Math.exp(row[j]! - lse) - (j === label ? 1 : 0)) * gs[r]!;
+    });
+    return build(out, (i) => grad[i]!);
   },
   all_reduce: ([x], _p, out, ctx) => {
     const all = ctx.replicaValues ?? [x!];

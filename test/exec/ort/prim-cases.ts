@@ -183,6 +183,16 @@ function binary(
 const isF = (d: DType) => FLOATS.includes(d);
 const intsWide = (d: DType): [Kind, Kind] => (isF(d) ? ["normal", "normal"] : ["wide", "wide"]);
 
+/** Logits [..., V] of a float dtype and i32/u32 labels [...], some of them out of [0, V) (clamped). */
+function crossEntropyOperands(r: Rng): [Operand, Operand] {
+  const rows = shapeOf(r, randInt(r, 0, 3)),
+    classes = randInt(r, 1, 9);
+  return [
+    { aval: { shape: [...rows, classes], dtype: pick(r, FLOATS) }, kind: "normal" },
+    { aval: { shape: rows, dtype: pick(r, ["i32", "u32"] as const) }, kind: { index: classes } },
+  ];
+}
+
 export const CASES: { [P in Prim]: Maker } = {
   neg: unary("neg", NUMERIC, "wide"),
   exp: unary("exp", FLOATS),
@@ -412,6 +422,15 @@ export const CASES: { [P in Prim]: Maker } = {
       sumTol(dtype),
       lazy,
     );
+  },
+  softmax_cross_entropy: (r, lazy) => {
+    const [logits, labels] = crossEntropyOperands(r);
+    return build(r, "softmax_cross_entropy", [logits, labels], {}, sumTol(logits.aval.dtype), lazy);
+  },
+  softmax_cross_entropy_grad: (r, lazy) => {
+    const [logits, labels] = crossEntropyOperands(r);
+    const ct = { aval: { shape: labels.aval.shape, dtype: logits.aval.dtype }, kind: "normal" as Kind };
+    return build(r, "softmax_cross_entropy_grad", [logits, labels, ct], {}, sumTol(logits.aval.dtype), lazy);
   },
   all_reduce: unary("all_reduce", NUMERIC, "normal", sumTol),
   scan: (r, lazy) => {

@@ -174,6 +174,14 @@ export function loweringCases(): LoweringCase[] {
       b.eqn("cumsum", [b.input("i32", [4, 2])], { axis: 0, reverse: true }),
       b.eqn("cumsum", [b.input("bf16", [1])], { axis: 0, reverse: false }),
     ]),
+    build("softmax_cross_entropy", (b) => [
+      b.eqn("softmax_cross_entropy", [b.input("f32", [2, 3, 5]), b.input("i32", [2, 3])], {}),
+      b.eqn("softmax_cross_entropy", [b.input("bf16", [4, 6]), b.input("u32", [4])], {}),
+    ]),
+    build("softmax_cross_entropy_grad", (b) => [
+      b.eqn("softmax_cross_entropy_grad", [b.input("f32", [3, 5]), b.input("i32", [3]), b.input("f32", [3])], {}),
+      b.eqn("softmax_cross_entropy_grad", [b.input("bf16", [2, 4]), b.input("u32", [2]), b.input("bf16", [2])], {}),
+    ]),
     build("all_reduce", (b) => [b.eqn("all_reduce", [b.input("f32", [2, 3])], {}), b.eqn("all_reduce", [b.input("bf16", [4])], {})], {
       replicas: 4,
     }),

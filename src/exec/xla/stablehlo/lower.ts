@@ -15,6 +15,7 @@ import { LAYOUT_LOWERINGS } from "./rules/layout.js";
 import { REDUCE_LOWERINGS } from "./rules/reduce.js";
 import { INDEXING_LOWERINGS } from "./rules/indexing.js";
 import { COLLECTIVE_LOWERINGS } from "./rules/collective.js";
+import { CROSS_ENTROPY_LOWERINGS } from "./rules/cross-entropy.js";
 
 /** One rule per primitive: the compiler refuses this table if a primitive is missing. */
 export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan: ScanRule } = {
@@ -24,6 +25,7 @@ export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan:
   ...REDUCE_LOWERINGS,
   ...INDEXING_LOWERINGS,
   ...COLLECTIVE_LOWERINGS,
+  ...CROSS_ENTROPY_LOWERINGS,
   scan: lowerScan,
 };
 

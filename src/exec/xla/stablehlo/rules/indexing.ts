@@ -19,7 +19,7 @@ function field(name: string, xs: readonly number[]): string[] {
   return xs.length ? [`${name} = [${xs.join(", ")}]`] : [];
 }
 
-function clampIndices(emit: FunctionEmitter, idx: Value, n: number): Value {
+export function clampIndices(emit: FunctionEmitter, idx: Value, n: number): Value {
   const { shape, dtype } = idx.aval;
   const nonNegative = dtype === "u32" ? idx : emit.op("stablehlo.maximum", [idx, emit.splat(dtype, shape, 0)], idx.aval);
   return emit.op("stablehlo.minimum", [nonNegative, emit.splat(dtype, shape, n - 1)], idx.aval);

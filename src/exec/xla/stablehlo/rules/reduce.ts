@@ -29,7 +29,15 @@ function dims(name: string, xs: readonly number[]): string[] {
   return xs.length ? [`${name} = [${xs.join(", ")}]`] : []; // empty fields are left out, as StableHLO prints them
 }
 
-function reduce(emit: FunctionEmitter, x: Value, axes: readonly number[], combiner: string, init: number | bigint, out: AVal): Value {
+/** Reduces x over `axes` with `combiner` starting from `init`. */
+export function reduce(
+  emit: FunctionEmitter,
+  x: Value,
+  axes: readonly number[],
+  combiner: string,
+  init: number | bigint,
+  out: AVal,
+): Value {
   const sorted = [...axes].sort((a, b) => a - b);
   const dtype = x.aval.dtype;
   return emit.opWithRegion(
