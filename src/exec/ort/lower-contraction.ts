@@ -9,13 +9,19 @@ import type { Lowering } from "./lowering-signature.js";
 const prod = (v: Val, dims: readonly number[]) => dims.reduce((n, d) => n * v.shape[d]!, 1);
 const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** An operand brought to [...batch, rows, cols], or to its transpose when `transposed`. */
+interface Arranged {
+  v: Val;
+  transposed: boolean;
+}
+
 /**
  * Brings a materialized operand to [...batch, |first|, |second|]. When the operand's dims already come
  * in the order batch, first, second this is a Reshape (free); when they come as batch, second, first it
- * is a Reshape and a swap of the last two dims, which ORT's optimizer folds into the MatMul
- * (FusedMatMul with transA/transB) instead of copying. Other orders need a real Transpose.
+ * is a Reshape to the swapped matrix, marked `transposed` for the product to read it transposed instead
+ * of copying it. Other orders need a real Transpose.
  */
-function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: readonly number[], second: readonly number[]): Val {
+function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: readonly number[], second: readonly number[]): Arranged {
   const batchShape = batch.map((d) => v.shape[d]!);
   const target = [...batchShape, prod(v, first), prod(v, second)];
   const rest = v.shape.map((_, i) => i).filter((i) => !batch.includes(i));
@@ -23,22 +29,22 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
     batch,
     batch.map((_, i) => i),
   );
-  if (leadingBatch && same(rest, [...first, ...second])) return g.reshape(v, target);
-  if (leadingBatch && same(rest, [...second, ...first])) {
-    const swapped = g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]);
-    const n = target.length;
-    const perm = [...batchShape.map((_, i) => i), n - 1, n - 2];
-    return {
-      name: g.node("Transpose", [swapped.name], { perm: { kind: "ints", value: perm } }),
-      dtype: v.dtype,
-      shape: target,
-      full: target,
-    };
-  }
+  if (leadingBatch && same(rest, [...first, ...second])) return { v: g.reshape(v, target), transposed: false };
+  if (leadingBatch && same(rest, [...second, ...first]))
+    return { v: g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]), transposed: true };
   const perm = [...batch, ...first, ...second];
   const moved = perm.map((d) => v.shape[d]!);
   const t = { name: g.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: moved, full: moved };
-  return g.reshape(t, target);
+  return { v: g.reshape(t, target), transposed: false };
+}
+
+/** The matrix an Arranged operand stands for, as a swap of its last two dims where it is transposed. */
+function untransposed(g: GraphBuilder, a: Arranged): Val {
+  if (!a.transposed) return a.v;
+  const n = a.v.shape.length;
+  const perm = [...a.v.shape.slice(0, -2).map((_, i) => i), n - 1, n - 2];
+  const shape = perm.map((d) => a.v.shape[d]!);
+  return { name: g.node("Transpose", [a.v.name], { perm: { kind: "ints", value: perm } }), dtype: a.v.dtype, shape, full: shape };
 }
 
 const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
@@ -50,8 +56,21 @@ const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
     v.shape.map((_, i) => i).filter((i) => !contract.includes(i) && !batch.includes(i));
   const A = arrange(g, a, p.lhsBatch, free(a, p.lhsContract, p.lhsBatch), p.lhsContract);
   const B = arrange(g, b, p.rhsBatch, p.rhsContract, free(b, p.rhsContract, p.rhsBatch));
-  const mnShape = [...A.shape.slice(0, -1), B.shape[B.shape.length - 1]!];
-  const product: Val = { name: g.node("MatMul", [A.name, B.name]), dtype: c, shape: mnShape, full: mnShape };
+  const rows = A.v.shape[A.v.shape.length - (A.transposed ? 1 : 2)]!,
+    cols = B.v.shape[B.v.shape.length - (B.transposed ? 2 : 1)]!;
+  const mnShape = [...A.v.shape.slice(0, -2), rows, cols];
+  // A product of two matrices reads a transposed operand in place through Gemm's transA/transB. A
+  // Transpose before a MatMul is folded into it by ORT's optimizer only while no Add was fused into the
+  // MatMul first: the gradient of a tied embedding (logits' cotangent transposed, [4064 × 8192]) was
+  // copied that way, 6% of a causal training step.
+  const gemm = mnShape.length === 2 && (A.transposed || B.transposed) && (c === "f32" || c === "f64");
+  const name = gemm
+    ? g.node("Gemm", [A.v.name, B.v.name], {
+        transA: { kind: "int", value: A.transposed ? 1 : 0 },
+        transB: { kind: "int", value: B.transposed ? 1 : 0 },
+      })
+    : g.node("MatMul", [untransposed(g, A).name, untransposed(g, B).name]);
+  const product: Val = { name, dtype: c, shape: mnShape, full: mnShape };
   return g.cast(g.reshape(product, out.shape), out.dtype);
 };
 
