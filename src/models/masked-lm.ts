@@ -63,7 +63,7 @@ export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden:
   const logits = head.astype(accumulationDtype(head.dtype));
   const loss = k.crossEntropy(logits, lab);
   const counted = lab.notEqual(-100);
-  const hit = logits.argmax(-1).equal(lab).and(counted);
+  const hit = k.labelIsTop(logits, lab);
   return { loss, correct: hit.astype("f32").sum(), count: counted.astype("f32").sum(), dropped };
 }
 

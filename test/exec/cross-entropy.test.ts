@@ -83,3 +83,20 @@ test(
     checkAgainstReference(device!);
   },
 );
+
+test("labelIsTop marks labels whose logit is the row's largest, never ignored ones, on ONNX Runtime as on the reference", () => {
+  // Rows: label is the maximum; label ties another maximum; label below the maximum; ignored label.
+  const logits = [0.1, 2, -1, 3, 3, 0, 5, 1, 0, 9, 9, 9];
+  const labels = [1, 0, 2, -100];
+  const want = [true, true, false, false];
+  for (const id of ["ref:0", "cpu:0"]) {
+    const device = k.findDevice(id);
+    const x = k.array(logits, { shape: [4, 3], device });
+    const got = k.jit((l: k.Array, y: k.Array) => k.labelIsTop(l, y), { device })(x, k.array(labels, { dtype: "i32", device }));
+    assert.deepEqual(
+      Array.from(got.dataSync() as Uint8Array, (v) => v !== 0),
+      want,
+      id,
+    );
+  }
+});

@@ -41,7 +41,7 @@ export function nextTokenLoss(hidden: k.Array, labels: k.Array, head: (rows: k.A
   const logits = out.astype(accumulationDtype(out.dtype));
   const lab = labels.reshape([-1]);
   const counted = lab.notEqual(-100);
-  const hit = logits.argmax(-1).equal(lab).and(counted);
+  const hit = k.labelIsTop(logits, lab);
   return {
     lossSum: k.crossEntropy(logits, lab, { reduction: "sum" }),
     correct: hit.astype("f32").sum(),
