@@ -187,7 +187,7 @@ export function deviceSuite(target: SuiteTarget): void {
     }
   });
 
-  test("bf16 and f16 arithmetic runs in the narrow type on the device, within 1 ulp of the reference", { skip }, async () => {
+  test("bf16 and f16 arithmetic runs in the narrow type on the device, within rounding of the reference", { skip }, async () => {
     for (const dtype of ["bf16", "f16"] as const) {
       const b = new ProgramBuilder();
       const x = b.input(dtype, [64]),
@@ -203,7 +203,20 @@ export function deviceSuite(target: SuiteTarget): void {
       const inputs = program.inputs.map((v) => randomInput(v.aval, r));
       const want = await runOn(k.refExecutor, program, inputs);
       const got = await runOn(xla(), program, inputs);
-      got.forEach((g, j) => assert.equal(mismatch(dtype, g, want[j]!, { rtol: 0, ulps: 1 }), undefined, `${dtype} output ${j}`));
+      // exp(x): one operation, one rounding on either side.
+      assert.equal(mismatch(dtype, got[1]!, want[1]!, { rtol: 0, ulps: 1 }), undefined, `${dtype} exp`);
+      // x·y + x: XLA's CPU compiler may fuse the multiply into the add and round once where the reference
+      // rounds the product first, so under cancellation the two differ by several units of the result's
+      // last place. Either way the error is at most one unit in the last place of the largest of x·y, x and the sum.
+      const bits = dtype === "bf16" ? 7 : 10;
+      const ulp = (v: number) => (v === 0 ? 0 : 2 ** (Math.floor(Math.log2(Math.abs(v))) - bits));
+      for (let i = 0; i < 64; i++) {
+        const xi = k.readElem(dtype, inputs[0]!, i),
+          yi = k.readElem(dtype, inputs[1]!, i);
+        const g = k.readElem(dtype, got[0]!, i);
+        const bound = ulp(Math.max(Math.abs(xi * yi), Math.abs(xi), Math.abs(xi * yi + xi)));
+        assert.ok(Math.abs(g - (xi * yi + xi)) <= bound, `${dtype} x·y + x element ${i}: got ${g}, exact ${xi * yi + xi}, bound ${bound}`);
+      }
     }
   });
 
