@@ -7,7 +7,6 @@ import { normAxis } from "./shape.js";
 import { iota } from "./ops/creation.js";
 import { bind } from "./ops/dispatch.js";
 import {
-  abs,
   bitAnd,
   add,
   astype,
@@ -17,9 +16,9 @@ import {
   exp,
   isFinite,
   log,
+  logistic,
   maximum,
   mul,
-  neg,
   rsqrt,
   stopGradient,
   sub,
@@ -80,14 +79,9 @@ export function geluTanh(x: Array): Array {
   return mul(mul(x, 0.5), add(tanh(inner), 1));
 }
 
-/**
- * σ(x) = 1 / (1 + e^-x), from e^-|x| (never overflows): the branch where() does not pick is finite too,
- * so the gradient stays finite for large |x|, where 1 / (1 + e^-x) alone would give inf/inf.
- */
+/** σ(x) = 1 / (1 + e^-x): the logistic primitive, one fused kernel on every executor. */
 export function sigmoid(x: Array): Array {
-  const e = exp(neg(abs(x)));
-  const r = div(1, add(e, 1));
-  return where(compare(x, 0, "ge"), r, mul(e, r));
+  return logistic(x);
 }
 
 /** SiLU (swish): x · σ(x), the gate of Llama's SwiGLU feed-forward. */

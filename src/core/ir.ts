@@ -28,6 +28,8 @@ export interface PrimParams {
   exp: {};
   log: {};
   tanh: {};
+  /** σ(x) = 1 / (1 + e^-x) (StableHLO's logistic, ONNX's Sigmoid): one fused kernel for SiLU and its gradient. */
+  logistic: {};
   erf: {};
   rsqrt: {};
   sqrt: {};

@@ -60,6 +60,7 @@ const CASES: Record<string, Make> = {
   exp: unary((x) => x.exp()),
   log: unary((x) => x.log(), positive),
   tanh: unary((x) => x.tanh()),
+  logistic: unary((x) => k.logistic(x)),
   erf: unary((x) => x.erf()),
   rsqrt: unary((x) => x.rsqrt(), positive),
   sqrt: unary((x) => x.sqrt(), positive),

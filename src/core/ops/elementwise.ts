@@ -60,6 +60,7 @@ export const neg = unary("neg");
 export const exp = unary("exp");
 export const log = unary("log");
 export const tanh = unary("tanh");
+export const logistic = unary("logistic");
 export const erf = unary("erf");
 export const sqrt = unary("sqrt");
 export const rsqrt = unary("rsqrt");

@@ -108,6 +108,7 @@ export const SHAPE_RULES: ShapeRuleTable = {
   exp: unaryFloat("exp"),
   log: unaryFloat("log"),
   tanh: unaryFloat("tanh"),
+  logistic: unaryFloat("logistic"),
   erf: unaryFloat("erf"),
   rsqrt: unaryFloat("rsqrt"),
   sqrt: unaryFloat("sqrt"),

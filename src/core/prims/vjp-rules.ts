@@ -98,6 +98,7 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   exp: (ct, _i, out) => [mul(ct, out)],
   log: (ct, [x]) => [div(ct, x!)],
   tanh: (ct, _i, out) => [mul(ct, sub(1, mul(out, out)))],
+  logistic: (ct, _i, out) => [mul(ct, mul(out, sub(1, out)))],
   erf: (ct, [x]) => [mul(ct, mul(exp(neg(mul(x!, x!))), TWO_OVER_SQRT_PI))],
   rsqrt: (ct, [x], out) => [mul(ct, mul(div(out, x!), -0.5))],
   sqrt: (ct, _i, out) => [div(mul(ct, 0.5), out)],

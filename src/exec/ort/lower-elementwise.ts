@@ -187,6 +187,7 @@ export const ELEMENTWISE_LOWERINGS = {
   exp: unary("Exp"),
   log: unary("Log"),
   tanh: unary("Tanh"),
+  logistic: unary("Sigmoid"),
   // The CPU provider has Erf for float only: f64 erf is computed in f32 (about 1e-7 relative).
   erf: unary("Erf", false),
   rsqrt,

@@ -153,6 +153,8 @@ export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> 
   exp: unary(Math.exp),
   log: unary(Math.log),
   tanh: unary(Math.tanh),
+  // From e^-|x|, which never overflows.
+  logistic: unary((x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)))),
   erf: unary(erf),
   rsqrt: unary((x) => 1 / Math.sqrt(x)),
   sqrt: unary(Math.sqrt),

@@ -85,6 +85,7 @@ export const ELEMENTWISE_LOWERINGS: LoweringTable<
   | "exp"
   | "log"
   | "tanh"
+  | "logistic"
   | "erf"
   | "rsqrt"
   | "sqrt"
@@ -113,6 +114,7 @@ export const ELEMENTWISE_LOWERINGS: LoweringTable<
   exp: unary("stablehlo.exponential"),
   log: unary("stablehlo.log"),
   tanh: unary("stablehlo.tanh"),
+  logistic: unary("stablehlo.logistic"),
   rsqrt: unary("stablehlo.rsqrt"),
   sqrt: unary("stablehlo.sqrt"),
   sin: unary("stablehlo.sine"),
