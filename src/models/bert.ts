@@ -7,9 +7,9 @@ import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
 import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./transformer-encoder.js";
 import { DropoutSites } from "../nn/dropout-sites.js";
-import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
+import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "./masked-lm.js";
 
-export function createBert(config: MlmConfig): MaskedLanguageModel {
+export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   const c = config;
   const h = c.hidden_size;
   return {
@@ -25,7 +25,7 @@ export function createBert(config: MlmConfig): MaskedLanguageModel {
       const std = c.initializer_range;
       return {
         bert: {
-          embeddings: embeddingsInit(keys, c),
+          embeddings: embeddingsInit(keys, c, init.positionInit),
           encoder: encoderInit(keys, c),
         },
         cls: {

@@ -7,7 +7,7 @@ import { paddingBias } from "../nn/attention.js";
 import type { MlmConfig } from "./config.js";
 import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./transformer-encoder.js";
 import { DropoutSites } from "../nn/dropout-sites.js";
-import type { ForwardOptions, MaskedLanguageModel, Params } from "./masked-lm.js";
+import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "./masked-lm.js";
 
 /**
  * RoBERTa's position ids: padding keeps pad_token_id, real tokens count up from pad_token_id + 1
@@ -18,7 +18,7 @@ export function robertaPositionIds(inputIds: k.Array, padId: number): k.Array {
   return notPad.cumsum(1).mul(notPad).add(padId);
 }
 
-export function createRoberta(config: MlmConfig): MaskedLanguageModel {
+export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   const c = config;
   const h = c.hidden_size;
   return {
@@ -31,7 +31,7 @@ export function createRoberta(config: MlmConfig): MaskedLanguageModel {
       const std = c.initializer_range;
       return {
         roberta: {
-          embeddings: embeddingsInit(keys, c),
+          embeddings: embeddingsInit(keys, c, init.positionInit),
           encoder: encoderInit(keys, c),
         },
         lm_head: { dense: denseInit(keys, h, h, std), layer_norm: layerNormInit(h), bias: k.zeros([c.vocab_size]) },

@@ -1,7 +1,7 @@
 // The transformer encoder shared by BERT and RoBERTa (post-layer-norm blocks), with the parameter
 // names of Hugging Face's `encoder.layer.N.…` modules.
 import * as k from "../core/index.js";
-import { KeySequence } from "../nn/init.js";
+import { KeySequence, sinusoidalInit } from "../nn/init.js";
 import {
   ACTIVATIONS,
   castLike,
@@ -17,6 +17,7 @@ import {
 import { selfAttention, type SelfAttentionParams } from "../nn/attention.js";
 import type { DropoutSites } from "../nn/dropout-sites.js";
 import type { MlmConfig } from "./config.js";
+import type { PositionInit } from "./masked-lm.js";
 import { applyLayers, type LayerLoop } from "./layer-stack.js";
 
 export interface EncoderLayerParams {
@@ -37,15 +38,25 @@ export interface EmbeddingsParams {
 }
 
 /** The `embeddings` module both BERT and RoBERTa have (word, position, token type, LayerNorm). */
-export function embeddingsInit(keys: KeySequence, c: MlmConfig): EmbeddingsParams {
+export function embeddingsInit(keys: KeySequence, c: MlmConfig, positionInit: PositionInit = "normal"): EmbeddingsParams {
   const h = c.hidden_size,
     std = c.initializer_range;
   return {
     word_embeddings: embeddingInit(keys, c.vocab_size, h, std),
-    position_embeddings: embeddingInit(keys, c.max_position_embeddings, h, std),
+    position_embeddings: positionEmbeddingsInit(keys, c, positionInit),
     token_type_embeddings: embeddingInit(keys, c.type_vocab_size, h, std),
     LayerNorm: layerNormInit(h),
   };
+}
+
+function positionEmbeddingsInit(keys: KeySequence, c: MlmConfig, positionInit: PositionInit): EmbeddingParams {
+  const rows = c.max_position_embeddings,
+    h = c.hidden_size,
+    std = c.initializer_range;
+  if (positionInit === "normal") return embeddingInit(keys, rows, h, std);
+  // The normal table's key is drawn and left unused, so every later parameter starts as under the normal init.
+  keys.next();
+  return { weight: sinusoidalInit(rows, h, std) };
 }
 
 /** Vocabulary logits with the decoder tied to the word embeddings: t · Eᵀ + bias. */

@@ -104,6 +104,9 @@ test("flags of the other task are refused up front, saying what to do", () => {
     r.err,
     /--mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token .*drop --mlm-probability/,
   );
+  r = kiln("train", ...causal, ...data, ...out, "--position-init", "sinusoidal");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--position-init starts a masked LM's position table; --task causal-lm has none/);
   r = kiln("train", "--preset", "llama-tiny", ...data, ...out);
   assert.equal(r.code, 2);
   assert.match(r.err, /--preset llama-tiny is a causal LM \(llama\), but --task is mlm: add --task causal-lm to train it/);

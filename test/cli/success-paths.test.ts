@@ -9,6 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import type { FillMaskResult } from "../../src/pipelines/fill-mask.js";
+import * as k from "../../src/index.js";
+import { readSafetensors } from "../../src/models/safetensors.js";
+import { sinusoidalInit } from "../../src/nn/init.js";
+
+k.setDefaultDevice("ref:0");
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-success-"));
@@ -45,18 +50,20 @@ test("kiln quickstart runs end to end on a tiny corpus: tokenizer, shards, mlm-t
   assert.equal(r.code, 0, r.err);
   const summary = lastJson(r.out);
   assert.equal(summary.steps, 3);
-  assert.equal((summary.eval_loss as number[]).length, 4); // at the start and after each step
+  assert.equal((summary.eval_loss as number[]).length, 3); // after each step (the masked LM skips the one at the start)
   assert.equal(summary.model_dir, join(qs, "model"));
-  assert.match(r.out, /Goal of my life is to \[MASK\]\.  →  \S/);
+  assert.match(r.out, /The State of the \[MASK\] is strong\.  →  \S/);
+  // The tokenizer and shards are kept under names that say their vocabulary size and length.
+  for (const d of ["tokenizer-300", "shards-300-32"]) assert.ok(existsSync(join(qs, d)), d);
   for (const f of ["config.json", "model.safetensors", "tokenizer.json", "metrics.jsonl"]) assert.ok(existsSync(join(qs, "model", f)), f);
   assert.ok(!existsSync(join(qs, "sotu.txt")), "--corpus replaces the SOTU corpus");
   assert.equal(kiln("quickstart", "--preset", "huge", "--dir", join(root, "nope")).code, 2);
 });
 
-const data = ["--tokenizer", join(qs, "tokenizer"), "--train-data", join(qs, "shards", "train")];
-const evalData = ["--eval-data", join(qs, "shards", "validation")];
+const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train")];
+const evalData = ["--eval-data", join(qs, "shards-300-32", "validation")];
 
-test("kiln train --preset mlm-tiny trains a few steps, logs the learning rate with --log-lr, and kiln fill-mask reads the model", () => {
+test("kiln train --preset mlm-tiny from sinusoidal positions, --log-lr logs the learning rate; kiln fill-mask reads it", async () => {
   const out = join(root, "train");
   const r = kiln("train", ...data, ...evalData, "--preset", "mlm-tiny", "--max-steps", "3", "--per-replica-batch-size", "4");
   assert.equal(r.code, 2, "--output-dir is required");
@@ -80,8 +87,16 @@ test("kiln train --preset mlm-tiny trains a few steps, logs the learning rate wi
     "1e-3",
     "--warmup",
     "0",
+    "--position-init",
+    "sinusoidal",
   );
   assert.equal(ok.code, 0, ok.err);
+  // Three steps of at most 1e-3 each move a position entry far less than a random table differs from the sinusoids (std 0.02).
+  const { tensors } = await readSafetensors(join(out, "model.safetensors"));
+  const positions = tensors["roberta.embeddings.position_embeddings.weight"]!;
+  const sinusoids = sinusoidalInit(positions.shape[0]!, positions.shape[1]!, 0.02).dataSync() as Float32Array;
+  const drift = Math.max(...Array.from(positions.data as Float32Array, (x, i) => Math.abs(x - sinusoids[i]!)));
+  assert.ok(drift < 0.004, `position table is ${drift} away from the sinusoids`);
   const summary = lastJson(ok.out);
   assert.equal(summary.steps, 3);
   assert.equal(typeof summary.eval_loss, "number");

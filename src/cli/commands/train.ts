@@ -7,13 +7,23 @@ import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositional
 import { loadTokenizer } from "../../text/index.js";
 import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../data/prepare/manifest.js";
-import { createModel, isCausalConfig, loadCausalModel, loadPretrained, CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
+import {
+  createModel,
+  isCausalConfig,
+  loadCausalModel,
+  loadPretrained,
+  CAUSAL_PRESET_NAMES,
+  POSITION_INITS,
+  PRESET_NAMES,
+  type PositionInit,
+} from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { listCheckpoints } from "../../train/checkpoint.js";
 import { probeRecordLength } from "../../train/data-probe.js";
 import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
 import type { Command } from "./types.js";
+import type { TrainingTask } from "../../train/objectives/objective.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
@@ -42,6 +52,8 @@ Model and data:
   --init-from DIR             fine-tune a pretrained model: a directory from \`kiln train\` or transformers'
                               save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
                               a missing masked-LM head is initialized; --tokenizer must be the model's own
+  --position-init NAME        mlm from scratch: normal (default, as transformers) | sinusoidal (the position table
+                              starts from sinusoids at the initializer's scale; the parameters and checkpoint are the same)
   --tokenizer DIR             tokenizer directory (tokenizer.json) (required)
   --train-data PATH           directory, glob or file of *.tfrecord shards, local or gs:// (required)
   --eval-data PATH            evaluation shards (optional)
@@ -96,6 +108,7 @@ const FLAGS = {
   preset: { type: "string" },
   "model-config": { type: "string" },
   "init-from": { type: "string" },
+  "position-init": { type: "string" },
   tokenizer: { type: "string" },
   "train-data": { type: "string", multiple: true },
   "eval-data": { type: "string", multiple: true },
@@ -167,6 +180,7 @@ async function runTrain(argv: string[]): Promise<void> {
       "kiln train: --mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token " +
         "and masks nothing: drop --mlm-probability",
     );
+  const positionInit = positionInitFlag(v["position-init"], task, v["init-from"] !== undefined);
   const seed = intFlag("seed", v.seed, 42, 0);
   const batch = intFlag("per-replica-batch-size", v["per-replica-batch-size"], 8, 1);
   const accum = intFlag("gradient-accumulation", v["gradient-accumulation"], 1, 1);
@@ -278,7 +292,7 @@ async function runTrain(argv: string[]): Promise<void> {
     ],
     ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
-  const model = createModel(config);
+  const model = isCausalConfig(config) ? createModel(config) : createModel(config, { positionInit });
   const init = !v["init-from"]
     ? undefined
     : isCausalConfig(config)
@@ -331,6 +345,16 @@ async function runTrain(argv: string[]): Promise<void> {
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
+}
+
+/** --position-init's value: only a masked LM trained from scratch has a position table to start. */
+function positionInitFlag(value: string | undefined, task: TrainingTask, initFrom: boolean): PositionInit {
+  if (value === undefined) return "normal";
+  if (!POSITION_INITS.includes(value as PositionInit))
+    throw new UsageError(`--position-init must be ${POSITION_INITS.join(" or ")}, got "${value}"`);
+  if (task !== "mlm") throw new UsageError("kiln train: --position-init starts a masked LM's position table; --task causal-lm has none");
+  if (initFrom) throw new UsageError("kiln train: --position-init starts a model from scratch; --init-from loads its positions");
+  return value as PositionInit;
 }
 
 /** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */
