@@ -11,8 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import * as k from "../src/index.js";
 import { causalPresetConfig, createCausalLM, saveModel } from "../src/models/index.js";
@@ -20,6 +19,7 @@ import { Generator } from "../src/pipelines/generation/generator.js";
 import { bucketFor } from "../src/pipelines/generation/buckets.js";
 import type { DecodeLoop } from "../src/pipelines/generation/programs.js";
 import { median } from "./lib/timing.js";
+import { repoRoot, venvPython } from "./lib/python-peer.js";
 
 interface PeerResult {
   torch: string;
@@ -120,13 +120,7 @@ export async function run(args: string[]): Promise<void> {
 }
 
 function runPeer(dir: string, promptsFile: string, newTokens: number, threads: number): PeerResult {
-  const root = fileURLToPath(new URL("../../", import.meta.url)); // dist/bench/ → the repository
-  const venv = process.env.KILN_VENV
-    ? isAbsolute(process.env.KILN_VENV)
-      ? process.env.KILN_VENV
-      : join(root, process.env.KILN_VENV)
-    : join(root, ".venv");
-  const script = join(root, "bench", "peers", "hf_generate_cpu.py");
+  const script = join(repoRoot, "bench", "peers", "hf_generate_cpu.py");
   const args = [
     script,
     "--model",
@@ -140,7 +134,7 @@ function runPeer(dir: string, promptsFile: string, newTokens: number, threads: n
     "--repeats",
     "1",
   ];
-  const r = spawnSync(join(venv, "bin", "python"), args, {
+  const r = spawnSync(venvPython(), args, {
     encoding: "utf8",
     maxBuffer: 1 << 26,
     env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1" },

@@ -15,13 +15,12 @@
 // highest f32 matmul peak Kiln measured on this machine.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { median, round } from "./lib/timing.js";
+import { repoRoot, venvPython } from "./lib/python-peer.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url)); // dist/bench/ → the repository
-const sharedPeers = join(root, "..", "shared", "peers");
+const sharedPeers = join(repoRoot, "..", "shared", "peers");
 
 interface Contender {
   name: string;
@@ -35,11 +34,6 @@ interface Contender {
   missing?: string;
 }
 
-function venvPython(): string {
-  const venv = process.env.KILN_VENV ?? ".venv";
-  return join(isAbsolute(venv) ? venv : join(root, venv), "bin", "python");
-}
-
 function contenders(task: string, preset: string, precision: string): Contender[] {
   const bf16 = precision === "bf16-mixed";
   const py = venvPython();
@@ -48,7 +42,7 @@ function contenders(task: string, preset: string, precision: string): Contender[
     name: `kiln-${executor}`,
     kind: "kiln",
     command: process.execPath,
-    args: [join(root, "dist", "src", "cli", "main.js"), "bench", "train", "--json", "--task", task, "--preset", preset].concat([
+    args: [join(repoRoot, "dist", "src", "cli", "main.js"), "bench", "train", "--json", "--task", task, "--preset", preset].concat([
       "--precision",
       precision,
       "--accelerator",
@@ -60,7 +54,7 @@ function contenders(task: string, preset: string, precision: string): Contender[
   });
   const list: Contender[] = [kiln("ort"), kiln("xla")];
   if (task === "causal-lm") {
-    const script = join(root, "bench", "peers", "hf_llama_causal_cpu.py");
+    const script = join(repoRoot, "bench", "peers", "hf_llama_causal_cpu.py");
     for (const mode of ["eager", "compile"])
       list.push({
         name: `torch-${mode}`,
@@ -72,7 +66,7 @@ function contenders(task: string, preset: string, precision: string): Contender[
       });
     return list;
   }
-  const hf = join(root, "bench", "peers", "hf_torch_mlm_cpu.py");
+  const hf = join(repoRoot, "bench", "peers", "hf_torch_mlm_cpu.py");
   for (const labelled of [false, true])
     for (const mode of ["eager", "compile"])
       list.push({
