@@ -7,6 +7,7 @@
 //
 //   npm run bench -- generate [--preset llama-small] [--vocab 8192] [--batch 1,8] [--prompt-tokens 128]
 //                             [--new-tokens 64] [--rounds 3] [--steps-per-call 8] [--decode-loop scan|unrolled]
+//                             (the loop defaults to the Generator's choice for the executor)
 //                             [--threads 2] [--no-peer]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -41,7 +42,7 @@ export async function run(args: string[]): Promise<void> {
       "new-tokens": { type: "string", default: "64" },
       rounds: { type: "string", default: "3" },
       "steps-per-call": { type: "string", default: "8" },
-      "decode-loop": { type: "string", default: "scan" },
+      "decode-loop": { type: "string" },
       threads: { type: "string", default: "2" },
       "no-peer": { type: "boolean", default: false },
     },
@@ -68,7 +69,7 @@ export async function run(args: string[]): Promise<void> {
       writeFileSync(promptsFile, JSON.stringify(prompts));
       const gen = new Generator(model, params, {
         stepsPerCall: Number(values["steps-per-call"]),
-        decodeLoop: values["decode-loop"] as DecodeLoop,
+        ...(values["decode-loop"] ? { decodeLoop: values["decode-loop"] as DecodeLoop } : {}),
       });
       const opts = { greedy: true, maxNewTokens: newTokens, stopAtEos: false };
       const warm = await gen.generate(prompts, opts);
@@ -90,7 +91,7 @@ export async function run(args: string[]): Promise<void> {
           prompt_tokens: promptTokens,
           new_tokens: newTokens,
           steps_per_call: Number(values["steps-per-call"]),
-          decode_loop: values["decode-loop"],
+          decode_loop: gen.programs.opts.decodeLoop,
           decode_tokens_per_second: round(tps, 1),
           prefill_seconds: round(median(kiln.map((x) => x.prefill)), 3),
           compile_seconds: round(

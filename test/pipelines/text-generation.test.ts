@@ -170,12 +170,16 @@ test(
     const model = tinyModel("llama-tiny");
     const prompts = [prompt(17, 4), prompt(18, 9)];
     const opts = { greedy: true, maxNewTokens: 12, stopAtEos: false };
-    const want = (await new Generator(model, params["llama-tiny"]!, { stepsPerCall: 4 }).generate(prompts, opts)).tokens;
+    const onOrt = new Generator(model, params["llama-tiny"]!, { stepsPerCall: 4 });
+    // Unless told, ONNX Runtime runs the steps unrolled (its Scan copies the carried cache every step), XLA as a loop.
+    assert.equal(onOrt.programs.opts.decodeLoop, "unrolled");
+    const want = (await onOrt.generate(prompts, opts)).tokens;
     const [device] = k.selectDevices({ accelerator: "cpu", executor: "xla", devices: 1, pjrtPlugin: xlaCpuPluginPath() });
     const before = k.getDefaultDevice();
     k.setDefaultDevice(device!);
     try {
       const onXla = k.treeMap((a: k.Array) => k.array(a.dataSync(), { shape: a.shape, dtype: a.dtype, device }), params["llama-tiny"]!);
+      assert.equal(new Generator(model, onXla).programs.opts.decodeLoop, "scan");
       for (const decodeLoop of ["scan", "unrolled"] as const) {
         const gen = new Generator(model, onXla, { stepsPerCall: 4, decodeLoop });
         assert.deepEqual((await gen.generate(prompts, opts)).tokens, want, decodeLoop);
