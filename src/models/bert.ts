@@ -26,7 +26,7 @@ export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLa
       return {
         bert: {
           embeddings: embeddingsInit(keys, c, init.positionInit),
-          encoder: encoderInit(keys, c),
+          encoder: encoderInit(keys, c, init.positionInit),
         },
         cls: {
           predictions: { transform: { dense: denseInit(keys, h, h, std), LayerNorm: layerNormInit(h) }, bias: k.zeros([c.vocab_size]) },

@@ -19,16 +19,22 @@ export interface ForwardOptions {
   layerLoop?: LayerLoop;
 }
 
-/** The position tables an encoder can start from: transformers' normal(0, initializer_range), or sinusoids of that scale. */
-export type PositionInit = "normal" | "sinusoidal";
-export const POSITION_INITS: readonly PositionInit[] = ["normal", "sinusoidal"];
+/**
+ * How an encoder's positions start: transformers' normal(0, initializer_range) table, sinusoids of that
+ * scale, or "local-attention": sinusoids whose fastest pairs turn a quarter to three quarters of a turn
+ * per position, with the first layer's heads attending to fixed neighbours (see localAttentionInit).
+ */
+export type PositionInit = "normal" | "sinusoidal" | "local-attention";
+export const POSITION_INITS: readonly PositionInit[] = ["normal", "sinusoidal", "local-attention"];
 
 /** How a masked LM's parameters start; the architecture and the checkpoint's parameters are the same either way. */
 export interface MaskedLMInit {
   /**
    * "normal" (default) as transformers initializes; "sinusoidal" starts the absolute position table from
    * Vaswani et al.'s sinusoids (see sinusoidalInit): on SOTU, eval masked accuracy 8.5% after 200 steps
-   * against 5.3% from the normal table.
+   * against 5.3% from the normal table. "local-attention" also starts the first layer's heads looking at
+   * the tokens 1, 2, … to either side: on SOTU (mlm-mini, 1,000 steps of 16 × 128) eval masked accuracy
+   * 27.4% against 13.6%, where the other inits leave [MASK] positions at the most frequent piece.
    */
   positionInit?: PositionInit;
 }

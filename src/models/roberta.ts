@@ -32,7 +32,7 @@ export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): Maske
       return {
         roberta: {
           embeddings: embeddingsInit(keys, c, init.positionInit),
-          encoder: encoderInit(keys, c),
+          encoder: encoderInit(keys, c, init.positionInit),
         },
         lm_head: { dense: denseInit(keys, h, h, std), layer_norm: layerNormInit(h), bias: k.zeros([c.vocab_size]) },
       };

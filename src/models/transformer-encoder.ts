@@ -19,6 +19,7 @@ import type { DropoutSites } from "../nn/dropout-sites.js";
 import type { MlmConfig } from "./config.js";
 import type { PositionInit } from "./masked-lm.js";
 import { applyLayers, type LayerLoop } from "./layer-stack.js";
+import { localAttentionPositions, withLocalAttention } from "./local-attention-init.js";
 
 export interface EncoderLayerParams {
   attention: { self: SelfAttentionParams; output: { dense: DenseParams; LayerNorm: NormParams } };
@@ -56,7 +57,7 @@ function positionEmbeddingsInit(keys: KeySequence, c: MlmConfig, positionInit: P
   if (positionInit === "normal") return embeddingInit(keys, rows, h, std);
   // The normal table's key is drawn and left unused, so every later parameter starts as under the normal init.
   keys.next();
-  return { weight: sinusoidalInit(rows, h, std) };
+  return { weight: positionInit === "sinusoidal" ? sinusoidalInit(rows, h, std) : localAttentionPositions(c) };
 }
 
 /** Vocabulary logits with the decoder tied to the word embeddings: t · Eᵀ + bias. */
@@ -70,10 +71,10 @@ export function tiedLogits(t: k.Array, wordEmbeddings: k.Array, bias: k.Array): 
   return logits.add(castLike(bias, logits));
 }
 
-export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
+export function encoderInit(keys: KeySequence, c: MlmConfig, positionInit: PositionInit = "normal"): EncoderParams {
   const h = c.hidden_size,
     std = c.initializer_range;
-  return {
+  const encoder: EncoderParams = {
     layer: Array.from({ length: c.num_hidden_layers }, () => ({
       attention: {
         self: { query: denseInit(keys, h, h, std), key: denseInit(keys, h, h, std), value: denseInit(keys, h, h, std) },
@@ -83,6 +84,7 @@ export function encoderInit(keys: KeySequence, c: MlmConfig): EncoderParams {
       output: { dense: denseInit(keys, c.intermediate_size, h, std), LayerNorm: layerNormInit(h) },
     })),
   };
+  return positionInit === "local-attention" ? withLocalAttention(encoder, c) : encoder;
 }
 
 export type { LayerLoop } from "./layer-stack.js";

@@ -31,14 +31,21 @@ export class KeySequence {
  * ωᵢ = 10000^(−2i/dim), scaled so its entries have standard deviation `std` (sin and cos over many
  * positions have RMS 1/√2), i.e. as large as a normal init of the same std. The position of p + d is
  * a fixed rotation of p's row for every p, so attention can learn "the token d to the left" from the
- * first step instead of discovering positions from random rows.
+ * first step instead of discovering positions from random rows. `frequencies` (one per sin/cos pair)
+ * replaces the ωᵢ.
  */
-export function sinusoidalInit(rows: number, dim: number, std = 0.02): k.Array {
+export function sinusoidalInit(rows: number, dim: number, std = 0.02, frequencies = sinusoidFrequencies(dim)): k.Array {
   const half = Math.floor(dim / 2);
-  const freqs = Float32Array.from({ length: half }, (_, i) => 10000 ** ((-2 * i) / dim));
+  const freqs = Float32Array.from(frequencies);
+  if (freqs.length !== half) throw new Error(`sinusoidalInit: ${freqs.length} frequencies for a width of ${dim} (want ${half})`);
   const angles = k.iota([rows, 1], 0, "f32").mul(k.array(freqs, { shape: [1, half] }));
   const parts = [k.sin(angles), k.cos(angles)];
   // An odd width gets a zero last column (its rows stay a rotation of each other in the rest).
   if (dim % 2) parts.push(k.zeros([rows, 1]));
   return k.concat(parts, 1).mul(std * Math.SQRT2);
+}
+
+/** Vaswani et al.'s angular frequencies 10000^(−2i/dim), one per sin/cos pair of a `dim`-wide table. */
+export function sinusoidFrequencies(dim: number): Float32Array {
+  return Float32Array.from({ length: Math.floor(dim / 2) }, (_, i) => 10000 ** ((-2 * i) / dim));
 }

@@ -53,7 +53,9 @@ Model and data:
                               save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
                               a missing masked-LM head is initialized; --tokenizer must be the model's own
   --position-init NAME        mlm from scratch: normal (default, as transformers) | sinusoidal (the position table
-                              starts from sinusoids at the initializer's scale; the parameters and checkpoint are the same)
+                              starts from sinusoids at the initializer's scale) | local-attention (sinusoids, and the
+                              first layer's heads start attending to the tokens 1, 2, … to either side); the
+                              parameters and checkpoint are the same
   --tokenizer DIR             tokenizer directory (tokenizer.json) (required)
   --train-data PATH           directory, glob or file of *.tfrecord shards, local or gs:// (required)
   --eval-data PATH            evaluation shards (optional)
@@ -351,7 +353,7 @@ async function runTrain(argv: string[]): Promise<void> {
 function positionInitFlag(value: string | undefined, task: TrainingTask, initFrom: boolean): PositionInit {
   if (value === undefined) return "normal";
   if (!POSITION_INITS.includes(value as PositionInit))
-    throw new UsageError(`--position-init must be ${POSITION_INITS.join(" or ")}, got "${value}"`);
+    throw new UsageError(`--position-init must be one of ${POSITION_INITS.join(", ")}, got "${value}"`);
   if (task !== "mlm") throw new UsageError("kiln train: --position-init starts a masked LM's position table; --task causal-lm has none");
   if (initFrom) throw new UsageError("kiln train: --position-init starts a model from scratch; --init-from loads its positions");
   return value as PositionInit;
