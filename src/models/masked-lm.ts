@@ -22,7 +22,7 @@ export interface ForwardOptions {
 /**
  * How an encoder's positions start: transformers' normal(0, initializer_range) table, sinusoids of that
  * scale, or "local-attention": sinusoids whose fastest pairs turn a quarter to three quarters of a turn
- * per position, with the first layer's heads attending to fixed neighbours (see localAttentionInit).
+ * per position, with the first layer's heads attending to fixed neighbours (see local-attention-init.ts).
  */
 export type PositionInit = "normal" | "sinusoidal" | "local-attention";
 export const POSITION_INITS: readonly PositionInit[] = ["normal", "sinusoidal", "local-attention"];
@@ -34,7 +34,7 @@ export interface MaskedLMInit {
    * Vaswani et al.'s sinusoids (see sinusoidalInit): on SOTU, eval masked accuracy 8.5% after 200 steps
    * against 5.3% from the normal table. "local-attention" also starts the first layer's heads looking at
    * the tokens 1, 2, … to either side: on SOTU (mlm-mini, 1,000 steps of 16 × 128) eval masked accuracy
-   * 27.4% against 13.6%, where the other inits leave [MASK] positions at the most frequent piece.
+   * 27.2% against 13.6%, where the other inits leave [MASK] positions at the most frequent piece.
    */
   positionInit?: PositionInit;
 }

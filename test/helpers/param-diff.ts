@@ -1,5 +1,6 @@
-// Comparing trained parameter trees.
+// Comparing parameter trees.
 import assert from "node:assert/strict";
+import { isDeepStrictEqual } from "node:util";
 import * as k from "../../src/index.js";
 
 /** max |a - b| over all parameters, relative to max |b| (biases that start at 0 have no scale of their own). */
@@ -18,4 +19,13 @@ export function maxRelativeDifference(a: unknown, b: unknown): number {
     }
   });
   return diff / scale;
+}
+
+/** The leaf paths whose values differ between two parameter trees of the same structure (asserted), in leaf order. */
+export function differingLeafPaths(a: k.PyTree, b: k.PyTree): string[] {
+  const paths = k.leafPaths(a);
+  assert.deepEqual(k.leafPaths(b), paths);
+  const xs = k.leaves<k.Array>(a),
+    ys = k.leaves<k.Array>(b);
+  return paths.filter((_, i) => !isDeepStrictEqual(xs[i]!.dataSync(), ys[i]!.dataSync()));
 }
