@@ -4,6 +4,7 @@
 //
 //   npm run bench -- train-peers [--task mlm|causal-lm] [--preset mlm-small|roberta-base|llama-small]
 //                                [--precision 32|bf16-mixed] [--rounds 3] [--only NAME,NAME...]
+//                                [--pjrt-plugin PATH]   (the XLA CPU plugin kiln-xla runs on; default: discovery's)
 //
 // Contenders (a missing peer is reported with the reason and left out):
 //   mlm:       kiln-ort, kiln-xla (Kiln's default head: labelled positions only), torch-eager, torch-compile (HF
@@ -34,7 +35,7 @@ interface Contender {
   missing?: string;
 }
 
-function contenders(task: string, preset: string, precision: string): Contender[] {
+function contenders(task: string, preset: string, precision: string, pjrtPlugin?: string): Contender[] {
   const bf16 = precision === "bf16-mixed";
   const py = venvPython();
   const noVenv = existsSync(py) ? undefined : `${py} not found: run scripts/setup-python.sh`;
@@ -52,7 +53,9 @@ function contenders(task: string, preset: string, precision: string): Contender[
     ]),
     pick: (l) => l.bench === "train",
   });
-  const list: Contender[] = [kiln("ort"), kiln("xla")];
+  const xla = kiln("xla");
+  if (pjrtPlugin) xla.args.push("--pjrt-plugin", pjrtPlugin);
+  const list: Contender[] = [kiln("ort"), xla];
   if (task === "causal-lm") {
     const script = join(repoRoot, "bench", "peers", "hf_llama_causal_cpu.py");
     for (const mode of ["eager", "compile"])
@@ -131,6 +134,7 @@ export async function run(args: string[]): Promise<void> {
       task: { type: "string", default: "mlm" },
       preset: { type: "string" },
       precision: { type: "string", default: "32" },
+      "pjrt-plugin": { type: "string" },
       rounds: { type: "string", default: "3" },
       only: { type: "string" },
     },
@@ -138,7 +142,7 @@ export async function run(args: string[]): Promise<void> {
   const task = values.task;
   const preset = values.preset ?? (task === "causal-lm" ? "llama-small" : "mlm-small");
   const only = values.only?.split(",");
-  const all = contenders(task, preset, values.precision).filter((c) => !only || only.includes(c.name));
+  const all = contenders(task, preset, values.precision, values["pjrt-plugin"]).filter((c) => !only || only.includes(c.name));
   for (const c of all.filter((x) => x.missing))
     console.log(JSON.stringify({ bench: "train-peers", contender: c.name, skipped: c.missing }));
   const live = all.filter((c) => !c.missing);

@@ -38,6 +38,16 @@ const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
 };
 
 /** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
+/**
+ * XLA:CPU keeps the products the StableHLO lowering lays out for its library kernels (left operand
+ * contracting over its last dimensions, see lhsContractingLast) only without its transpose-folding pass,
+ * which would fold those transposes back into the dots; a folded one runs in Eigen instead of YNNPACK.
+ * With jaxlib 0.11's XLA this made the mlm-small bf16-mixed step 1.9× faster (5,900 → 11,300 tokens/s)
+ * and left f32 where it was; XLA's older CPU plugin runs both as before. GPUs keep the pass: cuBLAS
+ * reads transposed operands in place.
+ */
+const CPU_COMPILER_OPTIONS = { xla_disable_hlo_passes: "transpose-folding" } as const;
+
 function devicePrefix(platform: Platform): string {
   return platform === "cpu" ? "xla-cpu" : platform;
 }
@@ -181,6 +191,7 @@ export class XlaExecutor implements Executor {
     const lowered = lowerToStableHlo(program, { replicas, ...(options.donate ? { donate: options.donate } : {}) });
     const compileOptions = compileOptionsProto(
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds: devices.map((d) => d.pjrt.id) },
+      this.platform === "cpu" ? CPU_COMPILER_OPTIONS : {},
     );
     const loaded = this.runtime.client.compile(lowered.text, compileOptions);
     try {

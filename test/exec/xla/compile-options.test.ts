@@ -33,3 +33,14 @@ test("replicas follow the given device ids, in order", () => {
   const bytes = hex(compileOptionsProto({ kind: "replicated", deviceIds: [3, 1, 2, 0] }));
   assert.match(bytes, / 20 04 28 01 4a 0c 08 04 10 01 1a 06 0a 04 03 01 02 00$/);
 });
+
+test("debug option overrides ride in env_option_overrides, one map entry each", () => {
+  // env_option_overrides (7, 45 bytes) {key (1) = "xla_disable_hlo_passes"; value (2, 19 bytes) {string_field (1) = "transpose-folding"}}
+  const bytes = hex(compileOptionsProto({ kind: "single" }, { xla_disable_hlo_passes: "transpose-folding" }));
+  const entry = (s: string) => hex(new TextEncoder().encode(s));
+  assert.equal(
+    bytes,
+    `1a 0f 08 ff ff ff ff ff ff ff ff ff 01 20 01 28 01 20 01 ` +
+      `3a 2d 0a 16 ${entry("xla_disable_hlo_passes")} 12 13 0a 11 ${entry("transpose-folding")}`,
+  );
+});

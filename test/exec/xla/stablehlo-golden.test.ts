@@ -43,3 +43,25 @@ test("the checker catches a use before definition and a type that disagrees with
   const retyped = text.replace("-> tensor<2x3xi32>", "-> tensor<2x3xf32>");
   assert.match(checkStableHlo(retyped, c.program, ssa).join("\n"), /the IR says tensor<2x3xi32>|used as/);
 });
+
+test("a product's left operand contracts over its last dimensions: a transpose first where it does not", () => {
+  const lower = (f: (a: k.Array, b: k.Array) => k.Array, a: number[], b: number[]) =>
+    lowerToStableHlo(k.jit(f).lower(k.zeros(a, "bf16"), k.zeros(b, "bf16"))).text;
+  const dots = (text: string) => text.split("\n").filter((l) => l.includes("stablehlo.dot_general") || l.includes("stablehlo.transpose"));
+  // Attention's value gradient, Pᵀ·dO over the query axis: [b, h, q, k] and [b, h, q, d] → [b, h, k, d].
+  const valueGradient = dots(lower((p, g) => k.einsum("bhqk,bhqd->bhkd", p, g), [2, 3, 5, 7], [2, 3, 5, 4]));
+  assert.match(
+    valueGradient[0]!,
+    /stablehlo.transpose.*permutation = array<i64: 0, 1, 3, 2>.*tensor<2x3x5x7xbf16>\) -> tensor<2x3x7x5xbf16>/,
+  );
+  assert.match(
+    valueGradient[1]!,
+    /lhs_batching_dimensions = \[0, 1\].*lhs_contracting_dimensions = \[3\], rhs_contracting_dimensions = \[2\]/,
+  );
+  // Already laid out (x · W, x · Wᵀ): no transpose.
+  for (const f of [(x: k.Array, w: k.Array) => x.matmul(w), (x: k.Array, w: k.Array) => k.einsum("mk,nk->mn", x, w)])
+    assert.deepEqual(
+      dots(lower(f, [4, 6], [6, 6])).map((l) => l.includes("transpose")),
+      [false],
+    );
+});

@@ -2,7 +2,7 @@
 // IR's reference rounds once too); f32 matrix products ask for HIGHEST precision, so that an f32
 // program computes in f32 rather than TF32 (bf16 programs are the fast path, and get the tensor cores).
 import { isFloat, type DType } from "../../../../core/dtype.js";
-import type { AVal } from "../../../../core/ir.js";
+import type { AVal, PrimParams } from "../../../../core/ir.js";
 import type { FunctionEmitter, Value } from "../emitter.js";
 import { i64Array } from "../types.js";
 import { convert } from "./convert.js";
@@ -27,6 +27,33 @@ const LOWEST: Record<DType, number | bigint> = {
 
 function dims(name: string, xs: readonly number[]): string[] {
   return xs.length ? [`${name} = [${xs.join(", ")}]`] : []; // empty fields are left out, as StableHLO prints them
+}
+
+/**
+ * The product with its left operand laid out [batch…, free…, contracting…]: a transpose first where it
+ * is not. XLA:CPU hands a dot to its fast library kernels (YNNPACK in jaxlib 0.11's XLA) only when the
+ * left operand contracts over its last dimensions; otherwise the dot runs in Eigen, and a bf16 one in
+ * Eigen's scalar bf16 loops. Attention's backward has such products (the value gradient Pᵀ·dO contracts
+ * over the query axis of both): in a bf16 step those four dots were what made it slower than f32.
+ * The transpose is one copy of the operand, which XLA fuses into the fusion that produces it.
+ */
+function lhsContractingLast(emit: FunctionEmitter, a: Value, p: PrimParams["dot_general"]): { lhs: Value; p: PrimParams["dot_general"] } {
+  const rank = a.aval.shape.length;
+  const free = Array.from({ length: rank }, (_, i) => i).filter((i) => !p.lhsBatch.includes(i) && !p.lhsContract.includes(i));
+  const perm = [...p.lhsBatch, ...free, ...p.lhsContract];
+  if (perm.every((d, i) => d === i)) return { lhs: a, p };
+  const shape = perm.map((d) => a.aval.shape[d]!);
+  const lhs = emit.op("stablehlo.transpose", [a], { shape, dtype: a.aval.dtype }, `permutation = ${i64Array(perm)}`);
+  const nb = p.lhsBatch.length,
+    nf = free.length;
+  return {
+    lhs,
+    p: {
+      ...p,
+      lhsBatch: p.lhsBatch.map((_, i) => i),
+      lhsContract: p.lhsContract.map((_, i) => nb + nf + i),
+    },
+  };
 }
 
 /** Reduces x over `axes` with `combiner` starting from `init`. */
@@ -70,7 +97,8 @@ function prefixSum(emit: FunctionEmitter, x: Value, axis: number, reverse: boole
 }
 
 export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "reduce_max" | "cumsum"> = {
-  dot_general: (cx, [a, b], p, out) => {
+  dot_general: (cx, [a, b], params, out) => {
+    const { lhs, p } = lhsContractingLast(cx.emit, a!, params);
     const numbers = [
       ...dims("lhs_batching_dimensions", p.lhsBatch),
       ...dims("rhs_batching_dimensions", p.rhsBatch),
@@ -81,7 +109,7 @@ export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "red
     const precision = d === "f32" || d === "f64" ? "HIGHEST" : "DEFAULT";
     return cx.emit.op(
       "stablehlo.dot_general",
-      [a!, b!],
+      [lhs, b!],
       out,
       `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, ` +
         `precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
