@@ -40,11 +40,11 @@ const CAUSAL_VOCAB_SIZE = 8192;
  * plain sinusoids, this model (and the same RoBERTa in PyTorch) guesses the most frequent piece at every
  * [MASK] for thousands of steps: eval masked accuracy 13.6% after 1,000 steps, all of it from copying the
  * selected tokens left unchanged. From the local-attention start: 20.7 / 25.0 / 27.2% after 334 / 668 / 1,000
- * steps, and "the United [MASK] of America" puts "States" first; a run of 3,000 steps reaches 27.5 / 32.1 /
- * 34.3% after 1,000 / 2,000 / 3,000 and puts "Congress" first in "I ask the [MASK] to act." (0.33).
+ * steps, and "the United [MASK] of America" puts "States" first. These 2,000 steps: 24.7 / 29.9 / 31.9% after
+ * 667 / 1,334 / 2,000, and "The State of the [MASK] is strong." has "Union" third (4 minutes from a clean
+ * clone). 3,000 steps reach 34.3% but do not bring "Union" up; nor does mlm-small (29.7% after 1,500 steps).
  * Also measured on SOTU at batch 16 × 128, lr 1e-3:
- * - mlm-mini (2 layers): 9.5% after 200 steps against mlm-small's 8.5%, at 0.6× the CPU per step; mlm-small
- *   for 1,500 steps reaches 29.7% in 5.6 minutes, where mlm-mini's 2,000 steps take about 4;
+ * - mlm-mini (2 layers): 9.5% after 200 steps against mlm-small's 8.5%, at 0.6× the CPU per step;
  * - 2048 pieces instead of 8192: a cheaper head, and more tokens are pieces of words that their neighbours
  *   decide (a count model guessing a token from the two beside it gets 32% at 2048 pieces, 23.5% at 8192).
  */
