@@ -16,6 +16,7 @@ import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
 import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
+import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
 
 export interface XlaClientOptions {
   /** CPU plugins only: how many devices the client makes (PJRT option cpu_device_count; XLA's default is 4). */
@@ -39,14 +40,15 @@ const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
 
 /** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
 /**
- * XLA:CPU keeps the products the StableHLO lowering lays out for its library kernels (left operand
- * contracting over its last dimensions, see lhsContractingLast) only without its transpose-folding pass,
- * which would fold those transposes back into the dots; a folded one runs in Eigen instead of YNNPACK.
- * With jaxlib 0.11's XLA this made the mlm-small bf16-mixed step 1.9× faster (5,900 → 11,300 tokens/s)
- * and left f32 where it was; XLA's older CPU plugin runs both as before. GPUs keep the pass: cuBLAS
- * reads transposed operands in place.
+ * XLA:CPU keeps the bf16/f16 products the StableHLO lowering lays out for its library kernels (left
+ * operand contracting over its last dimensions, see lhsContractingLast) only without its transpose-folding
+ * pass, which would fold those transposes back into the dots; a folded one runs in Eigen's scalar bf16
+ * loops instead of YNNPACK. With jaxlib 0.11's XLA this made the mlm-small bf16-mixed step 1.9× faster
+ * (5,900 → 11,300 tokens/s); XLA's older CPU plugin widens bf16 products to f32 and runs as before. Only
+ * programs with 16-bit products compile this way: f32 ones keep the pass. GPUs keep it too (cuBLAS reads
+ * transposed operands in place).
  */
-const CPU_COMPILER_OPTIONS = { xla_disable_hlo_passes: "transpose-folding" } as const;
+const HALF_PRECISION_CPU_OPTIONS = { xla_disable_hlo_passes: "transpose-folding" } as const;
 
 function devicePrefix(platform: Platform): string {
   return platform === "cpu" ? "xla-cpu" : platform;
@@ -191,7 +193,7 @@ export class XlaExecutor implements Executor {
     const lowered = lowerToStableHlo(program, { replicas, ...(options.donate ? { donate: options.donate } : {}) });
     const compileOptions = compileOptionsProto(
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds: devices.map((d) => d.pjrt.id) },
-      this.platform === "cpu" ? CPU_COMPILER_OPTIONS : {},
+      this.platform === "cpu" && hasHalfPrecisionProducts(program) ? HALF_PRECISION_CPU_OPTIONS : {},
     );
     const loaded = this.runtime.client.compile(lowered.text, compileOptions);
     try {

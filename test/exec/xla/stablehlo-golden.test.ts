@@ -10,6 +10,7 @@ import { lowerToStableHlo, STABLEHLO_LOWERINGS } from "../../../src/exec/xla/sta
 import { checkStableHlo } from "../../helpers/stablehlo-check.js";
 import { repoRoot } from "../../helpers/repo-paths.js";
 import { loweringCases } from "./lowering-cases.js";
+import { hasHalfPrecisionProducts } from "../../../src/exec/xla/stablehlo/rules/reduce.js";
 
 const goldenDir = join(repoRoot(), "test", "exec", "xla", "golden");
 const update = process.env.KILN_UPDATE_GOLDEN === "1";
@@ -44,7 +45,7 @@ test("the checker catches a use before definition and a type that disagrees with
   assert.match(checkStableHlo(retyped, c.program, ssa).join("\n"), /the IR says tensor<2x3xi32>|used as/);
 });
 
-test("a product's left operand contracts over its last dimensions: a transpose first where it does not", () => {
+test("a bf16 product's left operand contracts over its last dimensions: a transpose first where it does not", () => {
   const lower = (f: (a: k.Array, b: k.Array) => k.Array, a: number[], b: number[]) =>
     lowerToStableHlo(k.jit(f).lower(k.zeros(a, "bf16"), k.zeros(b, "bf16"))).text;
   const dots = (text: string) => text.split("\n").filter((l) => l.includes("stablehlo.dot_general") || l.includes("stablehlo.transpose"));
@@ -57,6 +58,14 @@ test("a product's left operand contracts over its last dimensions: a transpose f
   assert.match(
     valueGradient[1]!,
     /lhs_batching_dimensions = \[0, 1\].*lhs_contracting_dimensions = \[3\], rhs_contracting_dimensions = \[2\]/,
+  );
+  // f32 products stay as they are (XLA:CPU's Eigen f32 kernels are fast; the copies would not pay).
+  const f32 = k.jit((p: k.Array, g: k.Array) => k.einsum("bhqk,bhqd->bhkd", p, g)).lower(k.zeros([2, 3, 5, 7]), k.zeros([2, 3, 5, 4]));
+  assert.ok(!lowerToStableHlo(f32).text.includes("stablehlo.transpose"));
+  assert.equal(hasHalfPrecisionProducts(f32), false);
+  assert.equal(
+    hasHalfPrecisionProducts(k.jit((p: k.Array, g: k.Array) => p.matmul(g)).lower(k.zeros([2, 2], "bf16"), k.zeros([2, 2], "bf16"))),
+    true,
   );
   // Already laid out (x · W, x · Wᵀ): no transpose.
   for (const f of [(x: k.Array, w: k.Array) => x.matmul(w), (x: k.Array, w: k.Array) => k.einsum("mk,nk->mn", x, w)])

@@ -40,7 +40,7 @@ module @scan_grad attributes {mhlo.num_replicas = 1 : i32, mhlo.num_partitions =
     %44 = "stablehlo.broadcast_in_dim"(%0) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
     %45 = "stablehlo.broadcast_in_dim"(%1) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<2x3xf32>
     %46 = "stablehlo.broadcast_in_dim"(%1) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<3x3xf32>
-    %93:10 = "stablehlo.while"(%5, %2, %arg0, %43#5, %43#6, %arg2, %44, %46, %45, %4) ({
+    %92:10 = "stablehlo.while"(%5, %2, %arg0, %43#5, %43#6, %arg2, %44, %46, %45, %4) ({
       ^bb0(%47: tensor<i32>, %48: tensor<f32>, %49: tensor<3x3xf32>, %50: tensor<4x2x3xf32>, %51: tensor<4x2x3xf32>, %52: tensor<4x2x3xf32>, %53: tensor<4xf32>, %54: tensor<3x3xf32>, %55: tensor<2x3xf32>, %56: tensor<4x2x3xf32>):
         %57 = "stablehlo.constant"() {value = dense<4> : tensor<i32>} : () -> tensor<i32>
         %58 = "stablehlo.compare"(%47, %57) {comparison_direction = #stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type SIGNED>} : (tensor<i32>, tensor<i32>) -> tensor<i1>
@@ -63,16 +63,15 @@ module @scan_grad attributes {mhlo.num_replicas = 1 : i32, mhlo.num_partitions =
         %82 = "stablehlo.subtract"(%81, %80) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
         %83 = "stablehlo.multiply"(%79, %82) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
         %84 = "stablehlo.dot_general"(%83, %61) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
-        %85 = "stablehlo.transpose"(%83) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
-        %86 = "stablehlo.dot_general"(%85, %71) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<3x3xf32>
-        %87 = "stablehlo.transpose"(%86) {permutation = array<i64: 1, 0>} : (tensor<3x3xf32>) -> tensor<3x3xf32>
-        %88 = "stablehlo.add"(%66, %87) : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
-        %89 = "stablehlo.reshape"(%83) : (tensor<2x3xf32>) -> tensor<1x2x3xf32>
-        %90 = "stablehlo.dynamic_update_slice"(%68, %89, %59, %69, %69) : (tensor<4x2x3xf32>, tensor<1x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>
-        %91 = "stablehlo.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-        %92 = "stablehlo.add"(%59, %91) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-        "stablehlo.return"(%92, %60, %61, %62, %63, %64, %65, %88, %84, %90) : (tensor<i32>, tensor<f32>, tensor<3x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>) -> ()
+        %85 = "stablehlo.dot_general"(%83, %71) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<3x3xf32>
+        %86 = "stablehlo.transpose"(%85) {permutation = array<i64: 1, 0>} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+        %87 = "stablehlo.add"(%66, %86) : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+        %88 = "stablehlo.reshape"(%83) : (tensor<2x3xf32>) -> tensor<1x2x3xf32>
+        %89 = "stablehlo.dynamic_update_slice"(%68, %88, %59, %69, %69) : (tensor<4x2x3xf32>, tensor<1x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>
+        %90 = "stablehlo.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+        %91 = "stablehlo.add"(%59, %90) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+        "stablehlo.return"(%91, %60, %61, %62, %63, %64, %65, %87, %84, %89) : (tensor<i32>, tensor<f32>, tensor<3x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>) -> ()
     }) : (tensor<i32>, tensor<f32>, tensor<3x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>) -> (tensor<i32>, tensor<f32>, tensor<3x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>)
-    func.return %93#7, %93#8 : tensor<3x3xf32>, tensor<2x3xf32>
+    func.return %92#7, %92#8 : tensor<3x3xf32>, tensor<2x3xf32>
   }
 }

@@ -125,135 +125,133 @@ module @mlp_train_step attributes {mhlo.num_replicas = 1 : i32, mhlo.num_partiti
         "stablehlo.return"(%115) : (tensor<f32>) -> ()
     }) {dimensions = array<i64: 0>} : (tensor<16x4xf32>, tensor<f32>) -> tensor<4xf32>
     %116 = "stablehlo.dot_general"(%111, %arg3) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x16xf32>
-    %117 = "stablehlo.transpose"(%111) {permutation = array<i64: 1, 0>} : (tensor<16x4xf32>) -> tensor<4x16xf32>
-    %118 = "stablehlo.dot_general"(%117, %25) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
-    %119 = "stablehlo.transpose"(%118) {permutation = array<i64: 1, 0>} : (tensor<4x16xf32>) -> tensor<16x4xf32>
-    %120 = "stablehlo.multiply"(%116, %24) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %121 = "stablehlo.multiply"(%116, %19) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %122 = "stablehlo.multiply"(%21, %21) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %123 = "stablehlo.negate"(%122) : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %124 = "stablehlo.exponential"(%123) : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %125 = "stablehlo.broadcast_in_dim"(%6) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x16xf32>
-    %126 = "stablehlo.multiply"(%124, %125) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %127 = "stablehlo.multiply"(%121, %126) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %128 = "stablehlo.multiply"(%127, %20) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %129 = "stablehlo.multiply"(%120, %18) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %130 = "stablehlo.add"(%128, %129) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-    %131 = "stablehlo.reduce"(%130, %45) ({
-      ^bb0(%132: tensor<f32>, %133: tensor<f32>):
-        %134 = "stablehlo.add"(%132, %133) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-        "stablehlo.return"(%134) : (tensor<f32>) -> ()
+    %117 = "stablehlo.dot_general"(%111, %25) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<16x4xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+    %118 = "stablehlo.transpose"(%117) {permutation = array<i64: 1, 0>} : (tensor<4x16xf32>) -> tensor<16x4xf32>
+    %119 = "stablehlo.multiply"(%116, %24) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %120 = "stablehlo.multiply"(%116, %19) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %121 = "stablehlo.multiply"(%21, %21) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %122 = "stablehlo.negate"(%121) : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %123 = "stablehlo.exponential"(%122) : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %124 = "stablehlo.broadcast_in_dim"(%6) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x16xf32>
+    %125 = "stablehlo.multiply"(%123, %124) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %126 = "stablehlo.multiply"(%120, %125) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %127 = "stablehlo.multiply"(%126, %20) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %128 = "stablehlo.multiply"(%119, %18) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %129 = "stablehlo.add"(%127, %128) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %130 = "stablehlo.reduce"(%129, %45) ({
+      ^bb0(%131: tensor<f32>, %132: tensor<f32>):
+        %133 = "stablehlo.add"(%131, %132) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+        "stablehlo.return"(%133) : (tensor<f32>) -> ()
     }) {dimensions = array<i64: 0>} : (tensor<16x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %135 = "stablehlo.transpose"(%130) {permutation = array<i64: 1, 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %136 = "stablehlo.dot_general"(%135, %arg13) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<16x16xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
-    %137 = "stablehlo.transpose"(%136) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
-    %138 = "stablehlo.add"(%arg8, %5) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %139 = "stablehlo.broadcast_in_dim"(%7) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
-    %140 = "stablehlo.power"(%139, %138) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %141 = "stablehlo.subtract"(%5, %140) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %142 = "stablehlo.broadcast_in_dim"(%8) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
-    %143 = "stablehlo.power"(%142, %138) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %144 = "stablehlo.subtract"(%5, %143) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %145 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %146 = "stablehlo.multiply"(%arg4, %145) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %147 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %148 = "stablehlo.multiply"(%131, %147) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %149 = "stablehlo.add"(%146, %148) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %150 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %151 = "stablehlo.multiply"(%arg5, %150) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %152 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %153 = "stablehlo.multiply"(%112, %152) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %154 = "stablehlo.add"(%151, %153) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %155 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %156 = "stablehlo.multiply"(%arg6, %155) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %157 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %158 = "stablehlo.multiply"(%137, %157) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %159 = "stablehlo.add"(%156, %158) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %160 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %161 = "stablehlo.multiply"(%arg7, %160) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %162 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %163 = "stablehlo.multiply"(%119, %162) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %164 = "stablehlo.add"(%161, %163) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %165 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %166 = "stablehlo.multiply"(%arg9, %165) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %167 = "stablehlo.multiply"(%131, %131) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %168 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %169 = "stablehlo.multiply"(%167, %168) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %170 = "stablehlo.add"(%166, %169) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %171 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %172 = "stablehlo.multiply"(%arg10, %171) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %173 = "stablehlo.multiply"(%112, %112) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %174 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %175 = "stablehlo.multiply"(%173, %174) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %176 = "stablehlo.add"(%172, %175) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %177 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %178 = "stablehlo.multiply"(%arg11, %177) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %179 = "stablehlo.multiply"(%137, %137) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %180 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %181 = "stablehlo.multiply"(%179, %180) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %182 = "stablehlo.add"(%178, %181) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %183 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %184 = "stablehlo.multiply"(%arg12, %183) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %185 = "stablehlo.multiply"(%119, %119) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %186 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %187 = "stablehlo.multiply"(%185, %186) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %188 = "stablehlo.add"(%184, %187) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %189 = "stablehlo.broadcast_in_dim"(%141) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %190 = "stablehlo.divide"(%149, %189) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %191 = "stablehlo.broadcast_in_dim"(%144) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %192 = "stablehlo.divide"(%170, %191) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %193 = "stablehlo.sqrt"(%192) : (tensor<16xf32>) -> tensor<16xf32>
-    %194 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %195 = "stablehlo.add"(%193, %194) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %196 = "stablehlo.divide"(%190, %195) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %197 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %198 = "stablehlo.multiply"(%arg0, %197) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %199 = "stablehlo.add"(%196, %198) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %200 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
-    %201 = "stablehlo.multiply"(%200, %199) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %202 = "stablehlo.subtract"(%arg0, %201) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %203 = "stablehlo.broadcast_in_dim"(%141) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %204 = "stablehlo.divide"(%154, %203) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %205 = "stablehlo.broadcast_in_dim"(%144) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %206 = "stablehlo.divide"(%176, %205) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %207 = "stablehlo.sqrt"(%206) : (tensor<4xf32>) -> tensor<4xf32>
-    %208 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %209 = "stablehlo.add"(%207, %208) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %210 = "stablehlo.divide"(%204, %209) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %211 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %212 = "stablehlo.multiply"(%arg1, %211) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %213 = "stablehlo.add"(%210, %212) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %214 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
-    %215 = "stablehlo.multiply"(%214, %213) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %216 = "stablehlo.subtract"(%arg1, %215) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %217 = "stablehlo.broadcast_in_dim"(%141) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %218 = "stablehlo.divide"(%159, %217) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %219 = "stablehlo.broadcast_in_dim"(%144) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %220 = "stablehlo.divide"(%182, %219) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %221 = "stablehlo.sqrt"(%220) : (tensor<8x16xf32>) -> tensor<8x16xf32>
-    %222 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %223 = "stablehlo.add"(%221, %222) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %224 = "stablehlo.divide"(%218, %223) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %225 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %226 = "stablehlo.multiply"(%arg2, %225) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %227 = "stablehlo.add"(%224, %226) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %228 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
-    %229 = "stablehlo.multiply"(%228, %227) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %230 = "stablehlo.subtract"(%arg2, %229) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %231 = "stablehlo.broadcast_in_dim"(%141) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %232 = "stablehlo.divide"(%164, %231) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %233 = "stablehlo.broadcast_in_dim"(%144) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %234 = "stablehlo.divide"(%188, %233) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %235 = "stablehlo.sqrt"(%234) : (tensor<16x4xf32>) -> tensor<16x4xf32>
-    %236 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %237 = "stablehlo.add"(%235, %236) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %238 = "stablehlo.divide"(%232, %237) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %239 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %240 = "stablehlo.multiply"(%arg3, %239) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %241 = "stablehlo.add"(%238, %240) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %242 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
-    %243 = "stablehlo.multiply"(%242, %241) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    %244 = "stablehlo.subtract"(%arg3, %243) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
-    func.return %80, %202, %216, %230, %244, %149, %154, %159, %164, %138, %170, %176, %182, %188 : tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>
+    %134 = "stablehlo.dot_general"(%129, %arg13) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<16x16xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    %135 = "stablehlo.transpose"(%134) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+    %136 = "stablehlo.add"(%arg8, %5) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %137 = "stablehlo.broadcast_in_dim"(%7) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
+    %138 = "stablehlo.power"(%137, %136) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %139 = "stablehlo.subtract"(%5, %138) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %140 = "stablehlo.broadcast_in_dim"(%8) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<f32>
+    %141 = "stablehlo.power"(%140, %136) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %142 = "stablehlo.subtract"(%5, %141) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %143 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %144 = "stablehlo.multiply"(%arg4, %143) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %145 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %146 = "stablehlo.multiply"(%130, %145) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %147 = "stablehlo.add"(%144, %146) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %148 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %149 = "stablehlo.multiply"(%arg5, %148) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %150 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %151 = "stablehlo.multiply"(%112, %150) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %152 = "stablehlo.add"(%149, %151) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %153 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %154 = "stablehlo.multiply"(%arg6, %153) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %155 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %156 = "stablehlo.multiply"(%135, %155) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %157 = "stablehlo.add"(%154, %156) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %158 = "stablehlo.broadcast_in_dim"(%9) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %159 = "stablehlo.multiply"(%arg7, %158) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %160 = "stablehlo.broadcast_in_dim"(%10) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %161 = "stablehlo.multiply"(%118, %160) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %162 = "stablehlo.add"(%159, %161) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %163 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %164 = "stablehlo.multiply"(%arg9, %163) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %165 = "stablehlo.multiply"(%130, %130) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %166 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %167 = "stablehlo.multiply"(%165, %166) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %168 = "stablehlo.add"(%164, %167) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %169 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %170 = "stablehlo.multiply"(%arg10, %169) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %171 = "stablehlo.multiply"(%112, %112) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %172 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %173 = "stablehlo.multiply"(%171, %172) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %174 = "stablehlo.add"(%170, %173) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %175 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %176 = "stablehlo.multiply"(%arg11, %175) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %177 = "stablehlo.multiply"(%135, %135) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %178 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %179 = "stablehlo.multiply"(%177, %178) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %180 = "stablehlo.add"(%176, %179) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %181 = "stablehlo.broadcast_in_dim"(%11) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %182 = "stablehlo.multiply"(%arg12, %181) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %183 = "stablehlo.multiply"(%118, %118) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %184 = "stablehlo.broadcast_in_dim"(%12) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %185 = "stablehlo.multiply"(%183, %184) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %186 = "stablehlo.add"(%182, %185) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %187 = "stablehlo.broadcast_in_dim"(%139) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %188 = "stablehlo.divide"(%147, %187) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %189 = "stablehlo.broadcast_in_dim"(%142) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %190 = "stablehlo.divide"(%168, %189) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %191 = "stablehlo.sqrt"(%190) : (tensor<16xf32>) -> tensor<16xf32>
+    %192 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %193 = "stablehlo.add"(%191, %192) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %194 = "stablehlo.divide"(%188, %193) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %195 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %196 = "stablehlo.multiply"(%arg0, %195) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %197 = "stablehlo.add"(%194, %196) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %198 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16xf32>
+    %199 = "stablehlo.multiply"(%198, %197) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %200 = "stablehlo.subtract"(%arg0, %199) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %201 = "stablehlo.broadcast_in_dim"(%139) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %202 = "stablehlo.divide"(%152, %201) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %203 = "stablehlo.broadcast_in_dim"(%142) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %204 = "stablehlo.divide"(%174, %203) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %205 = "stablehlo.sqrt"(%204) : (tensor<4xf32>) -> tensor<4xf32>
+    %206 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %207 = "stablehlo.add"(%205, %206) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %208 = "stablehlo.divide"(%202, %207) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %209 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %210 = "stablehlo.multiply"(%arg1, %209) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %211 = "stablehlo.add"(%208, %210) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %212 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<4xf32>
+    %213 = "stablehlo.multiply"(%212, %211) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %214 = "stablehlo.subtract"(%arg1, %213) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %215 = "stablehlo.broadcast_in_dim"(%139) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %216 = "stablehlo.divide"(%157, %215) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %217 = "stablehlo.broadcast_in_dim"(%142) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %218 = "stablehlo.divide"(%180, %217) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %219 = "stablehlo.sqrt"(%218) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    %220 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %221 = "stablehlo.add"(%219, %220) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %222 = "stablehlo.divide"(%216, %221) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %223 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %224 = "stablehlo.multiply"(%arg2, %223) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %225 = "stablehlo.add"(%222, %224) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %226 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<8x16xf32>
+    %227 = "stablehlo.multiply"(%226, %225) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %228 = "stablehlo.subtract"(%arg2, %227) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %229 = "stablehlo.broadcast_in_dim"(%139) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %230 = "stablehlo.divide"(%162, %229) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %231 = "stablehlo.broadcast_in_dim"(%142) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %232 = "stablehlo.divide"(%186, %231) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %233 = "stablehlo.sqrt"(%232) : (tensor<16x4xf32>) -> tensor<16x4xf32>
+    %234 = "stablehlo.broadcast_in_dim"(%13) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %235 = "stablehlo.add"(%233, %234) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %236 = "stablehlo.divide"(%230, %235) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %237 = "stablehlo.broadcast_in_dim"(%14) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %238 = "stablehlo.multiply"(%arg3, %237) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %239 = "stablehlo.add"(%236, %238) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %240 = "stablehlo.broadcast_in_dim"(%arg15) {broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<16x4xf32>
+    %241 = "stablehlo.multiply"(%240, %239) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    %242 = "stablehlo.subtract"(%arg3, %241) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    func.return %80, %200, %214, %228, %242, %147, %152, %157, %162, %136, %168, %174, %180, %186 : tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>, tensor<f32>, tensor<16xf32>, tensor<4xf32>, tensor<8x16xf32>, tensor<16x4xf32>
   }
 }

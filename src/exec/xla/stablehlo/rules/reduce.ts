@@ -2,7 +2,7 @@
 // IR's reference rounds once too); f32 matrix products ask for HIGHEST precision, so that an f32
 // program computes in f32 rather than TF32 (bf16 programs are the fast path, and get the tensor cores).
 import { isFloat, type DType } from "../../../../core/dtype.js";
-import type { AVal, PrimParams } from "../../../../core/ir.js";
+import type { AVal, PrimParams, Program } from "../../../../core/ir.js";
 import type { FunctionEmitter, Value } from "../emitter.js";
 import { i64Array } from "../types.js";
 import { convert } from "./convert.js";
@@ -29,16 +29,21 @@ function dims(name: string, xs: readonly number[]): string[] {
   return xs.length ? [`${name} = [${xs.join(", ")}]`] : []; // empty fields are left out, as StableHLO prints them
 }
 
+/** 16-bit float products: the ones XLA:CPU computes in Eigen's scalar loops unless YNNPACK takes them. */
+const isHalf = (d: DType) => d === "bf16" || d === "f16";
+
 /**
- * The product with its left operand laid out [batch…, free…, contracting…]: a transpose first where it
- * is not. XLA:CPU hands a dot to its fast library kernels (YNNPACK in jaxlib 0.11's XLA) only when the
- * left operand contracts over its last dimensions; otherwise the dot runs in Eigen, and a bf16 one in
- * Eigen's scalar bf16 loops. Attention's backward has such products (the value gradient Pᵀ·dO contracts
- * over the query axis of both): in a bf16 step those four dots were what made it slower than f32.
- * The transpose is one copy of the operand, which XLA fuses into the fusion that produces it.
+ * A bf16/f16 product with its left operand laid out [batch…, free…, contracting…]: a transpose first where
+ * it is not. XLA:CPU hands a dot to its fast library kernels (YNNPACK in jaxlib 0.11's XLA) only when the
+ * left operand contracts over its last dimensions; otherwise the dot runs in Eigen, which computes bf16 in
+ * scalar loops. Attention's backward has such products (the value gradient Pᵀ·dO contracts over the query
+ * axis of both): in a bf16-mixed step those dots made it slower than f32. The transpose is one copy of the
+ * operand. f32 products are left as they are: Eigen's f32 kernels are fast, and the copies cost a causal
+ * llama-small step 9% when every product got them.
  */
 function lhsContractingLast(emit: FunctionEmitter, a: Value, p: PrimParams["dot_general"]): { lhs: Value; p: PrimParams["dot_general"] } {
   const rank = a.aval.shape.length;
+  if (!isHalf(a.aval.dtype)) return { lhs: a, p };
   const free = Array.from({ length: rank }, (_, i) => i).filter((i) => !p.lhsBatch.includes(i) && !p.lhsContract.includes(i));
   const perm = [...p.lhsBatch, ...free, ...p.lhsContract];
   if (perm.every((d, i) => d === i)) return { lhs: a, p };
@@ -54,6 +59,15 @@ function lhsContractingLast(emit: FunctionEmitter, a: Value, p: PrimParams["dot_
       lhsContract: p.lhsContract.map((_, i) => nb + nf + i),
     },
   };
+}
+
+/** Whether a program (its loop bodies included) multiplies bf16 or f16 matrices: see lhsContractingLast. */
+export function hasHalfPrecisionProducts(program: Program): boolean {
+  return program.eqns.some(
+    (e) =>
+      (e.prim === "dot_general" && isHalf(e.inputs[0]!.aval.dtype)) ||
+      (e.prim === "scan" && hasHalfPrecisionProducts((e.params as PrimParams["scan"]).body)),
+  );
 }
 
 /** Reduces x over `axes` with `combiner` starting from `init`. */
