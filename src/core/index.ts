@@ -4,7 +4,7 @@ export { Array, type ArrayOrScalar } from "./array.js";
 export * from "./dtype.js";
 export * from "./shape.js";
 export type { AVal, Var, Eqn, Program, Prim, PrimParams, CompareDirection, Const } from "./ir.js";
-export { printProgram, fmtAVal, eqnOuts } from "./ir.js";
+export { printProgram, fmtAVal, eqnOuts, allEquations } from "./ir.js";
 export type { Device, DeviceBuffer, Executable, Executor, CompileOptions, Platform } from "./executor.js";
 export { registerExecutor, registeredExecutors, allDevices, findDevice, getDefaultDevice, setDefaultDevice } from "./devices.js";
 export { jit, type JitOptions, type Jitted } from "./jit.js";

@@ -119,6 +119,14 @@ export function eqnOuts(e: Eqn): readonly Var[] {
   return e.outs ?? [e.out];
 }
 
+/** Every equation of a program, those of its loop bodies (recursively) right after their loop's. */
+export function* allEquations(p: Program): Generator<Eqn> {
+  for (const e of p.eqns) {
+    yield e;
+    if (e.prim === "scan") yield* allEquations((e.params as PrimParams["scan"]).body);
+  }
+}
+
 export interface Const {
   readonly v: Var;
   readonly value: HostArray;

@@ -60,10 +60,5 @@ export function trainStepsProgram(o: StepProgramOptions): k.Program {
 
 /** Equations in a program, counting those of loop bodies (recursively). */
 export function countEquations(p: k.Program): number {
-  let n = 0;
-  for (const e of p.eqns) {
-    n++;
-    if (e.prim === "scan") n += countEquations((e.params as k.PrimParams["scan"]).body);
-  }
-  return n;
+  return [...k.allEquations(p)].length;
 }

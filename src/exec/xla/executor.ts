@@ -38,7 +38,6 @@ const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
   memory_fraction: 0.75,
 };
 
-/** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
 /**
  * XLA:CPU keeps the bf16/f16 products the StableHLO lowering lays out for its library kernels (left
  * operand contracting over its last dimensions, see lhsContractingLast) only without its transpose-folding
@@ -50,6 +49,7 @@ const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
  */
 const HALF_PRECISION_CPU_OPTIONS = { xla_disable_hlo_passes: "transpose-folding" } as const;
 
+/** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
 function devicePrefix(platform: Platform): string {
   return platform === "cpu" ? "xla-cpu" : platform;
 }

@@ -2,7 +2,7 @@
 // IR's reference rounds once too); f32 matrix products ask for HIGHEST precision, so that an f32
 // program computes in f32 rather than TF32 (bf16 programs are the fast path, and get the tensor cores).
 import { isFloat, type DType } from "../../../../core/dtype.js";
-import type { AVal, PrimParams, Program } from "../../../../core/ir.js";
+import { allEquations, type AVal, type PrimParams, type Program } from "../../../../core/ir.js";
 import type { FunctionEmitter, Value } from "../emitter.js";
 import { i64Array } from "../types.js";
 import { convert } from "./convert.js";
@@ -42,8 +42,8 @@ const isHalf = (d: DType) => d === "bf16" || d === "f16";
  * llama-small step 9% when every product got them.
  */
 function lhsContractingLast(emit: FunctionEmitter, a: Value, p: PrimParams["dot_general"]): { lhs: Value; p: PrimParams["dot_general"] } {
-  const rank = a.aval.shape.length;
   if (!isHalf(a.aval.dtype)) return { lhs: a, p };
+  const rank = a.aval.shape.length;
   const free = Array.from({ length: rank }, (_, i) => i).filter((i) => !p.lhsBatch.includes(i) && !p.lhsContract.includes(i));
   const perm = [...p.lhsBatch, ...free, ...p.lhsContract];
   if (perm.every((d, i) => d === i)) return { lhs: a, p };
@@ -63,11 +63,8 @@ function lhsContractingLast(emit: FunctionEmitter, a: Value, p: PrimParams["dot_
 
 /** Whether a program (its loop bodies included) multiplies bf16 or f16 matrices: see lhsContractingLast. */
 export function hasHalfPrecisionProducts(program: Program): boolean {
-  return program.eqns.some(
-    (e) =>
-      (e.prim === "dot_general" && isHalf(e.inputs[0]!.aval.dtype)) ||
-      (e.prim === "scan" && hasHalfPrecisionProducts((e.params as PrimParams["scan"]).body)),
-  );
+  for (const e of allEquations(program)) if (e.prim === "dot_general" && isHalf(e.inputs[0]!.aval.dtype)) return true;
+  return false;
 }
 
 /** Reduces x over `axes` with `combiner` starting from `init`. */
