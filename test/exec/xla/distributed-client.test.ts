@@ -88,7 +88,7 @@ test(
       assert.ok(!("notFound" in newer));
       assert.throws(
         () => new XlaExecutor(newer, { distributed }),
-        /cannot run as one of many processes \(PJRT_Client_Create failed \(INVALID_ARGUMENT\): Unexpected option name .*: (node_id|num_nodes)\)/,
+        /cannot run as one of many processes \(PJRT_Client_Create failed \(INVALID_ARGUMENT\): Unexpected option .*(node_id|num_nodes)\)/,
       );
     } finally {
       await store.close();
