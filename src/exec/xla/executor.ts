@@ -174,6 +174,19 @@ export class XlaExecutor implements Executor {
     return this.devs;
   }
 
+  /** This process's index among the processes of the client (0 unless created with `distributed`). */
+  processIndex(): number {
+    return this.runtime.client.processIndex();
+  }
+
+  /** The global ids of every device of the client, every process's, ascending (what compileGlobal assigns replicas to). */
+  globalDeviceIds(): number[] {
+    return this.runtime.client
+      .globalDevices()
+      .map((d) => d.id)
+      .sort((a, b) => a - b);
+  }
+
   /**
    * The plugin (path, how it was found), the PJRT C API it implements and Kiln declares, the plugin's
    * xla_version (its XLA compatibility version) and StableHLO versions, the platform, and the devices.
