@@ -75,6 +75,19 @@ test("get, tryGet and put answer from plugin threads while the JS thread is bloc
   });
 });
 
+test("the callbacks also answer when the plugin calls them on the JS thread itself, inside the native call", async () => {
+  // XLA's GPU client puts its own topology on the thread that called PJRT_Client_Create.
+  await withStore(async (store, open) => {
+    const kv = open("cuda:");
+    assert.equal(caller.callHere(KvOp.put, kv.put, "local_topology/cuda/0", Buffer.from("topology")).code, 0);
+    const got = caller.callHere(KvOp.get, kv.get, "local_topology/cuda/0", undefined, 1000);
+    assert.deepEqual([got.code, got.result.toString()], [0, "topology"]);
+    const missing = caller.callHere(KvOp.tryGet, kv.tryGet, "local_topology/cuda/1");
+    assert.equal(missing.code, CODE.NOT_FOUND);
+    assert.equal((await store.log()).length, 3);
+  });
+});
+
 test("XLA's GPU topology exchange between two processes' callbacks: the store traffic, in order per node", async () => {
   await withStore(async (store, open) => {
     const node0 = open("cuda:"),

@@ -35,8 +35,9 @@ async function child(nodeId: number, port: number, mockNccl: boolean): Promise<v
     const t0 = performance.now();
     const xla = createXlaExecutor({
       distributed: { nodeId, numNodes: NUM_NODES, coordinator: { host: "127.0.0.1", port } },
-      // Both processes use GPU 0 (the machine has one); the plugin numbers the global devices 0 and 1.
-      clientOptions: { visible_devices: [0], ...(mockNccl ? { enable_mock_nccl: true } : {}) },
+      // Both processes use GPU 0 (the machine has one; the plugin numbers the global devices 0 and 1),
+      // so neither may take 75% of its memory up front as Kiln's CUDA defaults do.
+      clientOptions: { visible_devices: [0], preallocate: false, ...(mockNccl ? { enable_mock_nccl: true } : {}) },
     });
     report.stage = "client";
     report.clientMs = Math.round(performance.now() - t0);

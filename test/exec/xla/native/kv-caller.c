@@ -170,3 +170,15 @@ int kiln_kv_get_while_put(void *get, void *put, const char *key, int timeout_ms,
   *get_elapsed_ms = c[0].elapsed_ms;
   return c[0].code ? c[0].code : c[1].code;
 }
+
+/* The same call on the calling thread itself (no thread of its own): what XLA's GPU client does for its
+ * own topology put inside PJRT_Client_Create, on the JS thread that called it. */
+int kiln_kv_call_here(int op, void *fn, const char *key, const char *value, size_t value_size, int timeout_ms,
+                      char *result, size_t *result_size, double *elapsed_ms) {
+  Call c = {.op = op, .fn = fn, .key = key, .value = value, .value_size = value_size, .timeout_ms = timeout_ms};
+  run(&c);
+  memcpy(result, c.result, c.result_size);
+  *result_size = c.result_size;
+  *elapsed_ms = c.elapsed_ms;
+  return c.code;
+}
