@@ -41,8 +41,18 @@ test("CUDA: the platform defaults, the caller's options, then node_id and num_no
   assert.equal(storeKeyPrefix("cuda", d), "cuda:");
 });
 
-test("libtpu: no node options (its topology comes from TPU_* variables), keys prefixed tpu:", () => {
-  assert.deepEqual(asPassed(distributedCreateOptions("tpu", {}, d)), []);
+test("libtpu: no node options (its topology comes from TPU_* variables, which must agree), keys prefixed tpu:", () => {
+  assert.deepEqual(asPassed(distributedCreateOptions("tpu", {}, d, {})), []);
+  const pod = { TPU_WORKER_ID: "1", TPU_WORKER_HOSTNAMES: "t0,t1" };
+  assert.deepEqual(asPassed(distributedCreateOptions("tpu", {}, d, pod)), []);
+  assert.throws(
+    () => distributedCreateOptions("tpu", {}, d, { ...pod, TPU_WORKER_ID: "0" }),
+    /nodeId is 1 but the environment says worker 0/,
+  );
+  assert.throws(
+    () => distributedCreateOptions("tpu", {}, d, { ...pod, TPU_WORKER_HOSTNAMES: "t0,t1,t2,t3" }),
+    /numNodes is 2 but TPU_WORKER_HOSTNAMES names 4 workers/,
+  );
   assert.equal(storeKeyPrefix("tpu", d), "tpu:");
   assert.equal(storeKeyPrefix("explicit", d), "pjrt:");
   assert.equal(storeKeyPrefix("cuda", { ...d, keyPrefix: "gpu:" }), "gpu:");

@@ -47,6 +47,7 @@ export function distributedCreateOptions(
   kind: PjrtPluginKind,
   base: Readonly<Record<string, ClientOptionValue>>,
   d: DistributedOptions,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Record<string, ClientOptionValue> {
   checkDistributedOptions(d);
   if (kind === "cpu")
@@ -56,6 +57,28 @@ export function distributedCreateOptions(
     );
   for (const name of ["node_id", "num_nodes"])
     if (name in base) throw new Error(`clientOptions.${name} and distributed both set ${name}: give only distributed`);
-  if (kind === "tpu") return { ...base };
+  if (kind === "tpu") {
+    checkTpuEnvironment(d, env);
+    return { ...base };
+  }
   return { ...base, node_id: d.nodeId, num_nodes: d.numNodes };
+}
+
+/**
+ * libtpu takes its worker id and the workers' hosts from the environment, not from these options: a
+ * process whose variables say otherwise would join another topology than the one asked for.
+ */
+function checkTpuEnvironment(d: DistributedOptions, env: Readonly<Record<string, string | undefined>>): void {
+  const id = env.TPU_WORKER_ID ?? env.CLOUD_TPU_TASK_ID;
+  if (id !== undefined && id !== "" && Number(id) !== d.nodeId)
+    throw new Error(
+      `distributed.nodeId is ${d.nodeId} but the environment says worker ${id} (TPU_WORKER_ID/CLOUD_TPU_TASK_ID); ` +
+        "libtpu takes its worker id from the environment: give the same number to both",
+    );
+  const hosts = env.TPU_WORKER_HOSTNAMES?.split(",").filter((h) => h !== "");
+  if (hosts?.length && hosts.length !== d.numNodes)
+    throw new Error(
+      `distributed.numNodes is ${d.numNodes} but TPU_WORKER_HOSTNAMES names ${hosts.length} workers; ` +
+        "libtpu takes the workers from the environment: give one process per worker",
+    );
 }
