@@ -1,4 +1,4 @@
-// A small coordination store that follows the wire protocol of the many-process contract exactly
+// A small coordination store that speaks the launcher's wire protocol exactly
 // (src/exec/xla/distributed/store-wire.ts): put / get with timeout / tryGet / barrier / delete / abort,
 // one request at a time per connection. Tests of the PJRT key-value callbacks talk to it; it records
 // every request it receives, per connection, so that tests can hold the traffic to what they expect.
