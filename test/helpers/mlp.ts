@@ -67,6 +67,11 @@ export function adamInit(p: MlpParams): AdamState {
 /** One AdamW step (β1 0.9, β2 0.999, ε 1e-8, decoupled weight decay), all inside the compiled program. */
 export function trainStep(p: MlpParams, s: AdamState, x: k.Array, y: k.Array, lr: k.Array) {
   const [loss, g] = k.valueAndGrad(mlpLoss)(p, x, y) as [k.Array, MlpParams];
+  return adamStep(p, s, g, loss, lr);
+}
+
+/** The AdamW update of trainStep for gradients `g` (a data-parallel step passes them all-reduced). */
+export function adamStep(p: MlpParams, s: AdamState, g: MlpParams, loss: k.Array, lr: k.Array) {
   const step = s.step.add(1);
   const c1 = k.sub(1, k.pow(k.scalar(0.9), step)),
     c2 = k.sub(1, k.pow(k.scalar(0.999), step));

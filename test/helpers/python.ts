@@ -38,6 +38,16 @@ function requirePython(): string {
   return venvPython;
 }
 
+/** The venv's interpreter, for tests that start several Python processes at once (throws where it is missing). */
+export function venvPythonPath(): string {
+  return requirePython();
+}
+
+/** The path of a script under test/python/. */
+export function pythonScriptPath(name: string): string {
+  return pythonScript(name);
+}
+
 /** The venv's site-packages directory. */
 export function venvSitePackages(): string {
   const python = requirePython();

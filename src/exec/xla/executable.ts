@@ -19,8 +19,13 @@ export class XlaExecutable implements Executable {
     private readonly devices: readonly XlaDevice[],
     /** Per input: the output it was compiled to alias (its buffer is donated), or -1. */
     private readonly aliases: readonly number[],
-    /** For replicated executables: replica r's position in PJRT's argument and output lists. */
+    /** For replicated executables: local replica r's position in PJRT's argument and output lists. */
     private readonly launchOrder: readonly number[],
+    /**
+     * The replicas this process runs (global replica indices), in the order execute() takes their
+     * arguments: all of them in one process; for a program compiled across processes, those on its devices.
+     */
+    readonly localReplicas: readonly number[] = devices.map((_, r) => r),
   ) {
     runtime.life.executables.add(loaded);
   }
@@ -29,7 +34,14 @@ export class XlaExecutable implements Executable {
     const name = this.program.name;
     if (this.disposed) throw new Error(`${name}: the executable was disposed`);
     if (this.runtime.life.closed) throw new Error(`${name}: its XLA executor was closed`);
-    if (args.length !== this.replicas) throw new Error(`${name}: compiled for ${this.replicas} replicas, got arguments for ${args.length}`);
+    const local = this.replicas === 1 ? 1 : this.devices.length;
+    if (args.length !== local)
+      throw new Error(
+        local === this.replicas
+          ? `${name}: compiled for ${this.replicas} replicas, got arguments for ${args.length}`
+          : `${name}: compiled for ${this.replicas} replicas across processes, ${local} of them here ` +
+              `(replicas ${this.localReplicas.join(", ")}); got arguments for ${args.length}`,
+      );
     return args.map((replicaArgs, r) => {
       if (replicaArgs.length !== this.program.inputs.length)
         throw new Error(`${name}: expected ${this.program.inputs.length} inputs, got ${replicaArgs.length}`);
@@ -62,7 +74,7 @@ export class XlaExecutable implements Executable {
       executeDevice = device.pjrt.handle;
     } else {
       devices = [...this.devices];
-      launch = new Array<bigint[]>(this.replicas);
+      launch = new Array<bigint[]>(this.devices.length);
       buffers.forEach((replicaArgs, r) => {
         launch[this.launchOrder[r]!] = replicaArgs.map((b) => b.handle);
       });

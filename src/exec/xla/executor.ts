@@ -1,7 +1,7 @@
 // The XLA executor: programs lowered to StableHLO, compiled and run by a PJRT plugin (CUDA GPUs,
 // TPUs, and XLA's CPU). Device buffers stay on the device between executions; execute() returns at once.
 import type { HostArray } from "../../core/dtype.js";
-import type { CompileOptions, Device, DeviceBuffer, Executable, Executor, Platform } from "../../core/executor.js";
+import type { CompileOptions, Device, DeviceBuffer, Executor, Platform } from "../../core/executor.js";
 import type { AVal, Program } from "../../core/ir.js";
 import { fmtAVal } from "../../core/ir.js";
 import { sizeOf } from "../../core/shape.js";
@@ -10,10 +10,13 @@ import { discoverPjrtPlugin, type PjrtPluginFound } from "./discovery.js";
 import { XlaExecutable } from "./executable.js";
 import { PjrtApi } from "./pjrt/api.js";
 import { PjrtBuffers, PjrtClient } from "./pjrt/client.js";
+import { PjrtError } from "./pjrt/errors.js";
 import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
 import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
+import { startKvStoreCallbacks, type KvStoreCallbacks } from "./distributed/kv-callbacks.js";
+import { distributedCreateOptions, storeKeyPrefix, type DistributedOptions } from "./distributed/options.js";
 import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
 import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
@@ -23,6 +26,12 @@ export interface XlaClientOptions {
   readonly cpuDeviceCount?: number;
   /** PJRT_Client_Create options, over the platform's defaults (CUDA: preallocate 75% of memory, as JAX). */
   readonly clientOptions?: Readonly<Record<string, ClientOptionValue>>;
+  /**
+   * This process as one of many (GPU and TPU plugins): the client gets node_id/num_nodes (CUDA) and
+   * PJRT's key-value store callbacks, answered against `coordinator`. Programs compiled with
+   * `compileGlobal` then span every process's devices.
+   */
+  readonly distributed?: DistributedOptions;
 }
 
 export interface XlaExecutorOptions extends XlaClientOptions {
@@ -59,7 +68,37 @@ function devicePrefix(platform: Platform): string {
  * CPU plugins. An explicit plugin's platform is known only from its client, so one that turns out not
  * to be a CPU plugin while a CPU device count was asked for is refused (and its client destroyed).
  */
-function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): PjrtClient {
+function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): { client: PjrtClient; kvStore?: KvStoreCallbacks } {
+  if (!o.distributed) return { client: createLocalClient(api, plugin, o) };
+  const d = o.distributed;
+  if (o.cpuDeviceCount !== undefined)
+    throw new Error("cpuDeviceCount applies to XLA's CPU plugin, which cannot run as one of many processes");
+  const defaults = plugin.kind === "cuda" ? CUDA_CLIENT_DEFAULTS : {};
+  const options = distributedCreateOptions(plugin.kind, { ...defaults, ...o.clientOptions }, d);
+  const kvStore = startKvStoreCallbacks({
+    host: d.coordinator.host,
+    port: d.coordinator.port,
+    keyPrefix: storeKeyPrefix(plugin.kind, d),
+    ...(d.connectTimeoutMs !== undefined ? { connectTimeoutMs: d.connectTimeoutMs } : {}),
+  });
+  let client: PjrtClient;
+  try {
+    client = PjrtClient.create(api, options, kvStore);
+  } catch (e) {
+    void kvStore.close();
+    if (e instanceof PjrtError && /node_id|num_nodes/.test(e.pluginMessage))
+      throw new Error(`distributed: the PJRT plugin ${plugin.path} cannot run as one of many processes (${e.message})`);
+    throw e;
+  }
+  if (platformOf(client.platformName()) === "cpu") {
+    client.destroy();
+    void kvStore.close();
+    throw new Error(`distributed: ${plugin.path} is a CPU plugin; XLA's CPU plugins have no cross-process collectives (use MPI on CPUs)`);
+  }
+  return { client, kvStore };
+}
+
+function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): PjrtClient {
   const n = o.cpuDeviceCount;
   if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`cpuDeviceCount must be a positive integer, got ${n}`);
   if (n !== undefined && (plugin.kind === "cuda" || plugin.kind === "tpu"))
@@ -98,6 +137,8 @@ export class XlaExecutor implements Executor {
   private readonly devs: XlaDevice[];
   private readonly runtime: XlaRuntime;
   private readonly attributes: Map<string, AttributeValue>;
+  /** The key-value callbacks' threads, for a client that is one of many processes. */
+  private readonly kvStore: KvStoreCallbacks | undefined;
 
   constructor(
     readonly plugin: PjrtPluginFound,
@@ -106,7 +147,8 @@ export class XlaExecutor implements Executor {
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
-    const client = createClient(api, plugin, options);
+    const { client, kvStore } = createClient(api, plugin, options);
+    this.kvStore = kvStore;
     const buffers = new PjrtBuffers(api);
     this.runtime = { api, client, buffers, waiter: new EventWaiter(api), life: new ClientLife(buffers) };
     this.platform = platformOf(client.platformName());
@@ -130,6 +172,19 @@ export class XlaExecutor implements Executor {
 
   devices(): readonly Device[] {
     return this.devs;
+  }
+
+  /** This process's index among the processes of the client (0 unless created with `distributed`). */
+  processIndex(): number {
+    return this.runtime.client.processIndex();
+  }
+
+  /** The global ids of every device of the client, every process's, ascending (what compileGlobal assigns replicas to). */
+  globalDeviceIds(): number[] {
+    return this.runtime.client
+      .globalDevices()
+      .map((d) => d.id)
+      .sort((a, b) => a - b);
   }
 
   /**
@@ -178,7 +233,7 @@ export class XlaExecutor implements Executor {
     if (this.runtime.life.closed) throw new Error(`${what}: this XLA executor (${this.plugin.path}) was closed`);
   }
 
-  compile(program: Program, options: CompileOptions = {}): Executable {
+  compile(program: Program, options: CompileOptions = {}): XlaExecutable {
     this.open(`compiling ${program.name}`);
     const replicas = options.replicas ?? 1;
     const devices = (options.devices ?? this.devs.slice(0, replicas)).map((d) => this.own(d));
@@ -190,9 +245,41 @@ export class XlaExecutor implements Executor {
     if (new Set(devices).size !== devices.length)
       throw new Error(`${program.name}: each replica needs its own device, got ${devices.map((d) => d.id).join(", ")}`);
 
-    const lowered = lowerToStableHlo(program, { replicas, ...(options.donate ? { donate: options.donate } : {}) });
+    return this.build(
+      program,
+      options.donate,
+      devices.map((d) => d.pjrt.id),
+      devices,
+    );
+  }
+
+  /**
+   * Compiles `program` for every device of the computation (one replica per device of every process,
+   * replica r on the device with the r-th smallest global id), to run on this process's devices: its
+   * executable takes the arguments of this process's replicas (`localReplicas`, in that order) and the
+   * all_reduce is XLA's across processes. With one process this is `compile` over all its devices.
+   */
+  compileGlobal(program: Program, options: { readonly donate?: readonly boolean[] } = {}): XlaExecutable {
+    this.open(`compiling ${program.name}`);
+    const global = this.runtime.client.globalDevices().sort((a, b) => a.id - b.id);
+    const mine = new Map(this.devs.map((d) => [d.pjrt.id, d]));
+    const local = global.flatMap((g) => mine.get(g.id) ?? []);
+    if (local.length !== this.devs.length)
+      throw new Error(`${program.name}: this process's devices are not all among the client's devices (${this.describe()})`);
+    return this.build(
+      program,
+      options.donate,
+      global.map((g) => g.id),
+      local,
+    );
+  }
+
+  /** Compiles for replicas on the devices `deviceIds` (global ids, replica order); `local` are this process's among them, in order. */
+  private build(program: Program, donate: readonly boolean[] | undefined, deviceIds: number[], local: XlaDevice[]): XlaExecutable {
+    const replicas = deviceIds.length;
+    const lowered = lowerToStableHlo(program, { replicas, ...(donate ? { donate } : {}) });
     const compileOptions = compileOptionsProto(
-      replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds: devices.map((d) => d.pjrt.id) },
+      replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds },
       this.platform === "cpu" && hasHalfPrecisionProducts(program) ? HALF_PRECISION_CPU_OPTIONS : {},
     );
     const loaded = this.runtime.client.compile(lowered.text, compileOptions);
@@ -203,11 +290,12 @@ export class XlaExecutor implements Executor {
       let launchOrder: number[] = [0];
       if (replicas > 1) {
         const order = loaded.addressableDevices();
-        launchOrder = devices.map((d) => order.indexOf(d.pjrt.handle));
-        if (launchOrder.some((i) => i < 0))
-          throw new Error(`${program.name}: the plugin placed the replicas on other devices than ${devices.map((d) => d.id).join(", ")}`);
+        launchOrder = local.map((d) => order.indexOf(d.pjrt.handle));
+        if (launchOrder.some((i) => i < 0) || order.length !== local.length)
+          throw new Error(`${program.name}: the plugin placed the replicas on other devices than ${local.map((d) => d.id).join(", ")}`);
       }
-      return new XlaExecutable(this.runtime, program, replicas, loaded, devices, lowered.aliases, launchOrder);
+      const localReplicas = local.map((d) => deviceIds.indexOf(d.pjrt.id));
+      return new XlaExecutable(this.runtime, program, replicas, loaded, local, lowered.aliases, launchOrder, localReplicas);
     } catch (e) {
       loaded.destroy();
       throw e;
@@ -228,6 +316,7 @@ export class XlaExecutor implements Executor {
     waiter.awaitAll();
     life.close();
     client.destroy();
+    void this.kvStore?.close(); // after the client: it may call the store until destroyed
   }
 }
 

@@ -6,4 +6,6 @@ export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stabl
 export { compileOptionsProto, type CompileTarget } from "./proto/compile-options.js";
 export { PjrtError } from "./pjrt/errors.js";
 export type { ClientOptionValue } from "./pjrt/named-values.js";
+export type { DistributedOptions } from "./distributed/options.js";
 export type { XlaBuffer } from "./buffer.js";
+export type { XlaExecutable } from "./executable.js";

@@ -99,3 +99,57 @@ test("PJRT_Api function pointers: from byte 40, in header order", () => {
   assert.equal(functionOffset("PJRT_Buffer_ReadyEvent"), 40 + 8 * 72);
   assert.equal(functionOffset("PJRT_Device_GetAttributes"), 40 + 8 * 128, "the last function of API 0.94");
 });
+
+test("the key-value callbacks' argument structs (pjrt_c_api.h, unchanged from 0.81 to 0.90)", () => {
+  assert.deepEqual(offsets(S.KeyValueGetCallback), {
+    struct_size: 0,
+    extension_start: 8,
+    key: 16,
+    key_size: 24,
+    timeout_in_ms: 32,
+    callback_error: 40,
+    user_arg: 48,
+    value: 56,
+    value_size: 64,
+    value_deleter_callback: 72,
+  });
+  assert.equal(S.KeyValueGetCallback.structSize, 80);
+  assert.deepEqual(offsets(S.KeyValueTryGetCallback), {
+    struct_size: 0,
+    extension_start: 8,
+    key: 16,
+    key_size: 24,
+    callback_error: 32,
+    user_arg: 40,
+    value: 48,
+    value_size: 56,
+    value_deleter_callback: 64,
+  });
+  assert.equal(S.KeyValueTryGetCallback.structSize, 72);
+  assert.deepEqual(offsets(S.KeyValuePutCallback), {
+    struct_size: 0,
+    extension_start: 8,
+    key: 16,
+    key_size: 24,
+    value: 32,
+    value_size: 40,
+    callback_error: 48,
+    user_arg: 56,
+  });
+  assert.equal(S.KeyValuePutCallback.structSize, 64);
+  assert.deepEqual(offsets(S.Client_Create), {
+    struct_size: 0,
+    extension_start: 8,
+    create_options: 16,
+    num_options: 24,
+    kv_get_callback: 32,
+    kv_get_user_arg: 40,
+    kv_put_callback: 48,
+    kv_put_user_arg: 56,
+    client: 64,
+    kv_try_get_callback: 72,
+    kv_try_get_user_arg: 80,
+  });
+  assert.equal(S.DeviceDescription_ProcessIndex.structSize, 28, "int process_index at 24");
+  assert.equal(S.Client_Devices.structSize, 40);
+});

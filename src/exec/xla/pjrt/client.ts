@@ -24,10 +24,21 @@ export class PjrtClient {
     readonly handle: bigint,
   ) {}
 
-  static create(api: PjrtApi, options: Readonly<Record<string, ClientOptionValue>>): PjrtClient {
+  /**
+   * `kvStore`: the key-value callbacks' addresses (all three, or the plugin runs as one process without
+   * saying so: XLA's ToCppKeyValueStore makes no store when one is missing). Their user args stay 0.
+   */
+  static create(
+    api: PjrtApi,
+    options: Readonly<Record<string, ClientOptionValue>>,
+    kvStore?: { readonly get: bigint; readonly tryGet: bigint; readonly put: bigint },
+  ): PjrtClient {
     const { array, keep, count } = namedValues(options);
     try {
-      const args = api.call("PJRT_Client_Create", S.Client_Create, (a) => a.set("create_options", array.address).set("num_options", count));
+      const args = api.call("PJRT_Client_Create", S.Client_Create, (a) => {
+        a.set("create_options", array.address).set("num_options", count);
+        if (kvStore) a.set("kv_get_callback", kvStore.get).set("kv_try_get_callback", kvStore.tryGet).set("kv_put_callback", kvStore.put);
+      });
       const handle = args.pointer("client");
       args.free();
       return new PjrtClient(api, handle);
@@ -60,24 +71,51 @@ export class PjrtClient {
     return this.string("PJRT_Client_PlatformVersion");
   }
 
+  /** This process's index among the client's processes (0 for a client of one process). */
+  processIndex(): number {
+    const args = this.api.call("PJRT_Client_ProcessIndex", S.Client_ProcessIndex, (a) => a.set("client", this.handle));
+    const index = args.int("process_index");
+    args.free();
+    return index;
+  }
+
+  /** The devices this process runs on. */
   devices(): PjrtDeviceInfo[] {
     const args = this.api.call("PJRT_Client_AddressableDevices", S.Client_AddressableDevices, (a) => a.set("client", this.handle));
     const handles = readWords(args.pointer("addressable_devices"), args.size("num_addressable_devices"));
     args.free();
-    return handles.map((handle) => {
-      const d = this.api.call("PJRT_Device_GetDescription", S.Device_GetDescription, (a) => a.set("device", handle));
-      const description = d.pointer("device_description");
-      d.free();
-      const idArgs = this.api.call("PJRT_DeviceDescription_Id", S.DeviceDescription_Id, (a) => a.set("device_description", description));
-      const id = idArgs.int("id");
-      idArgs.free();
-      const kindArgs = this.api.call("PJRT_DeviceDescription_Kind", S.DeviceDescription_Kind, (a) =>
-        a.set("device_description", description),
+    return handles.map((h) => this.describe(h));
+  }
+
+  /** Every device of the computation, this process's and the other processes' (PJRT_Client_Devices). */
+  globalDevices(): (PjrtDeviceInfo & { readonly processIndex: number })[] {
+    const args = this.api.call("PJRT_Client_Devices", S.Client_Devices, (a) => a.set("client", this.handle));
+    const handles = readWords(args.pointer("devices"), args.size("num_devices"));
+    args.free();
+    return handles.map((h) => {
+      const info = this.describe(h);
+      const p = this.api.call("PJRT_DeviceDescription_ProcessIndex", S.DeviceDescription_ProcessIndex, (a) =>
+        a.set("device_description", info.description),
       );
-      const kind = readString(kindArgs.pointer("device_kind"), kindArgs.size("device_kind_size"));
-      kindArgs.free();
-      return { handle, id, kind };
+      const processIndex = p.int("process_index");
+      p.free();
+      return { ...info, processIndex };
     });
+  }
+
+  private describe(handle: bigint): PjrtDeviceInfo & { readonly description: bigint } {
+    const d = this.api.call("PJRT_Device_GetDescription", S.Device_GetDescription, (a) => a.set("device", handle));
+    const description = d.pointer("device_description");
+    d.free();
+    const idArgs = this.api.call("PJRT_DeviceDescription_Id", S.DeviceDescription_Id, (a) => a.set("device_description", description));
+    const id = idArgs.int("id");
+    idArgs.free();
+    const kindArgs = this.api.call("PJRT_DeviceDescription_Kind", S.DeviceDescription_Kind, (a) =>
+      a.set("device_description", description),
+    );
+    const kind = readString(kindArgs.pointer("device_kind"), kindArgs.size("device_kind_size"));
+    kindArgs.free();
+    return { handle, id, kind, description };
   }
 
   /** Compiles MLIR text with serialized CompileOptionsProto bytes. */

@@ -1,6 +1,7 @@
 // Errors a plugin returned, with its own message and status code.
 
-const CODE_NAMES = [
+/** PJRT_Error_Code names, indexed by code. */
+export const CODE_NAMES = [
   "OK",
   "CANCELLED",
   "UNKNOWN",

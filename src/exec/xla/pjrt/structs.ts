@@ -45,7 +45,41 @@ export const S = {
     ["kv_try_get_callback", "pointer"],
     ["kv_try_get_user_arg", "pointer"],
   ),
+  // The key-value store callbacks' arguments, filled by the plugin. XLA's own caller
+  // (CApiKeyValueStore in pjrt_c_api_helpers.cc) leaves struct_size unset: never read it.
+  KeyValueGetCallback: args(
+    "PJRT_KeyValueGetCallback_Args",
+    ["key", "pointer"],
+    ["key_size", "size_t"],
+    ["timeout_in_ms", "int"],
+    ["callback_error", "pointer"],
+    ["user_arg", "pointer"],
+    ["value", "pointer"],
+    ["value_size", "size_t"],
+    ["value_deleter_callback", "pointer"],
+  ),
+  KeyValueTryGetCallback: args(
+    "PJRT_KeyValueTryGetCallback_Args",
+    ["key", "pointer"],
+    ["key_size", "size_t"],
+    ["callback_error", "pointer"],
+    ["user_arg", "pointer"],
+    ["value", "pointer"],
+    ["value_size", "size_t"],
+    ["value_deleter_callback", "pointer"],
+  ),
+  KeyValuePutCallback: args(
+    "PJRT_KeyValuePutCallback_Args",
+    ["key", "pointer"],
+    ["key_size", "size_t"],
+    ["value", "pointer"],
+    ["value_size", "size_t"],
+    ["callback_error", "pointer"],
+    ["user_arg", "pointer"],
+  ),
   Client_Destroy: args("PJRT_Client_Destroy_Args", ["client", "pointer"]),
+  Client_Devices: args("PJRT_Client_Devices_Args", ["client", "pointer"], ["devices", "pointer"], ["num_devices", "size_t"]),
+  Client_ProcessIndex: args("PJRT_Client_ProcessIndex_Args", ["client", "pointer"], ["process_index", "int"]),
   Client_PlatformName: args(
     "PJRT_Client_PlatformName_Args",
     ["client", "pointer"],
@@ -67,6 +101,11 @@ export const S = {
 
   Device_GetDescription: args("PJRT_Device_GetDescription_Args", ["device", "pointer"], ["device_description", "pointer"]),
   DeviceDescription_Id: args("PJRT_DeviceDescription_Id_Args", ["device_description", "pointer"], ["id", "int"]),
+  DeviceDescription_ProcessIndex: args(
+    "PJRT_DeviceDescription_ProcessIndex_Args",
+    ["device_description", "pointer"],
+    ["process_index", "int"],
+  ),
   DeviceDescription_Kind: args(
     "PJRT_DeviceDescription_Kind_Args",
     ["device_description", "pointer"],
