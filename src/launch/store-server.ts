@@ -229,7 +229,7 @@ export class StoreServer {
         // Everyone is here: release them all and free the name for the next use.
         this.barriers.delete(r.name);
         queueMicrotask(() => {
-          for (const other of [...barrier.arrived.values()]) other.reply({ ok: true });
+          for (const other of Array.from(barrier.arrived.values())) other.reply({ ok: true }); // replying removes it
         });
       }
       return {
@@ -240,7 +240,7 @@ export class StoreServer {
           const failure = error("DEADLINE_EXCEEDED", barrier.failed);
           // The barrier failed for everyone who is waiting at it, not only for the first to time out.
           queueMicrotask(() => {
-            for (const other of [...barrier.arrived.values()]) other.reply(failure);
+            for (const other of Array.from(barrier.arrived.values())) other.reply(failure);
           });
           return failure;
         },
@@ -296,7 +296,7 @@ export class StoreServer {
     if (this.abortState) return;
     this.abortState = { rank, reason };
     const reply = this.abortedReply();
-    for (const w of [...this.pending]) w.reply(reply);
+    for (const w of Array.from(this.pending)) w.reply(reply); // replying removes it
     for (const listener of this.abortListeners) listener(rank, reason);
   }
 }

@@ -187,8 +187,9 @@ test("the wire protocol by hand: base64 values, and malformed messages answered 
 test("a port in use is refused naming host:port", { timeout: 10_000 }, async () => {
   const first = await StoreServer.start();
   try {
+    const where = `127.0.0.1:${first.port}`;
     await assert.rejects(StoreServer.start({ port: first.port }), {
-      message: `cannot serve the coordination store on 127.0.0.1:${first.port}: the port is in use (another run's store, or another program)`,
+      message: `cannot serve the coordination store on ${where}: the port is in use (another run's store, or another program)`,
     });
   } finally {
     await first.close();
