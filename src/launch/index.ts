@@ -6,3 +6,6 @@ export { StoreClient, StoreError, type StoreClientOptions } from "./store-client
 export type { StoreErrorCode } from "./wire.js";
 export { readProcessEnv, parseHostPort, ProcessEnvError, type ProcessEnv, type ProcessEnvSource } from "./process-env.js";
 export { checkSameSettings, type SameSettingsOptions } from "./same-settings.js";
+export { superviseProcesses, processEnvironment, signalExitCode, LaunchError, type SuperviseOptions } from "./supervisor.js";
+export { relayLines } from "./line-relay.js";
+export { launch, type LaunchContext, type LaunchOptions } from "./launch-function.js";
