@@ -47,8 +47,7 @@ function reader(env: Env, source: string) {
 /** Checks the numbers agree with each other; the message names the variable that contradicts. */
 function checked(p: ProcessEnv, names: Record<"rank" | "worldSize" | "localRank" | "localWorldSize" | "nodeRank" | "numNodes", string>) {
   const below = (a: keyof typeof names, b: keyof typeof names) => {
-    if (p[a] >= p[b])
-      throw new ProcessEnvError(`${names[a]}=${p[a]} must be below ${names[b]}=${p[b]} (${p.source} numbers processes from 0)`);
+    if (p[a] >= p[b]) throw new ProcessEnvError(`${names[a]}=${p[a]} must be below ${names[b]}=${p[b]} (they count from 0)`);
   };
   below("rank", "worldSize");
   below("localRank", "localWorldSize");
@@ -196,6 +195,8 @@ function fromTpu(env: Env): ProcessEnv | undefined {
     throw new ProcessEnvError(
       `${idName} is set but TPU_WORKER_HOSTNAMES is not (the comma-separated hosts of the slice): set both, or neither`,
     );
+  if (id >= hosts.length)
+    throw new ProcessEnvError(`${idName}=${id} must be below the ${hosts.length} hosts of TPU_WORKER_HOSTNAMES (workers count from 0)`);
   return checked(
     { rank: id, worldSize: hosts.length, localRank: 0, localWorldSize: 1, nodeRank: id, numNodes: hosts.length, source: "tpu" },
     {
