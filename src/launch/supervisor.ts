@@ -302,7 +302,7 @@ class Run {
           const message =
             e instanceof StoreError && e.code === "ABORTED"
               ? e.message
-              : `the coordination store at ${this.client.where} stopped answering (${(e as Error).message})`;
+              : `the coordination store at ${this.client.where} went away (node 0's launcher stopped): this node's processes were stopped`;
           this.stopping = { message, ...(rankOf(message) !== undefined ? { rank: rankOf(message)! } : {}) };
           this.stopProcesses("SIGTERM");
           this.checkAllExited();

@@ -329,3 +329,43 @@ test("bad flags are refused before anything starts", { timeout: 20_000 }, async 
     assert.match(r.stderr, expected);
   }
 });
+
+test(
+  "when node 0's launcher dies, the other node stops its processes and says the coordinator went away",
+  { timeout: 40_000 },
+  async () => {
+    const path = script("lost", `setInterval(() => {}, 1000);`);
+    const coordinator = `127.0.0.1:${await freePort()}`;
+    const node = (rank: number, during?: (pid: number) => void) =>
+      kilnLaunch(
+        [
+          "--nproc-per-node",
+          "1",
+          "--nnodes",
+          "2",
+          "--node-rank",
+          `${rank}`,
+          "--coordinator",
+          coordinator,
+          "--grace-period",
+          "2",
+          "node",
+          path,
+        ],
+        35_000,
+        during,
+      );
+    const started = () => [0, 1].every((i) => existsSync(join(dir, `lost.pid.${i}`)));
+    const zero = node(0, (pid) => void waitFor(started, 20_000).then(() => process.kill(pid, "SIGKILL")));
+    const one = await node(1);
+    await zero;
+    // A launcher killed -9 cannot stop its own processes: node 0's rank is left for the test to end.
+    process.kill(pids("lost", [0])[0]!, "SIGKILL");
+    assert.equal(one.code, 1);
+    assert.equal(
+      one.stderr,
+      `kiln launch: the coordination store at ${coordinator} went away (node 0's launcher stopped): this node's processes were stopped\n`,
+    );
+    assert.equal(alive(pids("lost", [1])[0]!), false);
+  },
+);
