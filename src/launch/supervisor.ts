@@ -315,8 +315,9 @@ class Run {
 
   private signalled(signal: NodeJS.Signals): void {
     if (this.finished) return;
-    const ranks = `${this.p.firstRank}–${this.p.firstRank + this.p.nproc - 1}`;
-    if (!this.stopping) this.stopping = { message: `stopped by ${signal} (forwarded to ranks ${ranks})`, signal };
+    const last = this.p.firstRank + this.p.nproc - 1;
+    const ranks = last === this.p.firstRank ? `rank ${last}` : `ranks ${this.p.firstRank}–${last}`;
+    if (!this.stopping) this.stopping = { message: `stopped by ${signal} (forwarded to ${ranks})`, signal };
     // Forwarded every time: a second Ctrl+C asks a trainer to quit without finishing its step.
     this.stopProcesses(signal);
   }

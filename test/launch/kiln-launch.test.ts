@@ -369,3 +369,41 @@ test(
     assert.equal(alive(pids("lost", [1])[0]!), false);
   },
 );
+
+test(
+  "SIGTERM to one node's launcher stops that node's processes, then the other node's, naming the signal",
+  { timeout: 40_000 },
+  async () => {
+    const path = script("nodeterm", `setInterval(() => {}, 1000);`);
+    const coordinator = `127.0.0.1:${await freePort()}`;
+    const node = (rank: number, during?: (pid: number) => void) =>
+      kilnLaunch(
+        [
+          "--nproc-per-node",
+          "1",
+          "--nnodes",
+          "2",
+          "--node-rank",
+          `${rank}`,
+          "--coordinator",
+          coordinator,
+          "--grace-period",
+          "2",
+          "node",
+          path,
+        ],
+        35_000,
+        during,
+      );
+    const started = () => [0, 1].every((i) => existsSync(join(dir, `nodeterm.pid.${i}`)));
+    const [zero, one] = await Promise.all([
+      node(0),
+      node(1, (pid) => void waitFor(started, 20_000).then(() => process.kill(pid, "SIGTERM"))),
+    ]);
+    assert.equal(one.code, 143);
+    assert.equal(one.stderr, "kiln launch: stopped by SIGTERM (forwarded to rank 1)\n");
+    assert.equal(zero.code, 1);
+    assert.equal(zero.stderr, "kiln launch: rank 1 failed: its launcher (node 1) was stopped by SIGTERM\n");
+    for (const pid of pids("nodeterm", [0, 1])) assert.equal(alive(pid), false);
+  },
+);
