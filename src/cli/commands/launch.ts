@@ -26,7 +26,7 @@ same --nnodes and --coordinator (node 0's address and a free port) and its own -
 
 When a process exits non-zero or is killed, every other process on every node is stopped (SIGTERM, then
 SIGKILL after the grace period) and the launcher exits 1 with one line naming the rank and the cause.
-SIGTERM or SIGINT to the launcher is forwarded to every process (a trainer saves a checkpoint), and the
+SIGTERM or SIGINT to the launcher is forwarded to every process (so they can save their work), and the
 launcher exits 128 + the signal's number once they have exited.
 
   --nproc-per-node N      processes on this node (required)
