@@ -29,7 +29,10 @@ export function relayLines(from: Readable, to: Writable, prefix: string): Promis
   if (to.listenerCount("error") === 0) to.on("error", () => {});
   return new Promise((resolve) => {
     from.on("data", (chunk: Buffer) => take(decoder.write(chunk)));
+    let ended = false;
     const finish = () => {
+      if (ended) return;
+      ended = true;
       take(decoder.end());
       if (pending) to.write(`${prefix}${pending.replace(/\r$/, "")}\n`);
       pending = "";
@@ -37,5 +40,6 @@ export function relayLines(from: Readable, to: Writable, prefix: string): Promis
     };
     from.once("end", finish);
     from.once("error", finish);
+    from.once("close", finish); // a stream destroyed without an end (a process that could not start)
   });
 }

@@ -407,3 +407,12 @@ test(
     for (const pid of pids("nodeterm", [0, 1])) assert.equal(alive(pid), false);
   },
 );
+
+test("a program that cannot be started fails the run with one line naming it", { timeout: 20_000 }, async () => {
+  const r = await kilnLaunch(["--nproc-per-node", "2", "--", "no-such-program-for-kiln", "x"], 15_000);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^kiln launch: rank [01] failed: could not be started: no-such-program-for-kiln was not found \(give a path, or a program on PATH\)\n$/,
+  );
+});
