@@ -4,7 +4,8 @@
 // with its rank and the coordination store; in the first one it supervises them as `kiln launch` does.
 import { readProcessEnv, parseHostPort, type ProcessEnv } from "./process-env.js";
 import { StoreClient, StoreError } from "./store-client.js";
-import { LaunchError, superviseProcesses, type SuperviseOptions } from "./supervisor.js";
+import { MAX_TIMEOUT_MS } from "./store-server.js";
+import { LaunchError, NEVER_SET_KEY, superviseProcesses, type SuperviseOptions } from "./supervisor.js";
 
 /** What fn gets: its place in the run, and the run's coordination store. */
 export interface LaunchContext extends ProcessEnv {
@@ -67,6 +68,8 @@ async function runChild(fn: (context: LaunchContext) => unknown, env: ProcessEnv
     store,
     barrier: (name, timeoutMs = 300_000) => store.barrier(name, { rank: env.rank, count: env.worldSize, timeoutMs }),
   };
+  let finished = false;
+  void watchLauncher(store, env.rank, () => finished);
   try {
     await fn(context);
   } catch (e) {
@@ -77,6 +80,25 @@ async function runChild(fn: (context: LaunchContext) => unknown, env: ProcessEnv
     }
     throw e;
   } finally {
+    finished = true;
     store.close();
+  }
+}
+
+/**
+ * A launcher killed with SIGKILL cannot stop its processes; its store goes away with it, and this
+ * process notices and exits rather than computing on alone.
+ */
+async function watchLauncher(store: StoreClient, rank: number, finished: () => boolean): Promise<void> {
+  for (;;) {
+    try {
+      await store.get(NEVER_SET_KEY, { timeoutMs: MAX_TIMEOUT_MS });
+    } catch (e) {
+      if (finished()) return;
+      if (e instanceof StoreError && e.code === "DEADLINE_EXCEEDED") continue;
+      if (e instanceof StoreError && e.code === "ABORTED") return; // the launcher stops this process
+      process.stderr.write(`rank ${rank}: ${(e as Error).message}: exiting, as the run cannot go on\n`);
+      process.exit(1);
+    }
   }
 }

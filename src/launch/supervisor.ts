@@ -48,10 +48,13 @@ export class LaunchError extends Error {
   }
 }
 
+/** A key never set: a get on it waits until the run is aborted or the store goes away. */
+export const NEVER_SET_KEY = "kiln/launch/abort-watch";
+
 const KEYS = {
   node: (n: number) => `kiln/launch/node/${n}`,
   done: (n: number) => `kiln/launch/done/${n}`,
-  watch: "kiln/launch/abort-watch",
+  watch: NEVER_SET_KEY,
   join: "kiln/launch/join",
 };
 

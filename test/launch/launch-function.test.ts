@@ -3,8 +3,8 @@
 // rejects naming the rank whose fn threw. Also from `node -e`, whose code is started again the same way.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,4 +87,30 @@ test("launch refuses a bad nprocs naming the option", { timeout: 10_000 }, async
     launch(() => {}, { nprocs: 0 }),
     { name: "LaunchError", message: "nprocs must be an integer ≥ 1, got 0" },
   );
+});
+
+test("processes started by launch exit by themselves when the launching process is killed -9", { timeout: 30_000 }, async () => {
+  const pidDir = mkdtempSync(join(tmpdir(), "kiln-launch-orphans-"));
+  const code =
+    `import(${JSON.stringify(entry)}).then(({ launch }) => launch(({ rank }) => {` +
+    `require("node:fs").writeFileSync(${JSON.stringify(pidDir)} + "/" + rank, String(process.pid)); return new Promise(() => setInterval(() => {}, 1000));` +
+    `}, { nprocs: 2 }))`;
+  const parent = spawn(process.execPath, ["-e", code], { stdio: "ignore" });
+  const childPids = () => [0, 1].map((r) => (existsSync(join(pidDir, `${r}`)) ? Number(readFileSync(join(pidDir, `${r}`), "utf8")) : 0));
+  for (const t0 = Date.now(); childPids().includes(0); await new Promise((r) => setTimeout(r, 50)))
+    assert.ok(Date.now() - t0 < 20_000, "the processes did not start");
+  parent.kill("SIGKILL");
+  const t0 = Date.now();
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  while (childPids().some(alive) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+  const left = childPids().filter(alive);
+  for (const pid of left) process.kill(pid, "SIGKILL");
+  assert.deepEqual(left, [], "processes still running 10 s after their launcher was killed");
 });
