@@ -93,7 +93,8 @@ test("processes started by launch exit by themselves when the launching process 
   const pidDir = mkdtempSync(join(tmpdir(), "kiln-launch-orphans-"));
   const code =
     `import(${JSON.stringify(entry)}).then(({ launch }) => launch(({ rank }) => {` +
-    `require("node:fs").writeFileSync(${JSON.stringify(pidDir)} + "/" + rank, String(process.pid)); return new Promise(() => setInterval(() => {}, 1000));` +
+    `require("node:fs").writeFileSync(${JSON.stringify(pidDir)} + "/" + rank, String(process.pid));` +
+    `return new Promise(() => setInterval(() => {}, 1000));` +
     `}, { nprocs: 2 }))`;
   const parent = spawn(process.execPath, ["-e", code], { stdio: "ignore" });
   const childPids = () => [0, 1].map((r) => (existsSync(join(pidDir, `${r}`)) ? Number(readFileSync(join(pidDir, `${r}`), "utf8")) : 0));
