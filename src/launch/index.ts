@@ -9,3 +9,4 @@ export { checkSameSettings, type SameSettingsOptions } from "./same-settings.js"
 export { superviseProcesses, processEnvironment, signalExitCode, LaunchError, type SuperviseOptions } from "./supervisor.js";
 export { relayLines } from "./line-relay.js";
 export { launch, type LaunchContext, type LaunchOptions } from "./launch-function.js";
+export { joinRun, JoinRunError, type RunContext } from "./join-run.js";

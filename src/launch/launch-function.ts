@@ -3,16 +3,12 @@
 // times with the launcher's environment; in those processes `launch` finds the environment and runs fn
 // with its rank and the coordination store; in the first one it supervises them as `kiln launch` does.
 import { readProcessEnv, parseHostPort, type ProcessEnv } from "./process-env.js";
-import { StoreClient, StoreError } from "./store-client.js";
-import { MAX_TIMEOUT_MS } from "./store-server.js";
-import { LaunchError, NEVER_SET_KEY, superviseProcesses, type SuperviseOptions } from "./supervisor.js";
+import { StoreError } from "./store-client.js";
+import { LaunchError, superviseProcesses, type SuperviseOptions } from "./supervisor.js";
+import { joinRun, type RunContext } from "./join-run.js";
 
-/** What fn gets: its place in the run, and the run's coordination store. */
-export interface LaunchContext extends ProcessEnv {
-  store: StoreClient;
-  /** Waits until every rank reached barrier `name` (default timeout 300 000 ms; a rank missing then is named). */
-  barrier(name: string, timeoutMs?: number): Promise<void>;
-}
+/** What fn gets: its place in the run, the run's coordination store and a barrier over every rank. */
+export type LaunchContext = RunContext;
 
 export interface LaunchOptions {
   /** Processes to run on this host. */
@@ -62,43 +58,17 @@ async function runChild(fn: (context: LaunchContext) => unknown, env: ProcessEnv
       `launch() found this process started by ${env.source} (rank ${env.rank} of ${env.worldSize}) without a coordination store: ` +
         "start the script with plain node (launch starts the processes) or with `kiln launch`",
     );
-  const store = await StoreClient.connect({ ...env.coordinator, connectTimeoutMs: 30_000 });
-  const context: LaunchContext = {
-    ...env,
-    store,
-    barrier: (name, timeoutMs = 300_000) => store.barrier(name, { rank: env.rank, count: env.worldSize, timeoutMs }),
-  };
-  let finished = false;
-  void watchLauncher(store, env.rank, () => finished);
+  const run = await joinRun(env);
   try {
-    await fn(context);
+    await fn(run);
   } catch (e) {
     // The run fails with this error named (not only "exited with code 1"), unless another rank failed first.
     if (!(e instanceof StoreError && e.code === "ABORTED")) {
       const what = e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e);
-      await store.abort(env.rank, `fn threw ${what}`).catch(() => {});
+      await run.fail(`fn threw ${what}`).catch(() => {});
     }
     throw e;
   } finally {
-    finished = true;
-    store.close();
-  }
-}
-
-/**
- * A launcher killed with SIGKILL cannot stop its processes; its store goes away with it, and this
- * process notices and exits rather than computing on alone.
- */
-async function watchLauncher(store: StoreClient, rank: number, finished: () => boolean): Promise<void> {
-  for (;;) {
-    try {
-      await store.get(NEVER_SET_KEY, { timeoutMs: MAX_TIMEOUT_MS });
-    } catch (e) {
-      if (finished()) return;
-      if (e instanceof StoreError && e.code === "DEADLINE_EXCEEDED") continue;
-      if (e instanceof StoreError && e.code === "ABORTED") return; // the launcher stops this process
-      process.stderr.write(`rank ${rank}: ${(e as Error).message}: exiting, as the run cannot go on\n`);
-      process.exit(1);
-    }
+    run.close();
   }
 }

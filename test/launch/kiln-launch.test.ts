@@ -334,7 +334,11 @@ test(
   "when node 0's launcher dies, the other node stops its processes and says the coordinator went away",
   { timeout: 40_000 },
   async () => {
-    const path = script("lost", `setInterval(() => {}, 1000);`);
+    // A process that joined the run with joinRun() exits by itself when its launcher is gone.
+    const path = script(
+      "lost",
+      `const { joinRun } = await import(${JSON.stringify(launchLib)}); await joinRun(); setInterval(() => {}, 1000);`,
+    );
     const coordinator = `127.0.0.1:${await freePort()}`;
     const node = (rank: number, during?: (pid: number) => void) =>
       kilnLaunch(
@@ -359,14 +363,19 @@ test(
     const zero = node(0, (pid) => void waitFor(started, 20_000).then(() => process.kill(pid, "SIGKILL")));
     const one = await node(1);
     await zero;
-    // A launcher killed -9 cannot stop its own processes: node 0's rank is left for the test to end.
-    process.kill(pids("lost", [0])[0]!, "SIGKILL");
+    // Node 0's launcher, killed -9, could not stop its rank: the rank saw the store go and exited.
+    const orphan = pids("lost", [0])[0]!;
+    const exitedAlone = await waitFor(() => !alive(orphan), 10_000).then(
+      () => true,
+      () => (process.kill(orphan, "SIGKILL"), false),
+    );
     assert.equal(one.code, 1);
     assert.equal(
-      one.stderr,
-      `kiln launch: the coordination store at ${coordinator} went away (node 0's launcher stopped): this node's processes were stopped\n`,
+      one.stderr.split("\n").at(-2),
+      `kiln launch: the coordination store at ${coordinator} went away (node 0's launcher stopped): this node's processes were stopped`,
     );
     assert.equal(alive(pids("lost", [1])[0]!), false);
+    assert.ok(exitedAlone, "node 0's rank outlived its launcher by 10 s");
   },
 );
 
