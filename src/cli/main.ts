@@ -45,7 +45,8 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    // A command that set its own exit status keeps it (kiln launch: a rank's failure, 128 + a signal's number).
+    process.exitCode ??= code;
   },
   (err: unknown) => {
     if (err instanceof UsageError) {

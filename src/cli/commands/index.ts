@@ -9,6 +9,7 @@ import { generateCommand } from "./generate.js";
 import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
 import { exportCommand } from "./export.js";
+import { launchCommand } from "./launch.js";
 
 export const COMMANDS: Command[] = [
   quickstartCommand,
@@ -19,5 +20,6 @@ export const COMMANDS: Command[] = [
   fillMaskCommand,
   generateCommand,
   exportCommand,
+  launchCommand,
   benchCommand,
 ];
