@@ -5,12 +5,14 @@
 // and without a weight-decay mask. The same f32 parameters and gradients go to both sides
 // (test/python/optimizer_steps.py runs the reference); the parameters after every step and the final
 // optimizer state (by Kiln's optimizer.safetensors names, which are transformers' state keys) agree to
-// TOLERANCE, on the reference interpreter and on ONNX Runtime.
+// TOLERANCE, on the reference interpreter, ONNX Runtime and XLA's CPU plugin.
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
 import { Adafactor, Lion, appliesWeightDecay, linearWarmupDecay, type Optimizer } from "../../src/optim/index.js";
+import { selectDevices } from "../../src/distribute/devices.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { randn, rng } from "../helpers/random.js";
 
 /**
@@ -158,10 +160,17 @@ if (!pythonSkip) {
   });
 }
 
-for (const id of ["ref:0", "cpu:0"])
+/** The executors that run the updates (XLA's CPU plugin comes with the Python environment). */
+const DEVICES: Record<string, () => k.Device> = {
+  ref: () => k.findDevice("ref:0"),
+  ort: () => k.findDevice("cpu:0"),
+  "xla-cpu": () => selectDevices(xlaCpuTrainer(1))[0]!,
+};
+
+for (const [id, makeDevice] of Object.entries(DEVICES))
   for (const run of RUNS)
     test(`${run.id} on ${id}: ${STEPS} steps equal the reference's to ${TOLERANCE} relative`, { skip: pythonSkip }, async () => {
-      const device = k.findDevice(id);
+      const device = makeDevice();
       const ref = reference!.runs[run.id]!;
       const optimizer = run.make();
       const step = k.jit((p: unknown, s: unknown, g: unknown) => optimizer.update(g, s as any, p), { device });
