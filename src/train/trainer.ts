@@ -124,8 +124,11 @@ export interface OptimizerSettings {
   /** Warmup steps (default: a twentieth of the total, as the reference). */
   warmupSteps?: number;
   schedule?: "linear" | "cosine";
+  /** AdamW's β1 (default 0.9); Lion's b1 (0.9); Adafactor: a first moment with this decay (default none). */
   beta1?: number;
+  /** AdamW's β2 (default 0.999); Lion's b2 (0.99); Adafactor has none. */
   beta2?: number;
+  /** AdamW's ε (default 1e-8); Adafactor and Lion have none. */
   eps?: number;
 }
 
