@@ -62,7 +62,7 @@ export {
   type PretrainedCausalModel,
 } from "./models/index.js";
 // optim
-export { AdamW, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Schedule } from "./optim/index.js";
+export { AdamW, Adafactor, Lion, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Optimizer, type Schedule } from "./optim/index.js";
 // distribute: devices and strategies
 export {
   selectDevices,

@@ -1,7 +1,8 @@
 // AdamW with decoupled weight decay (Loshchilov & Hutter), as one pure update over parameter trees that
 // runs inside the compiled training step. Weight decay skips LayerNorm weights and biases.
 import * as k from "../core/index.js";
-import { constantSchedule, type Schedule } from "./schedules.js";
+import { asSchedule, type Optimizer, type OptimizerState } from "./optimizer.js";
+import type { Schedule } from "./schedules.js";
 
 export interface AdamWOptions {
   learningRate: number | Schedule;
@@ -13,11 +14,14 @@ export interface AdamWOptions {
   decay?: (name: string) => boolean;
 }
 
-export interface AdamWState {
+/** PyTorch's names, which are also the tensor names in optimizer.safetensors (`exp_avg.<parameter>`, …). */
+export interface AdamWState extends OptimizerState {
   /** Updates applied so far (f32 scalar: exact up to 2^24 steps). */
   step: k.Array;
-  m: any;
-  v: any;
+  /** First moments, a tree like the parameters. */
+  exp_avg: any;
+  /** Second moments, a tree like the parameters. */
+  exp_avg_sq: any;
 }
 
 /** Whether weight decay applies to a parameter, by checkpoint name: to all but LayerNorm parameters and biases (the reference's rule). */
@@ -25,7 +29,8 @@ export function appliesWeightDecay(name: string): boolean {
   return !/(^|\.)(LayerNorm|layer_norm)\./.test(name) && !/(^|\.)bias$/.test(name);
 }
 
-export class AdamW {
+export class AdamW implements Optimizer<AdamWState> {
+  readonly name = "adamw";
   readonly lr: Schedule;
   readonly beta1: number;
   readonly beta2: number;
@@ -34,7 +39,7 @@ export class AdamW {
   readonly decay: (name: string) => boolean;
 
   constructor(opts: AdamWOptions) {
-    this.lr = typeof opts.learningRate === "number" ? constantSchedule(opts.learningRate) : opts.learningRate;
+    this.lr = asSchedule(opts.learningRate);
     this.beta1 = opts.beta1 ?? 0.9;
     this.beta2 = opts.beta2 ?? 0.999;
     this.eps = opts.eps ?? 1e-8;
@@ -44,7 +49,7 @@ export class AdamW {
 
   init(params: unknown): AdamWState {
     const zeros = () => k.treeMap((p: k.Array) => k.zeros(p.shape, "f32"), params);
-    return { step: k.scalar(0, "f32"), m: zeros(), v: zeros() };
+    return { step: k.scalar(0, "f32"), exp_avg: zeros(), exp_avg_sq: zeros() };
   }
 
   /** One update; grads and params are trees of the same structure. Returns the rate used too. */
@@ -58,8 +63,8 @@ export class AdamW {
     const names = k.leafPaths(params);
     const ps = k.leaves<k.Array>(params as k.PyTree),
       gs = k.leaves<k.Array>(grads as k.PyTree);
-    const ms = k.leaves<k.Array>(state.m),
-      vs = k.leaves<k.Array>(state.v);
+    const ms = k.leaves<k.Array>(state.exp_avg),
+      vs = k.leaves<k.Array>(state.exp_avg_sq);
     const newP: k.Array[] = [],
       newM: k.Array[] = [],
       newV: k.Array[] = [];
@@ -76,7 +81,11 @@ export class AdamW {
     const { treedef } = k.flatten(params);
     return {
       params: treedef.unflatten(newP),
-      state: { step: t, m: k.flatten(state.m).treedef.unflatten(newM), v: k.flatten(state.v).treedef.unflatten(newV) },
+      state: {
+        step: t,
+        exp_avg: k.flatten(state.exp_avg).treedef.unflatten(newM),
+        exp_avg_sq: k.flatten(state.exp_avg_sq).treedef.unflatten(newV),
+      },
       lr,
     };
   }

@@ -10,8 +10,10 @@ import type { LanguageModel, Params } from "../models/language-model.js";
 import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
-import type { AdamWState } from "../optim/adamw.js";
+import { AdamW } from "../optim/adamw.js";
+import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
+import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
 export interface TrainerStateJson {
   global_step: number;
@@ -37,25 +39,15 @@ export async function copyTokenizerFiles(fromDir: string, toDir: string): Promis
   }
 }
 
-async function optimizerTensors(opt: AdamWState, scaler?: LossScaleState): Promise<Record<string, NamedTensor>> {
-  const m = await namedTensors(opt.m),
-    v = await namedTensors(opt.v);
-  const out: Record<string, NamedTensor> = {};
-  for (const [n, t] of Object.entries(m)) out[`exp_avg.${n}`] = t;
-  for (const [n, t] of Object.entries(v)) out[`exp_avg_sq.${n}`] = t;
-  out.step = { dtype: "f32", shape: [], data: await opt.step.astype("f32").data() };
-  // The dynamic loss scaler ("16-mixed") resumes where it was, not from its initial scale.
-  if (scaler) {
-    out.loss_scale = { dtype: "f32", shape: [], data: await scaler.scale.astype("f32").data() };
-    out.loss_scale_good_steps = { dtype: "f32", shape: [], data: await scaler.goodSteps.astype("f32").data() };
-  }
-  return out;
-}
+/** The state of checkpoints written without an optimizer named: AdamW's (its settings do not shape the state). */
+const ADAMW_LAYOUT = new AdamW({ learningRate: 0 });
 
 export interface SaveCheckpointArgs {
   model: LanguageModel;
   params: Params;
-  opt: AdamWState;
+  opt: OptimizerState;
+  /** The optimizer's name, recorded in optimizer.safetensors (default "adamw"). */
+  optimizer?: string;
   /** The loss scaler's state under "16-mixed", saved beside the optimizer's. */
   scaler?: LossScaleState;
   state: TrainerStateJson;
@@ -87,7 +79,7 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
   const name = `checkpoint-${a.state.global_step}`;
   const final = checkpointPath(outputDir, a.state.global_step);
   const model = await namedTensors(a.params);
-  const optimizer = await optimizerTensors(a.opt, a.scaler);
+  const { tensors: optimizer, metadata } = await optimizerFile(a.optimizer ?? "adamw", a.opt, a.scaler);
   // A diverged state is never written: a checkpoint is what a later run trusts.
   for (const [file, tensors] of [
     ["model.safetensors", model],
@@ -104,7 +96,7 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
   try {
     await mkdir(tmp, { recursive: true });
     await writeSafetensors(join(tmp, "model.safetensors"), model, { format: "pt" });
-    await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer);
+    await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer, metadata);
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
     await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
@@ -221,13 +213,22 @@ export async function pruneCheckpoints(outputDir: string, keepLast: number, keep
 
 export interface LoadedCheckpoint {
   params: Params;
-  opt: AdamWState;
+  opt: OptimizerState;
   /** Present when the checkpoint was written with dynamic loss scaling. */
   scaler?: LossScaleState;
   state: TrainerStateJson;
 }
 
-export async function loadCheckpoint(path: string, model: LanguageModel, device?: k.Device): Promise<LoadedCheckpoint> {
+/**
+ * A checkpoint's parameters, trainer state, and the state of `optimizer` (whose init gives the state's
+ * layout; default AdamW's): a checkpoint of another optimizer is refused, naming it.
+ */
+export async function loadCheckpoint(
+  path: string,
+  model: LanguageModel,
+  device?: k.Device,
+  optimizer: Optimizer<any> = ADAMW_LAYOUT,
+): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
   let state: TrainerStateJson;
   try {
@@ -237,28 +238,9 @@ export async function loadCheckpoint(path: string, model: LanguageModel, device?
   }
   const { tensors } = await readSafetensors(where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
-  const optT = (await readSafetensors(where("optimizer.safetensors"))).tensors;
-  const pick = (prefix: string) =>
-    Object.fromEntries(
-      Object.entries(optT)
-        .filter(([n]) => n.startsWith(prefix))
-        .map(([n, t]) => [n.slice(prefix.length), t]),
-    );
-  const m = paramsFromTensors(model, pick("exp_avg."), where("optimizer.safetensors"), device);
-  const v = paramsFromTensors(model, pick("exp_avg_sq."), where("optimizer.safetensors"), device);
-  const stepT = optT.step;
-  if (!stepT) throw new Error(`${where("optimizer.safetensors")}: missing "step"`);
-  const step = k.array(stepT.data, { shape: [], dtype: "f32", device });
-  const scaleT = optT.loss_scale,
-    goodT = optT.loss_scale_good_steps;
-  const scaler =
-    scaleT && goodT
-      ? {
-          scale: k.array(scaleT.data, { shape: [], dtype: "f32", device }),
-          goodSteps: k.array(goodT.data, { shape: [], dtype: "f32", device }),
-        }
-      : undefined;
-  return { params, opt: { step, m, v }, ...(scaler ? { scaler } : {}), state };
+  const file = await readSafetensors(where("optimizer.safetensors"));
+  const { opt, scaler } = readOptimizerFile(file, optimizer, params, where("optimizer.safetensors"), device);
+  return { params, opt, ...(scaler ? { scaler } : {}), state };
 }
 
 export interface ResumePoint extends LoadedCheckpoint {
@@ -271,12 +253,17 @@ export interface ResumePoint extends LoadedCheckpoint {
  * The newest checkpoint in outputDir that loads whole, falling back past damaged ones (saying why each
  * was skipped). Undefined when the directory holds no checkpoint; an error when none of them loads.
  */
-export async function loadNewestCheckpoint(outputDir: string, model: LanguageModel, device?: k.Device): Promise<ResumePoint | undefined> {
+export async function loadNewestCheckpoint(
+  outputDir: string,
+  model: LanguageModel,
+  device?: k.Device,
+  optimizer: Optimizer<any> = ADAMW_LAYOUT,
+): Promise<ResumePoint | undefined> {
   const all = (await listCheckpoints(outputDir)).reverse();
   const skipped: ResumePoint["skipped"] = [];
   for (const { path } of all) {
     try {
-      return { path, skipped, ...(await loadCheckpoint(path, model, device)) };
+      return { path, skipped, ...(await loadCheckpoint(path, model, device, optimizer)) };
     } catch (e) {
       skipped.push({ path, reason: (e as Error).message });
     }

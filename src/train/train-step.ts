@@ -1,6 +1,7 @@
 // The compiled training and evaluation steps of any objective (objectives/): targets, forward, loss,
 // backward, gradient all-reduce, loss scaling, clipping and the optimizer update in one program. The
-// host only feeds token batches and reads back a few scalars.
+// host only feeds token batches and reads back a few scalars. Any optimizer (optim/optimizer.ts) runs
+// in it through applyOptimizer.
 //
 // Loss normalization is global: each micro-batch (and replica) contributes Σ loss / N where N counts the
 // targets of the whole global batch (known before the forward pass, from the objective's targets), so
@@ -9,15 +10,16 @@
 import * as k from "../core/index.js";
 import type { LayerLoop } from "../models/layer-stack.js";
 import type { Params } from "../models/language-model.js";
-import type { AdamW, AdamWState } from "../optim/adamw.js";
 import { clipByGlobalNorm } from "../optim/clip.js";
-import { keepIfSkipped, unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
+import { applyOptimizer, type Optimizer, type OptimizerState } from "../optim/optimizer.js";
+import { unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
 import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objectives/objective.js";
 
 export interface TrainStepOptions {
   /** What the step minimizes, and on which model (maskedLmObjective, causalLmObjective). */
   objective: TrainingObjective<any>;
-  optimizer: AdamW;
+  /** The update rule (AdamW, Adafactor, Lion, or any Optimizer). */
+  optimizer: Optimizer<any>;
   /** Activation dtype: "f32", or "bf16"/"f16" for mixed precision (master weights stay f32). */
   computeDtype?: k.DType;
   /** Gradient accumulation: the step's batch is split into this many micro-batches. */
@@ -57,9 +59,10 @@ export interface StepMetrics {
   nonFinite: k.Array;
 }
 
-export interface TrainState {
+export interface TrainState<S extends OptimizerState = OptimizerState> {
   params: Params;
-  opt: AdamWState;
+  /** The optimizer's state (a tree of arrays whose shape the optimizer decides). */
+  opt: S;
   /** Present under dynamic loss scaling. */
   scaler?: LossScaleState;
 }
@@ -140,19 +143,16 @@ export function makeTrainStep(o: TrainStepOptions) {
         .map((g) => g.astype("f32").square().sum())
         .reduce((a, b) => a.add(b))
         .sqrt();
-    const upd = optimizer.update(grads, state.opt, state.params);
     const loss = k.bind("all_reduce", [lossSum], {});
     // gradNorm is the norm before clipping, so a NaN or Inf anywhere in the gradients shows in it.
     const diverged = loss.isFinite().and(gradNorm.isFinite()).not();
     // Under loss scaling an overflowing step is already skipped (and the scale halved): not a divergence.
     const nonFinite = finite ? finite.and(diverged) : diverged;
-    let next: TrainState = finite
-      ? { params: keepIfSkipped(finite, upd.params, state.params), opt: keepIfSkipped(finite, upd.state, state.opt), scaler: scaler! }
-      : { params: upd.params, opt: upd.state };
-    if (o.nonFiniteUpdate === "skip") {
-      const ok = nonFinite.not();
-      next = { ...next, params: keepIfSkipped(ok, next.params, state.params), opt: keepIfSkipped(ok, next.opt, state.opt) };
-    }
+    // The update takes effect unless the loss scaler skips the step, or it is non-finite under "skip".
+    const skip = o.nonFiniteUpdate === "skip";
+    const keep = finite && skip ? finite.and(nonFinite.not()) : skip ? nonFinite.not() : finite;
+    const upd = applyOptimizer(optimizer, grads, state.params, state.opt, keep);
+    const next: TrainState = { params: upd.params, opt: upd.opt, ...(finite ? { scaler: scaler! } : {}) };
     return {
       state: next,
       metrics: {

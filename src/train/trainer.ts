@@ -11,8 +11,9 @@ import type { MaskedLanguageModel } from "../models/masked-lm.js";
 import type { CausalLanguageModel } from "../models/causal-lm.js";
 import type { LanguageModel, Params } from "../models/language-model.js";
 import { saveModel } from "../models/pretrained.js";
-import { AdamW } from "../optim/adamw.js";
-import { cosineDecay, defaultWarmup, linearWarmupDecay } from "../optim/schedules.js";
+import { createOptimizer, type OptimizerName } from "../optim/by-name.js";
+import type { Optimizer } from "../optim/optimizer.js";
+import { cosineDecay, defaultWarmup, linearWarmupDecay, type Schedule } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import type { Callback, Metrics, TrainerView } from "./callbacks.js";
 import {
@@ -75,6 +76,12 @@ export interface TrainerOptions {
    */
   loops?: { steps?: "unrolled" | "scan"; layers?: LayerLoop };
   clipNorm?: number;
+  /**
+   * The update rule: "adamw" (default), "adafactor" or "lion", made with FitArgs.optimizer's settings and
+   * schedule; or an Optimizer object, used as it is (its own rate and settings; FitArgs.optimizer then
+   * gives only the learning rate that run settings record).
+   */
+  optimizer?: OptimizerName | Optimizer<any>;
   /** Checkpoint every N steps (0: only at the end). */
   checkpointEvery?: number;
   /** Checkpoints kept (the newest; the best by eval loss is kept too). */
@@ -117,8 +124,11 @@ export interface OptimizerSettings {
   /** Warmup steps (default: a twentieth of the total, as the reference). */
   warmupSteps?: number;
   schedule?: "linear" | "cosine";
+  /** AdamW's β1 (default 0.9); Lion's b1 (0.9); Adafactor: a first moment with this decay (default none). */
   beta1?: number;
+  /** AdamW's β2 (default 0.999); Lion's b2 (0.99); Adafactor has none. */
   beta2?: number;
+  /** AdamW's ε (default 1e-8); Adafactor and Lion have none. */
   eps?: number;
 }
 
@@ -203,6 +213,7 @@ export class Trainer implements TrainerView {
       callbacks: [],
       precision: "32",
       progress: true,
+      optimizer: "adamw",
       ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
@@ -262,6 +273,7 @@ export class Trainer implements TrainerView {
       model: c.model,
       params: c.state.params,
       opt: c.state.opt,
+      optimizer: c.settings.optimizer ?? "adamw",
       ...(c.state.scaler ? { scaler: c.state.scaler } : {}),
       state,
       ...(c.tokenizerDir ? { tokenizerDir: c.tokenizerDir } : {}),
@@ -290,7 +302,7 @@ export class Trainer implements TrainerView {
       (a.optimizer.schedule ?? "linear") === "linear"
         ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps })
         : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps: this.totalSteps });
-    const optimizer = new AdamW({ ...a.optimizer, learningRate: sched });
+    const optimizer = runOptimizer(o.optimizer, a.optimizer, sched);
     const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
     const capacity = a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {};
     // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
@@ -298,6 +310,7 @@ export class Trainer implements TrainerView {
     const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity });
     const settings: RunSettings = {
       task: objective.task,
+      optimizer: optimizer.name,
       learning_rate: a.optimizer.learningRate,
       weight_decay: a.optimizer.weightDecay ?? 0,
       warmup_steps: warmup,
@@ -321,8 +334,8 @@ export class Trainer implements TrainerView {
     let dataState: DatasetState | undefined;
     const history: Metrics[] = [];
     const metricsPath = join(o.outputDir, "metrics.jsonl");
-    if (o.resume) await refuseOtherTask(o.outputDir, objective.task);
-    const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device) : undefined;
+    if (o.resume) await refuseOtherRun(o.outputDir, objective.task, optimizer.name);
+    const resumed = o.resume ? await loadNewestCheckpoint(o.outputDir, a.model, this.device, optimizer) : undefined;
     const resumeFrom = resumed?.path;
     if (resumed) {
       const ck = resumed;
@@ -688,6 +701,8 @@ type EvalFn = (...args: any[]) => any;
 export interface RunSettings {
   /** What the run trains on (absent in checkpoints from before causal LMs: "mlm"). */
   task?: TrainingTask;
+  /** The optimizer's name (absent in checkpoints from before other optimizers: "adamw"). */
+  optimizer?: string;
   learning_rate: number;
   weight_decay: number;
   warmup_steps: number;
@@ -711,10 +726,10 @@ function settingsChanges(before: RunSettings | undefined, now: RunSettings): str
 }
 
 /**
- * Refuses to resume a run of the other task (its checkpoints hold another kind of model): said before
- * any checkpoint is loaded, rather than as parameter names that do not match.
+ * Refuses to resume a run of the other task (its checkpoints hold another kind of model) or of another
+ * optimizer (another state): said before any checkpoint is loaded, rather than as names that do not match.
  */
-async function refuseOtherTask(outputDir: string, task: TrainingTask): Promise<void> {
+async function refuseOtherRun(outputDir: string, task: TrainingTask, optimizer: string): Promise<void> {
   const newest = (await listCheckpoints(outputDir)).at(-1);
   if (!newest) return;
   let state: TrainerStateJson;
@@ -729,6 +744,30 @@ async function refuseOtherTask(outputDir: string, task: TrainingTask): Promise<v
       `${newest.path} is a ${before} run, but this model trains as ${task}: ` +
         `resume it with the model it was trained with, or train into another output directory`,
     );
+  const trainedWith = (state.run_settings as RunSettings | undefined)?.optimizer ?? "adamw";
+  if (trainedWith !== optimizer)
+    throw new Error(
+      `${newest.path} was trained with the ${trainedWith} optimizer, but this run's optimizer is ${optimizer}: ` +
+        `resume it with optimizer "${trainedWith}", or train into another output directory`,
+    );
+}
+
+/**
+ * TrainerOptions.optimizer as an Optimizer: a built-in one by name, with the run's schedule and
+ * FitArgs.optimizer's settings; or the object as given, which takes none of those settings.
+ */
+function runOptimizer(choice: OptimizerName | Optimizer<any>, s: OptimizerSettings, schedule: Schedule): Optimizer<any> {
+  if (typeof choice === "string") {
+    const { learningRate: _peak, warmupSteps: _warmup, schedule: _shape, ...rest } = s;
+    return createOptimizer(choice, { ...rest, weightDecay: s.weightDecay ?? 0, learningRate: schedule });
+  }
+  const given = (["weightDecay", "warmupSteps", "schedule", "beta1", "beta2", "eps"] as const).filter((key) => s[key] !== undefined);
+  if (given.length)
+    throw new Error(
+      `FitArgs.optimizer's ${given.join(", ")} configure the built-in optimizers, but TrainerOptions.optimizer is ` +
+        `an optimizer object (${choice.name}) with settings of its own: give them to it and leave them out of FitArgs.optimizer`,
+    );
+  return choice;
 }
 
 /** Refuses optimizer settings that would train backwards or not at all (a negative rate or clip norm). */

@@ -148,3 +148,22 @@ test("--resume with a tokenizer other than the checkpoint's is refused before an
     ),
   );
 });
+
+test("--optimizer: lion and adafactor train; an unknown name, and --resume with another optimizer, are refused", () => {
+  const config = tinyConfigFile();
+  const args = ["--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--model-config", config];
+  const more = ["--per-replica-batch-size", "2", "--max-steps", "2", "--accelerator", "cpu", "--quiet"];
+  let r = kiln(...args, "--output-dir", join(root, "sgd-out"), ...more, "--optimizer", "sgd");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--optimizer must be one of adamw, adafactor, lion, got "sgd"/);
+  for (const optimizer of ["lion", "adafactor"]) {
+    const out = join(root, `${optimizer}-out`);
+    r = kiln(...args, "--output-dir", out, ...more, "--optimizer", optimizer);
+    assert.equal(r.code, 0, r.err);
+    const state = JSON.parse(readFileSync(join(out, "checkpoint-2", "trainer_state.json"), "utf8"));
+    assert.equal(state.run_settings.optimizer, optimizer);
+  }
+  r = kiln(...args, "--output-dir", join(root, "lion-out"), ...more, "--resume");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--resume from .*checkpoint-2, which was trained with --optimizer lion: give --optimizer lion/);
+});

@@ -1,6 +1,6 @@
 // A killed training run resumed from its last checkpoint reproduces the uninterrupted run's losses: on
 // ONNX Runtime, and on XLA's CPU plugin with 2 replicas (each keeping its own state on its own device);
-// a masked LM and a causal LM.
+// a masked LM and a causal LM; with AdamW (the default), Adafactor and Lion, whose states resume the same way.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -91,3 +91,17 @@ test("16-mixed: kill -9 then --resume restores the loss scale, reproducing the l
   );
   assert.deepEqual(await lossScaler(join(resumed, "checkpoint-9")), await lossScaler(join(straight, "checkpoint-9")));
 });
+
+for (const optimizer of ["adafactor", "lion"] as const)
+  test(`${optimizer}: kill -9 then --resume reproduces the uninterrupted losses and optimizer state`, async () => {
+    const { straight, resumed } = await killAndResume({ optimizer });
+    const [a, b] = await Promise.all([straight, resumed].map((d) => readSafetensors(join(d, "checkpoint-9", "optimizer.safetensors"))));
+    assert.equal(a!.metadata.optimizer, optimizer);
+    const names = Object.keys(a!.tensors).sort();
+    // Adafactor keeps row and column means of a matrix's squared gradients (transformers' names); Lion one momentum.
+    const slot = optimizer === "adafactor" ? "exp_avg_sq_row." : "exp_avg.";
+    assert.ok(names.includes(`${slot}roberta.encoder.layer.0.attention.self.query.weight`), names.join(", "));
+    assert.ok(!names.some((n) => n.startsWith(optimizer === "adafactor" ? "exp_avg." : "exp_avg_sq")), names.join(", "));
+    assert.deepEqual(Object.keys(b!.tensors).sort(), names);
+    for (const n of names) assert.deepEqual(b!.tensors[n]!.data, a!.tensors[n]!.data, `${n} after the resumed run`);
+  });

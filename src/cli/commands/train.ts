@@ -1,6 +1,7 @@
 // `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
 // shards, with the reference pipeline's flags.
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositionals } from "../args.js";
@@ -27,6 +28,7 @@ import type { TrainingTask } from "../../train/objectives/objective.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
+import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
 import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
@@ -65,7 +67,10 @@ Training:
   --epochs N                  passes over the training data (default 1)
   --max-steps N               stop after N optimizer steps (overrides --epochs)
   --learning-rate X           peak learning rate (default 1e-4)
-  --weight-decay X            AdamW decoupled weight decay, not on LayerNorm or biases (default 1e-3)
+  --optimizer NAME            adamw (default) | adafactor (transformers' Adafactor at the scheduled rate: factored
+                              second moments, no parameter scaling) | lion (optax's: sign updates; a 3-10x smaller
+                              rate than AdamW's); --resume continues with the run's own
+  --weight-decay X            decoupled weight decay, not on LayerNorm or biases (default 1e-3)
   --warmup N                  warmup steps (default: a twentieth of the total), then linear decay to 0
   --mlm-probability X         mlm: share of tokens selected for prediction (default 0.15)
   --shuffle-buffer-size N     records in the shuffle buffer (default 262144)
@@ -119,6 +124,7 @@ const FLAGS = {
   epochs: { type: "string" },
   "max-steps": { type: "string" },
   "learning-rate": { type: "string" },
+  optimizer: { type: "string" },
   "weight-decay": { type: "string" },
   warmup: { type: "string" },
   "mlm-probability": { type: "string" },
@@ -166,6 +172,9 @@ async function runTrain(argv: string[]): Promise<void> {
     throw new UsageError("kiln train: --resume continues the run in --output-dir and --overwrite replaces it: give one");
   const learningRate = numberFlag("learning-rate", v["learning-rate"], 1e-4);
   if (learningRate < 0) throw new UsageError(`--learning-rate must be ≥ 0, got ${v["learning-rate"]}`);
+  const optimizer = (v.optimizer ?? "adamw") as OptimizerName;
+  if (!OPTIMIZER_NAMES.includes(optimizer))
+    throw new UsageError(`--optimizer must be one of ${OPTIMIZER_NAMES.join(", ")}, got "${v.optimizer}"`);
   const weightDecay = numberFlag("weight-decay", v["weight-decay"], 1e-3);
   if (weightDecay < 0) throw new UsageError(`--weight-decay must be ≥ 0, got ${v["weight-decay"]}`);
   const clipNorm = v["clip-norm"] !== undefined ? numberFlag("clip-norm", v["clip-norm"], 1) : undefined;
@@ -217,6 +226,7 @@ async function runTrain(argv: string[]): Promise<void> {
   // A resumed run continues with the tokenizer its checkpoint was trained with.
   const resumeFrom = v.resume ? (await listCheckpoints(outputs.localDir)).at(-1) : undefined;
   if (resumeFrom) await checkSameTokenizer(resumeFrom.path, `--resume from ${resumeFrom.path}`, v.tokenizer!, tokenizer);
+  if (resumeFrom) await checkSameOptimizer(resumeFrom.path, optimizer);
   const probe = await probeRecordLength(v["train-data"]!);
   const maxLength = intFlag("max-length", v["max-length"], probe.length, 1);
   if (maxLength !== probe.length)
@@ -285,6 +295,7 @@ async function runTrain(argv: string[]): Promise<void> {
     resume: Boolean(v.resume),
     overwrite: Boolean(v.overwrite),
     onNonFinite: onNan,
+    optimizer,
     progress: !v.quiet,
     callbacks: [
       ...(checkpointEvery > 0 ? [new ModelCheckpoint({ everySteps: checkpointEvery })] : []),
@@ -347,6 +358,21 @@ async function runTrain(argv: string[]): Promise<void> {
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
+}
+
+/** --resume continues with the optimizer its checkpoint was trained with (the state saved is that optimizer's). */
+async function checkSameOptimizer(checkpoint: string, optimizer: OptimizerName): Promise<void> {
+  let trainedWith: string;
+  try {
+    trainedWith = JSON.parse(await readFile(join(checkpoint, "trainer_state.json"), "utf8")).run_settings?.optimizer ?? "adamw";
+  } catch {
+    return; // a damaged checkpoint: the Trainer says why and falls back past it
+  }
+  if (trainedWith !== optimizer)
+    throw new UsageError(
+      `kiln train: --resume from ${checkpoint}, which was trained with --optimizer ${trainedWith}: ` +
+        `give --optimizer ${trainedWith}, or train into another --output-dir`,
+    );
 }
 
 /** --position-init's value: only a masked LM trained from scratch has a position table to start. */
