@@ -3,7 +3,7 @@
 // supervisor, and `launch(fn)` for a TypeScript function.
 export { StoreServer, type StoreServerOptions } from "./store-server.js";
 export { StoreClient, StoreError, type StoreClientOptions } from "./store-client.js";
-export type { StoreErrorCode } from "./wire.js";
+export type { StoreErrorCode, StoreClientErrorCode } from "../io/store-wire.js";
 export { readProcessEnv, parseHostPort, ProcessEnvError, type ProcessEnv, type ProcessEnvSource } from "./process-env.js";
 export { checkSameSettings, type SameSettingsOptions } from "./same-settings.js";
 export { superviseProcesses, processEnvironment, signalExitCode, LaunchError, type SuperviseOptions } from "./supervisor.js";

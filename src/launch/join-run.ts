@@ -3,7 +3,7 @@
 // calls it itself.
 import { readProcessEnv, type ProcessEnv } from "./process-env.js";
 import { StoreClient, StoreError } from "./store-client.js";
-import { MAX_TIMEOUT_MS } from "./store-server.js";
+import { MAX_TIMEOUT_MS } from "../io/store-wire.js";
 import { NEVER_SET_KEY } from "./supervisor.js";
 
 /** A process's view of its run. */

@@ -3,13 +3,20 @@
 // keep the process alive.
 import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { encodeMessage, FrameError, FrameReader, type StoreErrorCode, type StoreReply, type StoreRequest } from "./wire.js";
-import { MAX_TIMEOUT_MS } from "./store-server.js";
+import {
+  encodeMessage,
+  FrameError,
+  FrameReader,
+  MAX_TIMEOUT_MS,
+  type StoreClientErrorCode,
+  type StoreReply,
+  type StoreRequest,
+} from "../io/store-wire.js";
 
 /** A store request that failed: `code` is the reply's status, or UNAVAILABLE when the store could not be reached. */
 export class StoreError extends Error {
   constructor(
-    readonly code: StoreErrorCode | "UNAVAILABLE",
+    readonly code: StoreClientErrorCode,
     message: string,
   ) {
     super(message);

@@ -2,18 +2,28 @@
 // TCPStore and XLA's coordination service are. put / get with a timeout / tryGet / delete, barriers that
 // name the ranks that did not arrive, and abort, which is how one rank's failure reaches every other:
 // every pending and later request is answered ABORTED with the failed rank and its cause.
-// The protocol (framing in wire.ts) is the one every Kiln process speaks, PJRT's key-value callbacks included.
+// The protocol (src/io/store-wire.ts) is the one every Kiln process speaks, PJRT's key-value callbacks included.
 import { createServer, type Server, type Socket } from "node:net";
-import { encodeMessage, FrameError, FrameReader, type StoreErrorCode, type StoreReply, type StoreRequest } from "./wire.js";
-
-/** The longest wait a timer can take (setTimeout's limit, about 24.8 days); longer timeouts are clamped to it. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+import {
+  encodeMessage,
+  FrameError,
+  FrameReader,
+  MAX_TIMEOUT_MS,
+  type StoreErrorCode,
+  type StoreReply,
+  type StoreRequest,
+} from "../io/store-wire.js";
 
 export interface StoreServerOptions {
   /** Address to listen on (default 127.0.0.1; another host's processes need an address they can reach). */
   host?: string;
   /** Port to listen on (default 0: a free port, read back from `port`). */
   port?: number;
+  /**
+   * Called with every well-formed request as it is taken up, before it is answered, with the number of
+   * the connection it came on (from 0, in accept order): a record of the traffic, for tests and tracing.
+   */
+  onRequest?: (request: StoreRequest, connection: number) => void;
 }
 
 /** A request that waits (a get for a missing key, a barrier not yet full): answered once, then forgotten. */
@@ -80,10 +90,13 @@ export class StoreServer {
   private abortState: { rank: number; reason: string } | undefined;
   private readonly abortListeners: ((rank: number, reason: string) => void)[] = [];
 
+  private connections = 0;
+
   private constructor(
     private readonly server: Server,
     readonly host: string,
     readonly port: number,
+    private readonly onRequest: StoreServerOptions["onRequest"],
   ) {}
 
   /** Starts serving; refuses a port in use with a message that names host:port. */
@@ -102,7 +115,7 @@ export class StoreServer {
         else reject(new Error(`cannot serve the coordination store on ${where}: ${e.message}`));
       });
       server.listen({ host, port: options.port ?? 0, exclusive: true }, () => {
-        const store = new StoreServer(server, host, (server.address() as { port: number }).port);
+        const store = new StoreServer(server, host, (server.address() as { port: number }).port, options.onRequest);
         server.on("connection", (socket) => store.serve(socket));
         resolve(store);
       });
@@ -128,6 +141,7 @@ export class StoreServer {
   }
 
   private serve(socket: Socket): void {
+    const connection = this.connections++;
     this.sockets.add(socket);
     socket.setNoDelay(true);
     const reader = new FrameReader();
@@ -143,7 +157,7 @@ export class StoreServer {
       const text = queue.shift();
       if (text === undefined) return;
       busy = "running";
-      this.handle(text, (waiter) => (busy = waiter)).then((reply) => {
+      this.handle(text, connection, (waiter) => (busy = waiter)).then((reply) => {
         busy = undefined;
         send(reply);
         next();
@@ -170,9 +184,10 @@ export class StoreServer {
   }
 
   /** Answers one request; a waiting one registers its waiter through `waiting` (dropped if the connection closes). */
-  private handle(text: string, waiting: (w: Waiter) => void): Promise<StoreReply> {
+  private handle(text: string, connection: number, waiting: (w: Waiter) => void): Promise<StoreReply> {
     const r = parseRequest(text);
     if (typeof r === "string") return Promise.resolve(error("INVALID_ARGUMENT", r));
+    this.onRequest?.(r, connection);
     if (this.abortState) return Promise.resolve(this.abortedReply());
     switch (r.op) {
       case "put": {

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
-import { StoreServer, MAX_TIMEOUT_MS } from "./store-server.js";
+import { StoreServer } from "./store-server.js";
+import { MAX_TIMEOUT_MS } from "../io/store-wire.js";
 import { StoreClient, StoreError } from "./store-client.js";
 import { relayLines } from "./line-relay.js";
 

@@ -184,6 +184,30 @@ test("the wire protocol by hand: base64 values, and malformed messages answered 
   }),
 );
 
+test("onRequest sees every well-formed request with its connection, before it is answered", { timeout: 10_000 }, async () => {
+  const seen: [string, number][] = [];
+  const server = await StoreServer.start({ onRequest: (r, connection) => seen.push([`${r.op} ${"key" in r ? r.key : ""}`, connection]) });
+  const a = await StoreClient.connect({ host: "127.0.0.1", port: server.port });
+  const b = await StoreClient.connect({ host: "127.0.0.1", port: server.port });
+  try {
+    const waiting = a.get("k", { timeoutMs: 5000 }); // recorded when taken up, while it waits
+    while (seen.length < 1) await new Promise((r) => setTimeout(r, 5));
+    await b.put("k", "v");
+    assert.equal((await waiting).toString(), "v");
+    await rawExchange(server.port, Buffer.from(JSON.stringify({ op: "get", timeoutMs: 5 }))); // malformed: not recorded
+    await b.tryGet("k");
+    assert.deepEqual(seen, [
+      ["get k", 0],
+      ["put k", 1],
+      ["tryGet k", 1],
+    ]);
+  } finally {
+    a.close();
+    b.close();
+    await server.close();
+  }
+});
+
 test("a port in use is refused naming host:port", { timeout: 10_000 }, async () => {
   const first = await StoreServer.start();
   try {

@@ -1,13 +1,13 @@
 // PJRT's key-value store callbacks, called as a plugin calls them: through their function pointers,
 // from native threads that are not the JS thread, while the JS thread is blocked in a synchronous
 // native call (test/exec/xla/native/kv-caller.c), against a coordination store on 127.0.0.1 that
-// follows the many-process wire protocol (test/helpers/coordination-store.ts).
+// follows the many-process wire protocol (src/launch/store-server.ts, run on a worker thread).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { connect } from "node:net";
 import { startKvStoreCallbacks, type KvStoreCallbacks } from "../../../src/exec/xla/distributed/kv-callbacks.js";
-import { encodeMessage } from "../../../src/exec/xla/distributed/store-wire.js";
+import { encodeMessage } from "../../../src/io/store-wire.js";
 import { PJRT_ERROR_CODES as CODE } from "../../../src/exec/xla/distributed/error-codes.js";
 import { startStoreInWorker, type StoreInWorker } from "../../helpers/coordination-store-worker.js";
 import { buildKvCaller, KvOp, loadKvCaller, type KvCaller } from "../../helpers/kv-caller.js";
@@ -36,7 +36,7 @@ test("get, tryGet and put answer from plugin threads while the JS thread is bloc
     const kv = open("test:");
     const missing = caller.call(KvOp.tryGet, kv.tryGet, "missing");
     assert.equal(missing.code, CODE.NOT_FOUND, missing.result.toString());
-    assert.match(missing.result.toString(), /tryGet test:missing: no key test:missing/);
+    assert.match(missing.result.toString(), /tryGet test:missing: key "test:missing" is not set/);
 
     const value = Uint8Array.from([0, 1, 2, 255, 0, 128]); // binary, with NULs
     assert.equal(caller.call(KvOp.put, kv.put, "k", value).code, 0);

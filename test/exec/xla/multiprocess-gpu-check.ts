@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url";
 import * as k from "../../../src/index.js";
 import { allReduceSum } from "../../../src/distribute/collectives.js";
 import { createXlaExecutor } from "../../../src/exec/xla/index.js";
-import { serveCoordinationStore } from "../../helpers/coordination-store.js";
+import type { StoreRequest } from "../../../src/io/store-wire.js";
+import { StoreServer } from "../../../src/launch/store-server.js";
 
 const NUM_NODES = 2;
 const argv = process.argv.slice(2);
@@ -66,7 +67,8 @@ async function child(nodeId: number, port: number, mockNccl: boolean): Promise<v
 
 /** One phase: a store and two processes; what each reached, and the store traffic. */
 async function phase(mockNccl: boolean, timeoutS: number) {
-  const store = await serveCoordinationStore();
+  const requests: StoreRequest[] = [];
+  const store = await StoreServer.start({ host: "127.0.0.1", onRequest: (r) => requests.push(r) });
   const self = fileURLToPath(import.meta.url);
   const t0 = performance.now();
   const runs = Array.from(
@@ -95,7 +97,7 @@ async function phase(mockNccl: boolean, timeoutS: number) {
   );
   const processes = await Promise.all(runs);
   await store.close();
-  const storeTraffic = [...new Set(store.log.map((l) => `${l.request.op} ${"key" in l.request ? l.request.key : ""}`))];
+  const storeTraffic = [...new Set(requests.map((r) => `${r.op} ${"key" in r ? r.key : ""}`))];
   const sumsMatch = processes.every((p) => JSON.stringify(p.result) === JSON.stringify(expected));
   const ok = processes.every((p) => p.stage === "closed") && (mockNccl || sumsMatch);
   return { ok, sumsMatch, seconds: Math.round((performance.now() - t0) / 100) / 10, storeTraffic, processes };

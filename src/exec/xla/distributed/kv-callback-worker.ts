@@ -14,8 +14,8 @@ import koffi from "koffi";
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import { fieldOf, type StructLayout } from "../pjrt/layout.js";
 import { S } from "../pjrt/structs.js";
-import type { LaneReply } from "./store-connection-worker.js";
-import type { StoreReply, StoreRequest } from "./store-wire.js";
+import type { LaneOutcome, LaneReply } from "./store-connection-worker.js";
+import { MAX_TIMEOUT_MS, type StoreRequest } from "../../../io/store-wire.js";
 import { PJRT_ERROR_CODES } from "./error-codes.js";
 
 export interface KvCallbackWorkerData {
@@ -42,7 +42,7 @@ const laneSignal = new Int32Array(data.laneSignal);
 let nextId = 1;
 
 /** Waits (blocking this thread) for the reply to request `id`, or a DEADLINE_EXCEEDED after `ms`. */
-function awaitReply(id: number, ms: number, what: string): StoreReply {
+function awaitReply(id: number, ms: number, what: string): LaneOutcome {
   const deadline = Date.now() + ms;
   for (;;) {
     const seen = Atomics.load(laneSignal, 0);
@@ -56,7 +56,7 @@ function awaitReply(id: number, ms: number, what: string): StoreReply {
   }
 }
 
-function request(req: StoreRequest, ms: number, what: string): StoreReply {
+function request(req: StoreRequest, ms: number, what: string): LaneOutcome {
   const id = nextId++;
   data.lane.postMessage({ id, request: req });
   return awaitReply(id, ms, what);
@@ -127,9 +127,9 @@ const G = S.KeyValueGetCallback,
 const onGet = guarded(G, (v) => {
   const key = keyOf(v, G);
   const timeout = v.getInt32(off(G, "timeout_in_ms"), true);
-  const timeoutMs = timeout < 0 ? 0x7fffffff : timeout;
+  const timeoutMs = timeout < 0 ? MAX_TIMEOUT_MS : timeout;
   // The store answers DEADLINE_EXCEEDED itself at timeoutMs; the extra wait covers the round trip.
-  const r = request({ op: "get", key, timeoutMs }, Math.min(timeoutMs + data.requestTimeoutMs, 0x7fffffff), `get ${key}`);
+  const r = request({ op: "get", key, timeoutMs }, Math.min(timeoutMs + data.requestTimeoutMs, MAX_TIMEOUT_MS), `get ${key}`);
   if ("error" in r) return pjrtError(v, G, r.error, `get ${key}: ${r.message}`);
   giveValue(v, G, r.value ?? "");
   return null;

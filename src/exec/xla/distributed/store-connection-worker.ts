@@ -5,7 +5,7 @@
 // Its event loop never blocks, so replies flow while the JS main thread sits in PJRT_Client_Create.
 import { connect, type Socket } from "node:net";
 import { workerData, type MessagePort } from "node:worker_threads";
-import { encodeMessage, MessageReader, type StoreReply, type StoreRequest } from "./store-wire.js";
+import { encodeMessage, FrameReader, type StoreClientErrorCode, type StoreReply, type StoreRequest } from "../../../io/store-wire.js";
 
 export interface StoreLane {
   readonly port: MessagePort;
@@ -20,16 +20,19 @@ export interface StoreConnectionData {
   readonly lanes: readonly StoreLane[];
 }
 
+/** A store's reply, or why there is none: UNAVAILABLE (the connection failed), DEADLINE_EXCEEDED (no answer in time). */
+export type LaneOutcome = StoreReply | { readonly error: StoreClientErrorCode; readonly message: string };
+
 /** What a lane's port carries back: the reply to request `id` (id 0: the connection's own outcome). */
 export interface LaneReply {
   readonly id: number;
-  readonly reply: StoreReply;
+  readonly reply: LaneOutcome;
 }
 
 function openLane(data: StoreConnectionData, lane: StoreLane): void {
   const signal = new Int32Array(lane.signal);
   const where = `the coordination store at ${data.host}:${data.port}`;
-  const answer = (id: number, reply: StoreReply) => {
+  const answer = (id: number, reply: LaneOutcome) => {
     lane.port.postMessage({ id, reply } satisfies LaneReply);
     Atomics.add(signal, 0, 1);
     Atomics.notify(signal, 0);
@@ -53,13 +56,14 @@ function openLane(data: StoreConnectionData, lane: StoreLane): void {
     clearTimeout(timer);
     answer(0, { ok: true });
   });
-  const reader = new MessageReader((m) => {
-    const id = waiting.shift();
-    if (id !== undefined) answer(id, m as StoreReply);
-  });
+  const reader = new FrameReader();
   socket.on("data", (chunk: Buffer) => {
     try {
-      reader.push(chunk);
+      for (const text of reader.push(chunk)) {
+        const reply = JSON.parse(text) as StoreReply;
+        const id = waiting.shift();
+        if (id !== undefined) answer(id, reply);
+      }
     } catch (e) {
       fail(`${where} sent an unreadable message: ${(e as Error).message}`);
       socket.destroy();
