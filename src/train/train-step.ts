@@ -67,7 +67,7 @@ export interface TrainState {
 /** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
 export type StepInputs = ObjectiveBatch;
 
-function microSlices(x: k.Array, n: number): k.Array[] {
+export function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
   if (b % n !== 0)
     throw new Error(

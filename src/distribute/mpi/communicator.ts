@@ -70,9 +70,19 @@ export class MpiCommunicator {
     process.exit(code);
   }
 
+  /** MPI_Abort without leaving the process (for an exit handler). */
+  abortNow(code = 1): void {
+    if (!this.finalized) this.lib.fn.MPI_Abort(this.lib.handles.commWorld, code);
+  }
+
   /** MPI_Finalize, once, after the queued calls have finished. */
   async finalize(): Promise<void> {
     await this.queue.catch(() => undefined);
+    this.finalizeNow();
+  }
+
+  /** MPI_Finalize now (for an exit handler: no collective may be in flight). */
+  finalizeNow(): void {
     if (this.finalized) return;
     this.finalized = true;
     const flag = [0];

@@ -47,12 +47,7 @@ export const MPI_INSTALL_HINT = "apt-get install -y mpich libmpich-dev (or openm
 
 const CANDIDATES: Record<MpiFlavor, string[]> = {
   openmpi: ["libmpi.so.40", "/usr/lib/x86_64-linux-gnu/libmpi.so.40", "/usr/lib/aarch64-linux-gnu/libmpi.so.40"],
-  mpich: [
-    "libmpich.so.12",
-    "libmpi.so.12",
-    "/usr/lib/x86_64-linux-gnu/libmpich.so.12",
-    "/usr/lib/aarch64-linux-gnu/libmpich.so.12",
-  ],
+  mpich: ["libmpich.so.12", "libmpi.so.12", "/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/usr/lib/aarch64-linux-gnu/libmpich.so.12"],
 };
 
 /**
