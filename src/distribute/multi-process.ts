@@ -4,6 +4,7 @@
 //
 // The process's place comes from its launcher's environment (mpirun/mpiexec: OMPI_COMM_WORLD_* or
 // PMI_*; `kiln launch`: KILN_RANK/KILN_WORLD_SIZE) and is cross-checked against MPI's own rank and size.
+import { writeSync } from "node:fs";
 import { MpiCommunicator } from "./mpi/communicator.js";
 import { launcherFlavor } from "./mpi/library.js";
 
@@ -76,14 +77,13 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
           `set KILN_MPI=openmpi or KILN_MPI=mpich to match the launcher`,
       );
     joined = { rank: comm.rank, size: comm.size, comm };
-    // At exit: MPI_Finalize after a clean run; after a failure, MPI_Abort, so that the other ranks stop
-    // rather than wait for this one at their next collective.
+    // At exit: MPI_Finalize after a clean run. After a failure the process leaves without it, and the
+    // launcher (mpirun, mpiexec), seeing a rank end with an error, stops the others rather than letting
+    // them wait for this one at their next collective. (Not MPI_Abort here: it kills at once, before
+    // the error message this process is printing reaches the terminal.)
     process.on("exit", (code) => {
       if (code === 0) comm.finalizeNow();
-      else {
-        process.stderr.write(`${rankPrefix(joined)}rank ${comm.rank} failed (exit code ${code}): stopping every rank\n`);
-        comm.abortNow(code);
-      }
+      else writeSync(2, `${rankPrefix(joined)}rank ${comm.rank} failed (exit code ${code}): the launcher stops every rank\n`);
     });
   }
   if (o.expected !== undefined && o.expected !== joined.size)

@@ -1,0 +1,120 @@
+// Starting N copies of a node script under the installed MPI launcher (Open MPI's mpirun, else MPICH's
+// mpiexec), on this machine, bounded in time; and the training outputs tests compare.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readSafetensors } from "../../src/models/safetensors.js";
+
+export interface Launcher {
+  flavor: "openmpi" | "mpich";
+  /** The command and its arguments before the program, for n processes. */
+  argv(n: number): string[];
+}
+
+function found(cmd: string): boolean {
+  return spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+/** The launcher the tests use, or undefined when no MPI is installed. */
+export function findLauncher(): Launcher | undefined {
+  if (found("mpirun.openmpi"))
+    return {
+      flavor: "openmpi",
+      // Root (containers, CI) needs --allow-run-as-root; more processes than cores need --oversubscribe.
+      argv: (n) => ["mpirun.openmpi", ...(process.getuid?.() === 0 ? ["--allow-run-as-root"] : []), "--oversubscribe", "-n", String(n)],
+    };
+  if (found("mpiexec.mpich")) return { flavor: "mpich", argv: (n) => ["mpiexec.mpich", "-n", String(n)] };
+  return undefined;
+}
+
+export const mpiSkip = findLauncher()
+  ? false
+  : "no MPI launcher installed (apt-get install -y openmpi-bin libopenmpi-dev, or mpich libmpich-dev)";
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/**
+ * Runs `program args` as `n` processes (each line of `perRank` replaces the arguments for that rank,
+ * in MPI's colon syntax), killing the launcher after `timeoutMs`. `onLine` sees every stdout line.
+ */
+export function mpiRun(
+  n: number,
+  program: string[],
+  o: { timeoutMs?: number; onLine?: (line: string, child: ReturnType<typeof spawn>) => void; perRank?: string[][] } = {},
+): Promise<Run> {
+  const launcher = findLauncher()!;
+  const argv = o.perRank
+    ? [...launcher.argv(1).slice(0, -2), ...o.perRank.flatMap((args, i) => [...(i ? [":"] : []), "-n", "1", process.execPath, ...args])]
+    : [...launcher.argv(n), process.execPath, ...program];
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ["ignore", "pipe", "pipe"],
+      // One intra-op thread per process: the processes share this machine's cores.
+      env: { ...process.env, KILN_CPU_THREADS: "1" },
+    });
+    let stdout = "",
+      stderr = "",
+      partial = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 120_000);
+    child.stdout!.on("data", (b: Buffer) => {
+      stdout += b;
+      partial += b;
+      const lines = partial.split("\n");
+      partial = lines.pop()!;
+      for (const l of lines) o.onLine?.(l, child);
+    });
+    child.stderr!.on("data", (b: Buffer) => (stderr += b));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 });
+    });
+  });
+}
+
+/** Per-step training losses from an output directory's metrics.jsonl. */
+export function stepLosses(dir: string): number[] {
+  return readFileSync(join(dir, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .filter((m) => m.loss !== undefined)
+    .map((m) => m.loss as number);
+}
+
+/** The largest |a − b| / |b| over two lists of numbers (|b| floored at `floor`). */
+export function maxRelative(a: ArrayLike<number>, b: ArrayLike<number>, floor = 1e-3): number {
+  assert.equal(a.length, b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!) / Math.max(Math.abs(b[i]!), floor));
+  return worst;
+}
+
+/**
+ * The largest difference between the final parameters of two output directories (model.safetensors),
+ * relative to each tensor's largest magnitude (at least 0.01, the scale of initialized weights): AdamW's
+ * step is ±lr for a gradient of any size, so an element whose gradient is within rounding of 0 may step
+ * either way, and a tensor whose true gradient is 0 (attention's key bias: softmax ignores a shift) holds
+ * only rounding noise (≈1e-7) in both runs.
+ */
+export async function maxParamRelative(dirA: string, dirB: string): Promise<number> {
+  const a = (await readSafetensors(join(dirA, "model.safetensors"))).tensors;
+  const b = (await readSafetensors(join(dirB, "model.safetensors"))).tensors;
+  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort());
+  return Math.max(
+    ...Object.keys(a).map((name) => {
+      const x = a[name]!.data as ArrayLike<number>,
+        y = b[name]!.data as ArrayLike<number>;
+      let scale = 0;
+      for (let i = 0; i < y.length; i++) scale = Math.max(scale, Math.abs(y[i]!));
+      return maxRelative(x, y, Math.max(scale, 0.01));
+    }),
+  );
+}
