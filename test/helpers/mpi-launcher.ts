@@ -98,23 +98,29 @@ export function maxRelative(a: ArrayLike<number>, b: ArrayLike<number>, floor = 
 }
 
 /**
- * The largest difference between the final parameters of two output directories (model.safetensors),
- * relative to each tensor's largest magnitude (at least 0.01, the scale of initialized weights): AdamW's
- * step is ±lr for a gradient of any size, so an element whose gradient is within rounding of 0 may step
- * either way, and a tensor whose true gradient is 0 (attention's key bias: softmax ignores a shift) holds
- * only rounding noise (≈1e-7) in both runs.
+ * How far the final parameters of two output directories (model.safetensors) are apart: the largest
+ * difference relative to each tensor's largest magnitude, and the largest absolute difference in the
+ * tensors that hold only rounding noise (every value below 1e-5: attention's key bias, whose true
+ * gradient is 0 because softmax ignores a shift, and which AdamW moves by ±lr steps of noise). An
+ * element-wise relative measure would say nothing: AdamW's step is ±lr for a gradient of any size.
  */
-export async function maxParamRelative(dirA: string, dirB: string): Promise<number> {
+export async function paramDifference(dirA: string, dirB: string): Promise<{ relative: number; noise: number }> {
   const a = (await readSafetensors(join(dirA, "model.safetensors"))).tensors;
   const b = (await readSafetensors(join(dirB, "model.safetensors"))).tensors;
   assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort());
-  return Math.max(
-    ...Object.keys(a).map((name) => {
-      const x = a[name]!.data as ArrayLike<number>,
-        y = b[name]!.data as ArrayLike<number>;
-      let scale = 0;
-      for (let i = 0; i < y.length; i++) scale = Math.max(scale, Math.abs(y[i]!));
-      return maxRelative(x, y, Math.max(scale, 0.01));
-    }),
-  );
+  let relative = 0,
+    noise = 0;
+  for (const name of Object.keys(a)) {
+    const x = a[name]!.data as ArrayLike<number>,
+      y = b[name]!.data as ArrayLike<number>;
+    let scale = 0,
+      diff = 0;
+    for (let i = 0; i < y.length; i++) {
+      scale = Math.max(scale, Math.abs(y[i]!));
+      diff = Math.max(diff, Math.abs(x[i]! - y[i]!));
+    }
+    if (scale < 1e-5) noise = Math.max(noise, diff);
+    else relative = Math.max(relative, diff / scale);
+  }
+  return { relative, noise };
 }

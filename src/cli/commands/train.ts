@@ -26,6 +26,7 @@ import type { Command } from "./types.js";
 import type { TrainingTask } from "../../train/objectives/objective.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
+import { joinProcessGroup } from "../../distribute/multi-process.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
@@ -250,7 +251,10 @@ async function runTrain(argv: string[]): Promise<void> {
     devices: intFlag("devices", v.devices, 1, 1),
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
-  const replicas = devices.length;
+  // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
+  const group = joinProcessGroup();
+  const replicas = devices.length * (group?.size ?? 1);
+  const main = (group?.rank ?? 0) === 0;
   const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
   const train = await openDataset({
     files: v["train-data"]!,
@@ -300,16 +304,18 @@ async function runTrain(argv: string[]): Promise<void> {
     : isCausalConfig(config)
       ? await loadCausalModel(v["init-from"], devices[0]!)
       : await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! });
-  for (const notice of init?.notices ?? []) console.error(`kiln train: ${notice}`);
+  for (const notice of main ? (init?.notices ?? []) : []) console.error(`kiln train: ${notice}`);
   const params = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
-  console.error(
-    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
-      `${checked.trainRecords} training records of ${maxLength} tokens, ` +
-      `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} ` +
-      `(${trainer.strategy.name}, precision ${precision})`,
-  );
+  if (main)
+    console.error(
+      `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
+        `${checked.trainRecords} training records of ${maxLength} tokens, ` +
+        `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
+        (group ? ` in each of ${group.size} processes ` : " ") +
+        `(${trainer.strategy.name}, precision ${precision})`,
+    );
   const result = await trainer.fit({
     model,
     ...(init ? { params: init.params } : {}),
@@ -332,8 +338,9 @@ async function runTrain(argv: string[]): Promise<void> {
     ["evaluation", evalData],
   ] as const) {
     const summary = data?.skipped.summary();
-    if (summary) console.error(`kiln train: ${name} data: ${summary}`);
+    if (summary) console.error(`${group && !main ? `[rank ${group.rank}] ` : ""}kiln train: ${name} data: ${summary}`);
   }
+  if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(
     JSON.stringify({
