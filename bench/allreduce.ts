@@ -8,6 +8,7 @@ import * as k from "../src/index.js";
 import { currentProcessGroup, joinProcessGroup, processPlace } from "../src/distribute/multi-process.js";
 import { benchModel } from "../src/train/bench-train.js";
 import { flatGradientLength } from "../src/train/split-step.js";
+import { DEFAULT_BUCKET_ELEMENTS } from "../src/train/cross-process-steps.js";
 import { mpiRunNode } from "./lib/mpi-run.js";
 
 function take(args: string[], name: string, fallback: string): string {
@@ -52,4 +53,24 @@ export async function run(args: string[]): Promise<void> {
         }),
       );
   }
+  // The whole gradient as the trainer sums it: in buckets of DEFAULT_BUCKET_ELEMENTS, one after another.
+  const buf = new Float32Array(elements).fill(1);
+  const t0 = performance.now();
+  for (let i = 0; i < iterations; i++)
+    for (let at = 0; at < elements; at += DEFAULT_BUCKET_ELEMENTS)
+      await group.comm.allReduceSum(buf.subarray(at, Math.min(elements, at + DEFAULT_BUCKET_ELEMENTS)));
+  const s = (performance.now() - t0) / 1000 / iterations;
+  if (group.rank === 0)
+    console.log(
+      JSON.stringify({
+        bench: "allreduce",
+        mpi: group.comm.lib.flavor,
+        processes: group.size,
+        bytes: elements * 4,
+        gradient_of: preset,
+        bucket_bytes: DEFAULT_BUCKET_ELEMENTS * 4,
+        latency_us: Number((s * 1e6).toFixed(1)),
+        algbw_gbps: Number(((elements * 4) / s / 1e9).toFixed(3)),
+      }),
+    );
 }

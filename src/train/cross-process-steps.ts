@@ -13,7 +13,11 @@ import type { CompiledFn, Strategy } from "../distribute/strategy.js";
 import { makeGradientStep, makeUpdateStep } from "./split-step.js";
 import { STEP_SCALARS, type StackedStepInputs, type TrainState, type TrainStepOptions } from "./train-step.js";
 
-/** Elements per all-reduce bucket unless told otherwise (PyTorch DDP's 25 MB of f32). */
+/**
+ * Elements per all-reduce bucket unless told otherwise: PyTorch DDP's 25 MB of f32. (`npm run bench --
+ * allreduce` on a busy 2-core machine, Open MPI 4.1, 2 processes: mlm-small's 21 MB gradient took 79 ms
+ * as one message and 162 ms as 4 MiB buckets one after another.)
+ */
 export const DEFAULT_BUCKET_ELEMENTS = (25 << 20) / 4;
 
 /** Seconds spent in each part of the steps so far (what the scaling bench reports). */

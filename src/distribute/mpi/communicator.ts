@@ -30,7 +30,8 @@ export class MpiCommunicator {
       check(lib, lib.fn.MPI_Init_thread(null, null, MPI_THREAD_SERIALIZED, provided), "MPI_Init_thread");
       if (provided[0]! < MPI_THREAD_SERIALIZED)
         throw new Error(
-          `${lib.path} provides thread level ${provided[0]}, below MPI_THREAD_SERIALIZED (2), which Kiln needs to call MPI from worker threads`,
+          `${lib.path} provides thread level ${provided[0]}, below MPI_THREAD_SERIALIZED (2), ` +
+            "which Kiln needs to call MPI from worker threads",
         );
     }
     const rank = [0],
