@@ -26,7 +26,7 @@ import type { Command } from "./types.js";
 import type { TrainingTask } from "../../train/objectives/objective.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
-import { joinProcessGroup } from "../../distribute/multi-process.js";
+import { joinProcessGroup, rankPrefix } from "../../distribute/multi-process.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
@@ -268,7 +268,7 @@ async function runTrain(argv: string[]): Promise<void> {
   // Before anything compiles: the shards were made with this tokenizer, and every one of them reads
   // through (framing, checksums, the count in its name), so that damage stops the run now, not hours in.
   for (const data of [train, evalData]) if (data) await checkDataTokenizer(data.files, v.tokenizer!);
-  const checked = await checkInputs(train, evalData);
+  const checked = await checkInputs(train, evalData, rankPrefix(group));
   const epochs = intFlag("epochs", v.epochs, 1, 1);
   const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
@@ -338,7 +338,7 @@ async function runTrain(argv: string[]): Promise<void> {
     ["evaluation", evalData],
   ] as const) {
     const summary = data?.skipped.summary();
-    if (summary) console.error(`${group && !main ? `[rank ${group.rank}] ` : ""}kiln train: ${name} data: ${summary}`);
+    if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
   if (!main) return;
   const last = result.evalHistory.at(-1);
@@ -397,6 +397,7 @@ export const trainCommand: Command = {
 async function checkInputs(
   train: TFRecordDataset<unknown>,
   evalData: TFRecordDataset<unknown> | undefined,
+  prefix: string,
 ): Promise<{ trainRecords: number }> {
   const t = await train.checkShards();
   const e = evalData ? await evalData.checkShards() : undefined;
@@ -404,7 +405,7 @@ async function checkInputs(
   const mb = (t.bytes + (e?.bytes ?? 0)) / 1e6;
   const skipped = t.skipped + (e?.skipped ?? 0);
   console.error(
-    `kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
+    `${prefix}kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
       (skipped ? `, ${skipped} bad records to skip` : ""),
   );
   return { trainRecords: t.records };
