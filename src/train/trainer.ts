@@ -543,7 +543,7 @@ export class Trainer implements TrainerView {
           compileSeconds += seconds;
           this.bar?.markTrainingStart(this.globalStep + group.length);
         } else {
-          timedTokens += group.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0);
+          timedTokens += group.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0) * (this.group?.size ?? 1);
           timedSeconds += seconds;
         }
         let stepMetrics: Metrics = {};

@@ -23,10 +23,17 @@ const root = mkdtempSync(join(tmpdir(), "kiln-multi-process-"));
 const data = join(root, "data");
 
 /** Trains `processes` × `replicas` into a fresh directory; returns it. */
-async function train(name: string, processes: number, replicas: number, task: "mlm" | "causal-lm", extra: string[] = []): Promise<string> {
+async function train(
+  name: string,
+  processes: number,
+  replicas: number,
+  task: "mlm" | "causal-lm",
+  extra: string[] = [],
+  flavor?: "openmpi" | "mpich",
+): Promise<string> {
   const out = join(root, name);
   const args = [script, data, out, String(STEPS), "--task", task, "--trainer", JSON.stringify({ accelerator: "cpu", devices: replicas })];
-  const run = await mpiRun(processes, [...args, ...extra]);
+  const run = await mpiRun(processes, [...args, ...extra], flavor ? { flavor } : {});
   assert.equal(run.code, 0, `${name} (${processes} processes × ${replicas}) failed:\n${run.stdout}\n${run.stderr}`);
   return out;
 }
@@ -63,6 +70,10 @@ test("multi-process data parallelism", { skip: mpiSkip, timeout: 300_000 }, asyn
   await t.test("causal LM: 2 processes × 1 and 2 × 2 equal 1 process × 2 and × 4", async (t) => {
     await assertSameRun(t, await train("causal-2x1", 2, 1, "causal-lm"), refs.get("causal-lm-2")!, "causal 2×1");
     await assertSameRun(t, await train("causal-2x2", 2, 2, "causal-lm"), refs.get("causal-lm-4")!, "causal 2×2");
+  });
+  await t.test("under MPICH's mpiexec too (when installed): 2 processes × 1 replica equal 1 process × 2", async (t) => {
+    if (!findLauncher("mpich")) return t.skip("MPICH is not installed (apt-get install -y mpich libmpich-dev)");
+    await assertSameRun(t, await train("mlm-2x1-mpich", 2, 1, "mlm", [], "mpich"), refs.get("mlm-2")!, "mlm 2×1 (MPICH)");
   });
   await t.test("a checkpoint written by 4 processes resumes with 2 processes × 2 replicas", async (t) => {
     const dir = await train("resume", 4, 1, "mlm", ["--stop-after", "4"]);
@@ -119,5 +130,33 @@ test(
     assert.match(run.stderr, /rank 1's settings differ from rank 0's: seed 3 on rank 0, 4 here/);
     assert.match(run.stderr, /the settings of rank 1 differ from rank 0's/);
     assert.ok(!/step 1/.test(run.stdout), "a rank trained despite the mismatch");
+  },
+);
+
+test(
+  "a hung rank (SIGSTOP): the others give up at the collective timeout and the job ends",
+  { skip: mpiSkip, timeout: 120_000 },
+  async () => {
+    await writeTinyShards(data);
+    let stoppedAt = 0;
+    const args = [script, data, join(root, "hung"), "400", "--trainer", JSON.stringify({ accelerator: "cpu", devices: 1 })];
+    const run = await mpiRun(2, args, {
+      timeoutMs: 90_000,
+      env: { KILN_COLLECTIVE_TIMEOUT: "5" },
+      onLine: (line) => {
+        const m = /^rank 1 pid (\d+) step 2$/.exec(line);
+        if (!m || stoppedAt) return;
+        stoppedAt = performance.now();
+        process.kill(Number(m[1]), "SIGSTOP");
+      },
+    });
+    assert.ok(stoppedAt > 0, `rank 1 never reached step 2:\n${run.stdout}\n${run.stderr}`);
+    const seconds = (performance.now() - stoppedAt) / 1000;
+    assert.notEqual(run.code, 0);
+    assert.ok(seconds < 30, `the job took ${seconds.toFixed(1)} s to end`);
+    assert.match(
+      run.stderr,
+      /MPI_(Allreduce|Barrier|Bcast) waited 5 s for the other ranks \(KILN_COLLECTIVE_TIMEOUT\): a rank is hung or stopped/,
+    );
   },
 );

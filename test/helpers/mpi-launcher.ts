@@ -16,16 +16,20 @@ function found(cmd: string): boolean {
   return spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-/** The launcher the tests use, or undefined when no MPI is installed. */
-export function findLauncher(): Launcher | undefined {
-  if (found("mpirun.openmpi"))
-    return {
-      flavor: "openmpi",
-      // Root (containers, CI) needs --allow-run-as-root; more processes than cores need --oversubscribe.
-      argv: (n) => ["mpirun.openmpi", ...(process.getuid?.() === 0 ? ["--allow-run-as-root"] : []), "--oversubscribe", "-n", String(n)],
-    };
-  if (found("mpiexec.mpich")) return { flavor: "mpich", argv: (n) => ["mpiexec.mpich", "-n", String(n)] };
-  return undefined;
+const LAUNCHERS: Record<Launcher["flavor"], Launcher & { command: string }> = {
+  openmpi: {
+    flavor: "openmpi",
+    command: "mpirun.openmpi",
+    // Root (containers, CI) needs --allow-run-as-root; more processes than cores need --oversubscribe.
+    argv: (n) => ["mpirun.openmpi", ...(process.getuid?.() === 0 ? ["--allow-run-as-root"] : []), "--oversubscribe", "-n", String(n)],
+  },
+  mpich: { flavor: "mpich", command: "mpiexec.mpich", argv: (n) => ["mpiexec.mpich", "-n", String(n)] },
+};
+
+/** The launcher the tests use (Open MPI's, else MPICH's), or the one of `flavor`; undefined when not installed. */
+export function findLauncher(flavor?: Launcher["flavor"]): Launcher | undefined {
+  const order = flavor ? [LAUNCHERS[flavor]] : [LAUNCHERS.openmpi, LAUNCHERS.mpich];
+  return order.find((l) => found(l.command));
 }
 
 export const mpiSkip = findLauncher()
@@ -46,9 +50,15 @@ export interface Run {
 export function mpiRun(
   n: number,
   program: string[],
-  o: { timeoutMs?: number; onLine?: (line: string, child: ReturnType<typeof spawn>) => void; perRank?: string[][] } = {},
+  o: {
+    timeoutMs?: number;
+    onLine?: (line: string, child: ReturnType<typeof spawn>) => void;
+    perRank?: string[][];
+    env?: Record<string, string>;
+    flavor?: Launcher["flavor"];
+  } = {},
 ): Promise<Run> {
-  const launcher = findLauncher()!;
+  const launcher = findLauncher(o.flavor)!;
   const argv = o.perRank
     ? [...launcher.argv(1).slice(0, -2), ...o.perRank.flatMap((args, i) => [...(i ? [":"] : []), "-n", "1", process.execPath, ...args])]
     : [...launcher.argv(n), process.execPath, ...program];
@@ -57,7 +67,7 @@ export function mpiRun(
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: ["ignore", "pipe", "pipe"],
       // One intra-op thread per process: the processes share this machine's cores.
-      env: { ...process.env, KILN_CPU_THREADS: "1" },
+      env: { ...process.env, KILN_CPU_THREADS: "1", ...o.env },
     });
     let stdout = "",
       stderr = "",

@@ -4,9 +4,23 @@
 // signals, the progress bar, a watchdog). MPI is initialized with MPI_THREAD_SERIALIZED and the calls are
 // queued one at a time, so a call never overlaps another and every rank issues them in the same order,
 // whichever worker thread koffi picks.
+import { writeSync } from "node:fs";
 import { loadMpi, type MpiFlavor, type MpiLibrary } from "./library.js";
 
 const MPI_THREAD_SERIALIZED = 2;
+
+/**
+ * Seconds a collective waits by default: long enough for rank 0 to write a large checkpoint while the
+ * others wait at the barrier after it, and for the slowest rank's first compile.
+ */
+export const DEFAULT_COLLECTIVE_TIMEOUT_S = 300;
+
+function collectiveTimeout(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_COLLECTIVE_TIMEOUT_S;
+  const n = Number(value);
+  if (!(n > 0 && Number.isFinite(n))) throw new Error(`KILN_COLLECTIVE_TIMEOUT must be a number of seconds > 0, got "${value}"`);
+  return n;
+}
 
 export type FloatBuffer = Float32Array | Float64Array;
 
@@ -14,11 +28,16 @@ export class MpiCommunicator {
   private queue: Promise<unknown> = Promise.resolve();
   private finalized = false;
 
+  /** How long a collective may wait for the other ranks before the job is aborted (KILN_COLLECTIVE_TIMEOUT, seconds). */
+  readonly timeoutSeconds: number;
+
   private constructor(
     readonly lib: MpiLibrary,
     readonly rank: number,
     readonly size: number,
-  ) {}
+  ) {
+    this.timeoutSeconds = collectiveTimeout(process.env.KILN_COLLECTIVE_TIMEOUT);
+  }
 
   /** Initializes MPI (once per process) and returns MPI_COMM_WORLD. */
   static init(flavor?: MpiFlavor): MpiCommunicator {
@@ -95,7 +114,19 @@ export class MpiCommunicator {
     if (this.finalized) return Promise.reject(new Error(`${name} after MPI_Finalize`));
     const run = () =>
       new Promise<void>((resolve, reject) => {
+        // A rank that stopped (hung, or stopped by a debugger) leaves the others in this call for good;
+        // MPI itself never times out. The main thread is free meanwhile, so a timer can end the job.
+        const watchdog = setTimeout(() => {
+          writeSync(
+            2,
+            `${this.rank > 0 ? `[rank ${this.rank}] ` : ""}${name} waited ${this.timeoutSeconds} s for the other ranks ` +
+              `(KILN_COLLECTIVE_TIMEOUT): a rank is hung or stopped; aborting every rank\n`,
+          );
+          this.lib.fn.MPI_Abort(this.lib.handles.commWorld, 1);
+        }, this.timeoutSeconds * 1000);
+        watchdog.unref();
         this.lib.fn[name].async(...args, (err: unknown, rc: number) => {
+          clearTimeout(watchdog);
           if (err) reject(err);
           else if (rc !== 0) reject(new Error(`${name} failed: ${errorString(this.lib, rc)}`));
           else resolve();

@@ -42,10 +42,15 @@ export interface MpiLibrary {
   };
 }
 
-/** The install command named in errors (Debian's packages; the default launcher is MPICH's mpiexec). */
-export const MPI_INSTALL_HINT = "apt-get install -y mpich libmpich-dev (or openmpi-bin libopenmpi-dev)";
+/**
+ * The install command named in errors (Debian's packages). Open MPI is the default: when a rank dies its
+ * mpirun names the rank ("process rank 1 … exited on signal 9"), where MPICH's Hydra names only a pid;
+ * as root it needs --allow-run-as-root, and --oversubscribe for more processes than cores.
+ */
+export const MPI_INSTALL_HINT = "apt-get install -y openmpi-bin libopenmpi-dev (or mpich libmpich-dev)";
 
-const CANDIDATES: Record<MpiFlavor, string[]> = {
+/** Where each flavor's library is looked for (names for the loader's search path, then Debian's paths). */
+export const CANDIDATES: Record<MpiFlavor, readonly string[]> = {
   openmpi: ["libmpi.so.40", "/usr/lib/x86_64-linux-gnu/libmpi.so.40", "/usr/lib/aarch64-linux-gnu/libmpi.so.40"],
   mpich: ["libmpich.so.12", "libmpi.so.12", "/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/usr/lib/aarch64-linux-gnu/libmpich.so.12"],
 };
@@ -65,8 +70,8 @@ export function launcherFlavor(env: NodeJS.ProcessEnv = process.env): MpiFlavor 
   return undefined;
 }
 
-function open(flavor: MpiFlavor): { lib: KoffiLib; path: string } | undefined {
-  for (const path of CANDIDATES[flavor]) {
+function open(paths: readonly string[]): { lib: KoffiLib; path: string } | undefined {
+  for (const path of paths) {
     try {
       // RTLD_GLOBAL: Open MPI loads its components (mca_*.so) with dlopen and they resolve libmpi's symbols.
       return { lib: koffi.load(path, { global: true } as any), path };
@@ -78,16 +83,16 @@ function open(flavor: MpiFlavor): { lib: KoffiLib; path: string } | undefined {
 }
 
 /**
- * Loads the MPI library of `flavor` (default: the launcher's, else MPICH, else Open MPI). Throws, naming
+ * Loads the MPI library of `flavor` (default: the launcher's, else Open MPI, else MPICH). Throws, naming
  * the install command, when none is installed.
  */
-export function loadMpi(flavor: MpiFlavor | undefined = launcherFlavor()): MpiLibrary {
-  const order: MpiFlavor[] = flavor ? [flavor] : ["mpich", "openmpi"];
+export function loadMpi(flavor: MpiFlavor | undefined = launcherFlavor(), candidates = CANDIDATES): MpiLibrary {
+  const order: MpiFlavor[] = flavor ? [flavor] : ["openmpi", "mpich"];
   for (const f of order) {
-    const found = open(f);
+    const found = open(candidates[f]);
     if (found) return bind(f, found.lib, found.path);
   }
-  const names = order.flatMap((f) => CANDIDATES[f].filter((c) => !c.startsWith("/")));
+  const names = order.flatMap((f) => candidates[f].filter((c) => !c.startsWith("/")));
   throw new Error(
     `no MPI library found (looked for ${names.join(", ")}): multi-process training on CPUs needs MPI; ` +
       `install it with \`${MPI_INSTALL_HINT}\` and start the processes with mpiexec -n N (or mpirun -n N)`,
