@@ -28,12 +28,12 @@ async function train(
   processes: number,
   replicas: number,
   task: "mlm" | "causal-lm",
-  extra: string[] = [],
-  flavor?: "openmpi" | "mpich",
+  o: { extra?: string[]; flavor?: "openmpi" | "mpich"; trainer?: Record<string, unknown> } = {},
 ): Promise<string> {
   const out = join(root, name);
-  const args = [script, data, out, String(STEPS), "--task", task, "--trainer", JSON.stringify({ accelerator: "cpu", devices: replicas })];
-  const run = await mpiRun(processes, [...args, ...extra], flavor ? { flavor } : {});
+  const trainer = JSON.stringify({ accelerator: "cpu", devices: replicas, ...o.trainer });
+  const args = [script, data, out, String(STEPS), "--task", task, "--trainer", trainer, ...(o.extra ?? [])];
+  const run = await mpiRun(processes, args, o.flavor ? { flavor: o.flavor } : {});
   assert.equal(run.code, 0, `${name} (${processes} processes × ${replicas}) failed:\n${run.stdout}\n${run.stderr}`);
   return out;
 }
@@ -71,14 +71,19 @@ test("multi-process data parallelism", { skip: mpiSkip, timeout: 300_000 }, asyn
     await assertSameRun(t, await train("causal-2x1", 2, 1, "causal-lm"), refs.get("causal-lm-2")!, "causal 2×1");
     await assertSameRun(t, await train("causal-2x2", 2, 2, "causal-lm"), refs.get("causal-lm-4")!, "causal 2×2");
   });
+  await t.test("with 2 micro-batches per step and 2 steps per call: 2 processes × 1 equal 1 process × 2", async (t) => {
+    const trainer = { gradientAccumulation: 2, stepsPerExecution: 2 };
+    const reference = await train("ref-mlm-2-accumulated", 1, 2, "mlm", { trainer });
+    await assertSameRun(t, await train("mlm-2x1-accumulated", 2, 1, "mlm", { trainer }), reference, "mlm 2×1, accumulation 2, K 2");
+  });
   await t.test("under MPICH's mpiexec too (when installed): 2 processes × 1 replica equal 1 process × 2", async (t) => {
     if (!findLauncher("mpich")) return t.skip("MPICH is not installed (apt-get install -y mpich libmpich-dev)");
-    await assertSameRun(t, await train("mlm-2x1-mpich", 2, 1, "mlm", [], "mpich"), refs.get("mlm-2")!, "mlm 2×1 (MPICH)");
+    await assertSameRun(t, await train("mlm-2x1-mpich", 2, 1, "mlm", { flavor: "mpich" }), refs.get("mlm-2")!, "mlm 2×1 (MPICH)");
   });
   await t.test("a checkpoint written by 4 processes resumes with 2 processes × 2 replicas", async (t) => {
-    const dir = await train("resume", 4, 1, "mlm", ["--stop-after", "4"]);
+    const dir = await train("resume", 4, 1, "mlm", { extra: ["--stop-after", "4"] });
     assert.ok(readdirSync(dir).includes("checkpoint-4"), `no checkpoint-4 in ${readdirSync(dir)}`);
-    await train("resume", 2, 2, "mlm", ["--resume"]);
+    await train("resume", 2, 2, "mlm", { extra: ["--resume"] });
     await assertSameRun(t, dir, refs.get("mlm-4")!, "mlm 4×1 to step 4, then 2×2");
   });
 });
