@@ -131,3 +131,14 @@ export async function agreeOnSettings(group: ProcessGroup, settings: Record<stri
     );
   throw new Error(`the settings of rank${ranks.length > 1 ? "s" : ""} ${ranks.join(", ")} differ from rank 0's (named in their output)`);
 }
+
+/** Whether any rank stops (and whether any was interrupted): the same answer on every rank. */
+export async function agreeToStop(
+  group: ProcessGroup,
+  stop: boolean,
+  interrupted: boolean,
+): Promise<{ stop: boolean; interrupted: boolean }> {
+  const flags = new Float32Array([stop ? 1 : 0, interrupted ? 1 : 0]);
+  await group.comm.allReduceMax(flags);
+  return { stop: flags[0]! > 0, interrupted: flags[1]! > 0 };
+}

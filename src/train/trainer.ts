@@ -47,7 +47,7 @@ import { makeStrategy, type Strategy, type StrategyName } from "../distribute/st
 import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
 import { lossCurveHtml } from "./plot.js";
-import { agreeOnSettings, joinProcessGroup, rankPrefix, type ProcessGroup } from "../distribute/multi-process.js";
+import { agreeOnSettings, agreeToStop, joinProcessGroup, rankPrefix, type ProcessGroup } from "../distribute/multi-process.js";
 import { CrossProcessSteps } from "./cross-process-steps.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
@@ -593,6 +593,9 @@ export class Trainer implements TrainerView {
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
         if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
+        // An interrupt (or a callback's stop) on any rank stops every rank after the same step, so that
+        // all of them take the same path out (checkpoint, final model) and meet at the same collectives.
+        if (this.group) ({ stop: this.shouldStop, interrupted } = await agreeToStop(this.group, this.shouldStop, interrupted));
       }
       const ended = watch.finish();
       if (ended) this.warn(ended);
