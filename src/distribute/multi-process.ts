@@ -107,7 +107,11 @@ export function rankPrefix(group: ProcessGroup | undefined): string {
  * every rank throws (naming the settings where it differs, or the ranks that do) rather than some
  * ranks going on to wait for the others forever.
  */
-export async function agreeOnSettings(group: ProcessGroup, settings: Record<string, unknown>): Promise<void> {
+export async function agreeOnSettings(
+  group: ProcessGroup,
+  settings: Record<string, unknown>,
+  remedy = "start every process with the same command, data and model",
+): Promise<void> {
   const mine = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, JSON.stringify(v) ?? "undefined"]));
   const bytes = new TextEncoder().encode(JSON.stringify(mine));
   const length = new Float64Array([group.rank === 0 ? bytes.length : 0]);
@@ -127,7 +131,7 @@ export async function agreeOnSettings(group: ProcessGroup, settings: Record<stri
     throw new Error(
       `rank ${group.rank}'s settings differ from rank 0's: ` +
         differing.map((n) => `${n} ${root[n] ?? "(unset)"} on rank 0, ${mine[n] ?? "(unset)"} here`).join("; ") +
-        `: start every process with the same command, data and model`,
+        `: ${remedy}`,
     );
   throw new Error(`the settings of rank${ranks.length > 1 ? "s" : ""} ${ranks.join(", ")} differ from rank 0's (named in their output)`);
 }

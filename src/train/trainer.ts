@@ -397,6 +397,12 @@ export class Trainer implements TrainerView {
       const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
+    if (this.group)
+      await agreeOnSettings(
+        this.group,
+        { resumed_from: resumeFrom ?? null, global_step: this.globalStep },
+        `every rank reads the checkpoints rank 0 writes: put outputDir on storage every process sees (one host, or a shared filesystem)`,
+      );
     if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
     if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
     else delete state.scaler;
