@@ -43,10 +43,12 @@ test("mpirun -n 4 kiln train equals kiln train --devices 4", { skip: mpiSkip, ti
     "0.1",
     "--quiet",
   );
+  const flags = "--max-steps 4 --per-replica-batch-size 2 --log-every 1 --accelerator cpu --quiet".split(" ");
   const train = (out: string) => [
-    ...["train", "--task", "causal-lm", "--preset", "llama-tiny", "--tokenizer", tokenizer],
-    ...["--train-data", join(shards, "train"), "--eval-data", join(shards, "validation"), "--output-dir", out],
-    ...["--max-steps", "4", "--per-replica-batch-size", "2", "--log-every", "1", "--accelerator", "cpu", "--quiet"],
+    "train",
+    ..."--task causal-lm --preset llama-tiny".split(" "),
+    ...["--tokenizer", tokenizer, "--train-data", join(shards, "train"), "--eval-data", join(shards, "validation")],
+    ...["--output-dir", out, ...flags],
   ];
   const one = kiln(...train(join(root, "one")), "--devices", "4");
   const four = await mpiRun(4, [cli, ...train(join(root, "four"))], { timeoutMs: 200_000 });
