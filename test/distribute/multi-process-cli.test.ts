@@ -47,8 +47,15 @@ test("mpirun -n 4 kiln train equals kiln train --devices 4", { skip: mpiSkip, ti
   const train = (out: string) => [
     "train",
     ..."--task causal-lm --preset llama-tiny".split(" "),
-    ...["--tokenizer", tokenizer, "--train-data", join(shards, "train"), "--eval-data", join(shards, "validation")],
-    ...["--output-dir", out, ...flags],
+    "--tokenizer",
+    tokenizer,
+    "--train-data",
+    join(shards, "train"),
+    "--eval-data",
+    join(shards, "validation"),
+    "--output-dir",
+    out,
+    ...flags,
   ];
   const one = kiln(...train(join(root, "one")), "--devices", "4");
   const four = await mpiRun(4, [cli, ...train(join(root, "four"))], { timeoutMs: 200_000 });
