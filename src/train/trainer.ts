@@ -240,7 +240,12 @@ export class Trainer implements TrainerView {
               ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
             });
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
-    this.group = joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {});
+    // Across processes, MPI sums the gradients of CPU executors (ONNX Runtime, XLA:CPU, whose plugins
+    // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT.
+    this.group =
+      this.strategy.devices[0]!.platform === "cpu"
+        ? joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {})
+        : undefined;
   }
 
   /** Replicas over all processes: each process's devices × the processes. */

@@ -252,7 +252,7 @@ async function runTrain(argv: string[]): Promise<void> {
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
   // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
-  const group = joinProcessGroup();
+  const group = devices[0]!.platform === "cpu" ? joinProcessGroup() : undefined;
   const replicas = devices.length * (group?.size ?? 1);
   const main = (group?.rank ?? 0) === 0;
   const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
