@@ -5,6 +5,7 @@ import { COMMANDS } from "./commands/index.js";
 import { UsageError } from "./args.js";
 import { kilnVersion } from "./version.js";
 import { TrainingDivergedError } from "../train/divergence.js";
+import { currentProcessGroup, rankPrefix } from "../distribute/multi-process.js";
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -49,14 +50,16 @@ main(process.argv.slice(2)).then(
     process.exitCode ??= code;
   },
   (err: unknown) => {
+    // One of several processes (mpirun): ranks other than 0 say which they are.
+    const prefix = rankPrefix(currentProcessGroup());
     if (err instanceof UsageError) {
-      console.error(err.message);
+      console.error(prefix + err.message);
       process.exitCode = 2;
     } else if (err instanceof TrainingDivergedError) {
-      console.error(`kiln: ${err.message}`);
+      console.error(`${prefix}kiln: ${err.message}`);
       process.exitCode = 3;
     } else {
-      console.error(err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : err);
+      console.error(prefix + (err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : String(err)));
       process.exitCode = 1;
     }
   },

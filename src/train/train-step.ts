@@ -70,7 +70,7 @@ export interface TrainState<S extends OptimizerState = OptimizerState> {
 /** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
 export type StepInputs = ObjectiveBatch;
 
-function microSlices(x: k.Array, n: number): k.Array[] {
+export function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
   if (b % n !== 0)
     throw new Error(
@@ -88,7 +88,7 @@ function microSlices(x: k.Array, n: number): k.Array[] {
  * all_reduce sums counts, losses and gradients across them (identity on one replica).
  */
 export function makeTrainStep(o: TrainStepOptions) {
-  const { objective, optimizer } = o;
+  const { objective } = o;
   const micro = o.microBatches ?? 1;
   const dtype = o.computeDtype ?? "f32";
   return function trainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
@@ -132,40 +132,57 @@ export function makeTrainStep(o: TrainStepOptions) {
       grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
     }
     grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
-    let finite: k.Array | undefined;
-    let scaler = state.scaler;
-    if (state.scaler) ({ grads, finite, next: scaler } = unscaleAndCheck(grads, state.scaler, o.lossScaling));
-    let gradNorm: k.Array;
-    if (o.clipNorm) ({ grads, norm: gradNorm } = clipByGlobalNorm(grads, o.clipNorm));
-    else
-      gradNorm = k
-        .leaves<k.Array>(grads)
-        .map((g) => g.astype("f32").square().sum())
-        .reduce((a, b) => a.add(b))
-        .sqrt();
     const loss = k.bind("all_reduce", [lossSum], {});
-    // gradNorm is the norm before clipping, so a NaN or Inf anywhere in the gradients shows in it.
-    const diverged = loss.isFinite().and(gradNorm.isFinite()).not();
-    // Under loss scaling an overflowing step is already skipped (and the scale halved): not a divergence.
-    const nonFinite = finite ? finite.and(diverged) : diverged;
-    // The update takes effect unless the loss scaler skips the step, or it is non-finite under "skip".
-    const skip = o.nonFiniteUpdate === "skip";
-    const keep = finite && skip ? finite.and(nonFinite.not()) : skip ? nonFinite.not() : finite;
-    const upd = applyOptimizer(optimizer, grads, state.params, state.opt, keep);
-    const next: TrainState = { params: upd.params, opt: upd.opt, ...(finite ? { scaler: scaler! } : {}) };
+    const { next, gradNorm, lr, skipped, nonFinite } = updateFromGradients(o, state, grads, loss);
     return {
       state: next,
       metrics: {
         loss,
         correct: k.bind("all_reduce", [correct], {}),
         count: total,
-        lr: upd.lr,
+        lr,
         gradNorm,
         dropped: k.bind("all_reduce", [dropped], {}),
-        skipped: finite ? finite.not().astype("f32") : k.scalar(0),
-        nonFinite: nonFinite.astype("f32"),
+        skipped,
+        nonFinite,
       },
     };
+  };
+}
+
+/**
+ * What a step does once its gradients are summed over every replica: the loss scaler's overflow check,
+ * clipping, the gradient norm, the divergence flag and the optimizer's update, which takes effect unless
+ * the loss scaler skips the step or it is non-finite under "skip". Shared by the one-program step and the
+ * update program of the step split across processes (split-step.ts).
+ */
+export function updateFromGradients(o: TrainStepOptions, state: TrainState, summedGrads: unknown, loss: k.Array) {
+  let grads: any = summedGrads;
+  let finite: k.Array | undefined;
+  let scaler = state.scaler;
+  if (state.scaler) ({ grads, finite, next: scaler } = unscaleAndCheck(grads, state.scaler, o.lossScaling));
+  let gradNorm: k.Array;
+  if (o.clipNorm) ({ grads, norm: gradNorm } = clipByGlobalNorm(grads, o.clipNorm));
+  else
+    gradNorm = k
+      .leaves<k.Array>(grads)
+      .map((g) => g.astype("f32").square().sum())
+      .reduce((a, b) => a.add(b))
+      .sqrt();
+  // gradNorm is the norm before clipping, so a NaN or Inf anywhere in the gradients shows in it.
+  const diverged = loss.isFinite().and(gradNorm.isFinite()).not();
+  // Under loss scaling an overflowing step is already skipped (and the scale halved): not a divergence.
+  const nonFinite = finite ? finite.and(diverged) : diverged;
+  const skip = o.nonFiniteUpdate === "skip";
+  const keep = finite && skip ? finite.and(nonFinite.not()) : skip ? nonFinite.not() : finite;
+  const upd = applyOptimizer(o.optimizer, grads, state.params, state.opt, keep);
+  const next: TrainState = { params: upd.params, opt: upd.opt, ...(finite ? { scaler: scaler! } : {}) };
+  return {
+    next,
+    gradNorm,
+    lr: upd.lr,
+    skipped: finite ? finite.not().astype("f32") : k.scalar(0),
+    nonFinite: nonFinite.astype("f32"),
   };
 }
 

@@ -48,6 +48,10 @@ import { makeStrategy, type Strategy, type StrategyName } from "../distribute/st
 import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
 import { lossCurveHtml } from "./plot.js";
+import { agreeOnSettings, agreeToStop, joinProcessGroup, rankPrefix, type ProcessGroup } from "../distribute/multi-process.js";
+import { CrossProcessSteps } from "./cross-process-steps.js";
+import { processRows } from "./process-rows.js";
+import { runSettingsDigest } from "./run-agreement.js";
 
 export interface TrainerOptions {
   outputDir: string;
@@ -106,8 +110,14 @@ export interface TrainerOptions {
   lossScale?: LossScaleOptions;
   /** "cpu", "gpu", "tpu" or "auto" (an accelerator when one is found, else the CPU). */
   accelerator?: Accelerator;
-  /** How many devices (or which): "auto", N, or a list of indices. */
+  /** How many devices (or which): "auto", N, or a list of indices. Per process when several run (Lightning's devices per node). */
   devices?: DevicesSpec;
+  /**
+   * Processes training together (Lightning's num_nodes), each with `devices` replicas: started by
+   * mpiexec/mpirun, which this process's environment names; gradients are summed across them by MPI.
+   * Default: as many as were started (1 when started alone).
+   */
+  numNodes?: number;
   /** Who runs the CPU: "ort" (ONNX Runtime, default) or "xla" (XLA's CPU plugin, a client with as many devices as asked for). */
   executor?: CpuExecutorName;
   /** A PJRT plugin to load (else KILN_PJRT_PLUGIN, else discovery). */
@@ -175,12 +185,24 @@ export class Trainer implements TrainerView {
   private readonly o: Required<
     Omit<
       TrainerOptions,
-      "maxSteps" | "epochs" | "loops" | "clipNorm" | "accelerator" | "devices" | "executor" | "pjrtPlugin" | "strategy" | "lossScale"
+      | "maxSteps"
+      | "epochs"
+      | "loops"
+      | "clipNorm"
+      | "accelerator"
+      | "devices"
+      | "numNodes"
+      | "executor"
+      | "pjrtPlugin"
+      | "strategy"
+      | "lossScale"
     >
   > &
     TrainerOptions;
   readonly strategy: Strategy;
   readonly policy: PrecisionPolicy;
+  /** The processes this one trains with (undefined when it trains alone). */
+  readonly group: ProcessGroup | undefined;
   private loggers: MetricsLogger[] = [];
   private bar: ProgressBar | undefined;
   private current:
@@ -229,6 +251,22 @@ export class Trainer implements TrainerView {
               ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
             });
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
+    // Across processes, MPI sums the gradients of CPU executors (ONNX Runtime, XLA:CPU, whose plugins
+    // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT.
+    this.group =
+      this.strategy.devices[0]!.platform === "cpu"
+        ? joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {})
+        : undefined;
+  }
+
+  /** Replicas over all processes: each process's devices × the processes. */
+  get worldReplicas(): number {
+    return this.strategy.numReplicas * (this.group?.size ?? 1);
+  }
+
+  /** Rank 0 writes the run's files and owns the console; the other ranks only compute (and warn, prefixed). */
+  private get isMainRank(): boolean {
+    return (this.group?.rank ?? 0) === 0;
   }
 
   /** Where parameters, optimizer state and replica 0's results live. */
@@ -237,6 +275,7 @@ export class Trainer implements TrainerView {
   }
 
   log(message: string): void {
+    if (!this.isMainRank) return;
     if (this.bar) this.bar.log(message);
     else if (this.o.progress) console.error(message);
   }
@@ -244,7 +283,7 @@ export class Trainer implements TrainerView {
   /** A message the user must see even without progress output (a warning about the run). */
   warn(message: string): void {
     if (this.bar) this.bar.log(message);
-    else console.error(message);
+    else console.error(rankPrefix(this.group) + message);
   }
 
   logMetrics(metrics: Metrics): void {
@@ -269,6 +308,11 @@ export class Trainer implements TrainerView {
       reason,
       ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
     };
+    if (!this.isMainRank) {
+      // Rank 0 writes; every rank leaves the checkpoint only once it is complete on disk.
+      await this.group!.comm.barrier();
+      return checkpointPath(this.o.outputDir, this.globalStep);
+    }
     const path = await saveCheckpoint(this.o.outputDir, {
       model: c.model,
       params: c.state.params,
@@ -280,6 +324,7 @@ export class Trainer implements TrainerView {
     });
     await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
     for (const cb of this.o.callbacks) await cb.onCheckpointSaved?.(this, path);
+    await this.group?.comm.barrier();
     return path;
   }
 
@@ -323,11 +368,18 @@ export class Trainer implements TrainerView {
       ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
     };
 
+    if (this.group)
+      await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
+
     // ---- the output directory: leftovers of killed writes tidied, another run's files never mixed in ----
-    for (const line of await cleanCheckpointLeftovers(o.outputDir)) this.warn(`${o.outputDir}: ${line}`);
-    const removed = await prepareOutputDir(o.outputDir, { resume: o.resume, overwrite: o.overwrite });
-    if (removed.length) this.warn(`overwrite: removed ${removed.join(", ")} from ${o.outputDir}`);
-    await mkdir(o.outputDir, { recursive: true });
+    // (by rank 0; the other ranks read it, for resume, once it is ready)
+    if (this.isMainRank) {
+      for (const line of await cleanCheckpointLeftovers(o.outputDir)) this.warn(`${o.outputDir}: ${line}`);
+      const removed = await prepareOutputDir(o.outputDir, { resume: o.resume, overwrite: o.overwrite });
+      if (removed.length) this.warn(`overwrite: removed ${removed.join(", ")} from ${o.outputDir}`);
+      await mkdir(o.outputDir, { recursive: true });
+    }
+    await this.group?.comm.barrier();
 
     // ---- state: fresh, given, or resumed ----
     let state: TrainState;
@@ -353,24 +405,31 @@ export class Trainer implements TrainerView {
       this.warn(
         `resume: continuing from ${resumeFrom} at step ${this.globalStep}` + (changed ? `, with changed settings: ${changed}` : ""),
       );
-      const dropped = await truncateMetricsFile(metricsPath, this.globalStep);
+      const dropped = this.isMainRank ? await truncateMetricsFile(metricsPath, this.globalStep) : 0;
       if (dropped) this.log(`resume: dropped ${dropped} lines past step ${this.globalStep} from ${metricsPath} (they are trained again)`);
     } else {
       if (o.resume) {
         this.warn(`resume: no checkpoint in ${o.outputDir}; starting from scratch`);
-        await truncateMetricsFile(metricsPath, -1);
+        if (this.isMainRank) await truncateMetricsFile(metricsPath, -1);
       }
       const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
+    if (this.group)
+      await agreeOnSettings(
+        this.group,
+        { resumed_from: resumeFrom ?? null, global_step: this.globalStep },
+        `every rank reads the checkpoints rank 0 writes: put outputDir on storage every process sees (one host, or a shared filesystem)`,
+      );
     if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
     if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
     else delete state.scaler;
     const globalBatch = a.train.batchSize;
-    if (globalBatch % (this.strategy.numReplicas * o.gradientAccumulation) !== 0) {
+    if (globalBatch % (this.worldReplicas * o.gradientAccumulation) !== 0) {
       throw new Error(
         `the global batch of ${globalBatch} does not split into ` +
-          `${this.strategy.numReplicas} replicas × ${o.gradientAccumulation} micro-batches`,
+          `${this.worldReplicas} replicas${this.group ? ` (${this.group.size} processes × ${this.strategy.numReplicas})` : ""} × ` +
+          `${o.gradientAccumulation} micro-batches`,
       );
     }
 
@@ -385,23 +444,26 @@ export class Trainer implements TrainerView {
           `${name} ${every} is not a multiple of stepsPerExecution ${K}: evaluations and checkpoints happen between compiled calls`,
         );
     }
-    const stepFn = this.strategy.compile(
-      makeMultiStep(
-        makeTrainStep({
-          objective,
-          optimizer,
-          computeDtype: this.policy.computeDtype,
-          microBatches: o.gradientAccumulation,
-          dropoutSeed: o.seed + 1,
-          ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
-          ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
-          nonFiniteUpdate: o.onNonFinite === "skip" ? "skip" : "apply",
-          ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
-        }),
-        o.loops?.steps ?? "unrolled",
-      ),
-      { name: "train_step", donateArgs: [0] },
-    );
+    const stepOptions = {
+      objective,
+      optimizer,
+      computeDtype: this.policy.computeDtype,
+      microBatches: o.gradientAccumulation,
+      dropoutSeed: o.seed + 1,
+      ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
+      ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
+      nonFiniteUpdate: o.onNonFinite === "skip" ? ("skip" as const) : ("apply" as const),
+      ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
+    };
+    // One process: one compiled program per call. Several: gradient and update programs with MPI between.
+    const crossProcess = this.group ? new CrossProcessSteps(this.strategy, this.group, stepOptions) : undefined;
+    const stepFn = crossProcess
+      ? undefined
+      : this.strategy.compile(makeMultiStep(makeTrainStep(stepOptions), o.loops?.steps ?? "unrolled"), {
+          name: "train_step",
+          donateArgs: [0],
+        });
+    const compiles = () => (crossProcess ?? stepFn!).metrics.compiles;
     const evalFn = this.strategy.compile(
       makeEvalStep({
         objective: evalObjective,
@@ -416,7 +478,9 @@ export class Trainer implements TrainerView {
     // inputs where devices share memory, checkpoints and the final model.
     let carried = this.strategy.replicate(state);
     state = this.strategy.first(carried);
-    const iterator = a.train.map((batch, info): Positioned => ({ batch, info })).iterator(dataState);
+    const iterator = a.train
+      .map((batch, info): Positioned => (this.group ? processRows(batch, info, this.group) : { batch, info }))
+      .iterator(dataState);
     // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
     // for the next group is not counted).
     let trainedPosition = iterator.state();
@@ -436,8 +500,8 @@ export class Trainer implements TrainerView {
       precision: o.precision,
       ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
     });
-    this.loggers = [new JsonLinesLogger(metricsPath), new TensorBoardLogger(join(o.outputDir, "runs"))];
-    this.bar = o.progress ? new ProgressBar("train") : undefined;
+    this.loggers = this.isMainRank ? [new JsonLinesLogger(metricsPath), new TensorBoardLogger(join(o.outputDir, "runs"))] : [];
+    this.bar = o.progress && this.isMainRank ? new ProgressBar("train") : undefined;
     // An interrupt stops the run unfinished (no final model); a callback's stop (early stopping) ends it.
     let interrupted = false;
     const stopOnSignal = () => {
@@ -481,23 +545,29 @@ export class Trainer implements TrainerView {
         if (group[0]!.info.epoch !== this.epoch) await this.endEpoch(evalFn, a, carried, evalHistory);
         this.epoch = group[0]!.info.epoch;
         const t0 = performance.now();
-        const compilesBefore = stepFn.metrics.compiles;
-        const out = stepFn(
-          carried,
-          this.groupInputs(group),
-          this.onEachReplica((d) => k.array(new Int32Array([this.globalStep]), { shape: [], device: d })),
-        );
+        const compilesBefore = compiles();
+        const out = crossProcess
+          ? await crossProcess.run(
+              carried,
+              group.map((g) => this.groupInputs([g])),
+              this.globalStep,
+            )
+          : stepFn!(
+              carried,
+              this.groupInputs(group),
+              this.onEachReplica((d) => k.array(new Int32Array([this.globalStep]), { shape: [], device: d })),
+            );
         carried = this.strategy.carry(out.state);
         state = this.strategy.first(carried);
         this.current.state = state;
         // One copy back per call: every step's scalars packed as [K, STEP_SCALARS] by the program.
         const scalars = (await this.strategy.keepFirst(out.scalars).data()) as Float32Array;
         const seconds = (performance.now() - t0) / 1000;
-        if (stepFn.metrics.compiles > compilesBefore) {
+        if (compiles() > compilesBefore) {
           compileSeconds += seconds;
           this.bar?.markTrainingStart(this.globalStep + group.length);
         } else {
-          timedTokens += group.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0);
+          timedTokens += group.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0) * (this.group?.size ?? 1);
           timedSeconds += seconds;
         }
         let stepMetrics: Metrics = {};
@@ -547,6 +617,9 @@ export class Trainer implements TrainerView {
         for (const cb of o.callbacks) await cb.onStepEnd?.(this, stepMetrics);
         if (o.evalEvery > 0 && a.eval && this.globalStep % o.evalEvery === 0) await this.runEval(evalFn, a, carried, evalHistory);
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
+        // An interrupt (or a callback's stop) on any rank stops every rank after the same step, so that
+        // all of them take the same path out (checkpoint, final model) and meet at the same collectives.
+        if (this.group) ({ stop: this.shouldStop, interrupted } = await agreeToStop(this.group, this.shouldStop, interrupted));
       }
       const ended = watch.finish();
       if (ended) this.warn(ended);
@@ -653,11 +726,15 @@ export class Trainer implements TrainerView {
     let lossSum = 0,
       correct = 0,
       count = 0;
-    for await (const batch of a.eval!.map((b, info) => ({ b, info }))) {
+    const group = this.group;
+    for await (const batch of a.eval!.map((b, info) => (group ? processRows(b, info, group) : { batch: b, info }))) {
       const out = this.strategy.keepFirst(
-        evalFn(state.params, this.stepInputs(batch.b, { epoch: 0, exampleOffset: batch.info.exampleOffset })),
+        evalFn(state.params, this.stepInputs(batch.batch, { epoch: 0, exampleOffset: batch.info.exampleOffset })),
       );
-      const [l, c, n] = (await out.scalars.data()) as Float32Array;
+      const scalars = (await out.scalars.data()) as Float32Array;
+      // Each process's replicas summed in the program; the processes' sums summed here.
+      if (group) await group.comm.allReduceSum(scalars);
+      const [l, c, n] = scalars;
       lossSum += l!;
       correct += c!;
       count += n!;
@@ -684,6 +761,7 @@ export class Trainer implements TrainerView {
 
   /** The final model directory: config.json, model.safetensors, tokenizer files, and the loss curve. */
   private async writeFinal(a: FitArgs, state: TrainState, history: Metrics[], evalHistory: Metrics[]): Promise<void> {
+    if (!this.isMainRank) return void (await this.group!.comm.barrier());
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
@@ -692,6 +770,7 @@ export class Trainer implements TrainerView {
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
     ]);
     await writeFileAtomic(join(dir, "loss_curve.html"), html);
+    await this.group?.comm.barrier();
   }
 }
 

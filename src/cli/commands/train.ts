@@ -27,6 +27,7 @@ import type { Command } from "./types.js";
 import type { TrainingTask } from "../../train/objectives/objective.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
+import { joinProcessGroup, rankPrefix } from "../../distribute/multi-process.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
 import { trainOutputs } from "../train-outputs.js";
@@ -260,7 +261,10 @@ async function runTrain(argv: string[]): Promise<void> {
     devices: intFlag("devices", v.devices, 1, 1),
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
-  const replicas = devices.length;
+  // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
+  const group = devices[0]!.platform === "cpu" ? joinProcessGroup() : undefined;
+  const replicas = devices.length * (group?.size ?? 1);
+  const main = (group?.rank ?? 0) === 0;
   const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
   const train = await openDataset({
     files: v["train-data"]!,
@@ -274,7 +278,7 @@ async function runTrain(argv: string[]): Promise<void> {
   // Before anything compiles: the shards were made with this tokenizer, and every one of them reads
   // through (framing, checksums, the count in its name), so that damage stops the run now, not hours in.
   for (const data of [train, evalData]) if (data) await checkDataTokenizer(data.files, v.tokenizer!);
-  const checked = await checkInputs(train, evalData);
+  const checked = await checkInputs(train, evalData, rankPrefix(group));
   const epochs = intFlag("epochs", v.epochs, 1, 1);
   const maxSteps = v["max-steps"] !== undefined ? intFlag("max-steps", v["max-steps"], 0, 1) : epochs * train.batchesPerEpoch;
   const checkpointEvery = intFlag("checkpoint-every", v["checkpoint-every"], 0, 0);
@@ -311,16 +315,18 @@ async function runTrain(argv: string[]): Promise<void> {
     : isCausalConfig(config)
       ? await loadCausalModel(v["init-from"], devices[0]!)
       : await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! });
-  for (const notice of init?.notices ?? []) console.error(`kiln train: ${notice}`);
+  for (const notice of main ? (init?.notices ?? []) : []) console.error(`kiln train: ${notice}`);
   const params = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
-  console.error(
-    `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
-      `${checked.trainRecords} training records of ${maxLength} tokens, ` +
-      `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")} ` +
-      `(${trainer.strategy.name}, precision ${precision})`,
-  );
+  if (main)
+    console.error(
+      `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
+        `${checked.trainRecords} training records of ${maxLength} tokens, ` +
+        `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
+        (group ? ` in each of ${group.size} processes ` : " ") +
+        `(${trainer.strategy.name}, precision ${precision})`,
+    );
   const result = await trainer.fit({
     model,
     ...(init ? { params: init.params } : {}),
@@ -343,8 +349,9 @@ async function runTrain(argv: string[]): Promise<void> {
     ["evaluation", evalData],
   ] as const) {
     const summary = data?.skipped.summary();
-    if (summary) console.error(`kiln train: ${name} data: ${summary}`);
+    if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
+  if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(
     JSON.stringify({
@@ -416,6 +423,7 @@ export const trainCommand: Command = {
 async function checkInputs(
   train: TFRecordDataset<unknown>,
   evalData: TFRecordDataset<unknown> | undefined,
+  prefix: string,
 ): Promise<{ trainRecords: number }> {
   const t = await train.checkShards();
   const e = evalData ? await evalData.checkShards() : undefined;
@@ -423,7 +431,7 @@ async function checkInputs(
   const mb = (t.bytes + (e?.bytes ?? 0)) / 1e6;
   const skipped = t.skipped + (e?.skipped ?? 0);
   console.error(
-    `kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
+    `${prefix}kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
       (skipped ? `, ${skipped} bad records to skip` : ""),
   );
   return { trainRecords: t.records };

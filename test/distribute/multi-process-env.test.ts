@@ -1,0 +1,36 @@
+// Which process this is among several, from the launcher's environment, and which MPI library goes with
+// it; and the error when none is installed.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { processPlace } from "../../src/distribute/multi-process.js";
+import { launcherFlavor, loadMpi } from "../../src/distribute/mpi/library.js";
+
+test("processPlace reads Open MPI's, MPICH's and kiln launch's variables; a process started alone has none", () => {
+  assert.deepEqual(processPlace({ OMPI_COMM_WORLD_RANK: "1", OMPI_COMM_WORLD_SIZE: "4" }), { rank: 1, size: 4, source: "openmpi" });
+  assert.deepEqual(processPlace({ PMI_RANK: "0", PMI_SIZE: "2" }), { rank: 0, size: 2, source: "mpich" });
+  assert.deepEqual(processPlace({ KILN_RANK: "3", KILN_WORLD_SIZE: "4", PMI_RANK: "0", PMI_SIZE: "4" }), {
+    rank: 3,
+    size: 4,
+    source: "kiln",
+  });
+  assert.equal(processPlace({}), undefined);
+  assert.equal(processPlace({ OMPI_COMM_WORLD_RANK: "0", OMPI_COMM_WORLD_SIZE: "1" }), undefined, "one process is not a group");
+  assert.throws(() => processPlace({ PMI_RANK: "2", PMI_SIZE: "2" }), /PMI_RANK=2 is not below PMI_SIZE=2/);
+  assert.throws(() => processPlace({ KILN_RANK: "one", KILN_WORLD_SIZE: "2" }), /KILN_RANK must be a whole number ≥ 0, got "one"/);
+});
+
+test("the MPI library follows the launcher (KILN_MPI overrides it)", () => {
+  assert.equal(launcherFlavor({ OMPI_COMM_WORLD_SIZE: "2" }), "openmpi");
+  assert.equal(launcherFlavor({ PMI_SIZE: "2" }), "mpich");
+  assert.equal(launcherFlavor({ KILN_MPI: "mpich", OMPI_COMM_WORLD_SIZE: "2" }), "mpich");
+  assert.equal(launcherFlavor({}), undefined);
+  assert.throws(() => launcherFlavor({ KILN_MPI: "lam" }), /KILN_MPI must be "openmpi" or "mpich", got "lam"/);
+});
+
+test("no MPI library: the error names the libraries looked for and the apt-get command", () => {
+  const none = { openmpi: ["libmpi-absent.so.40"], mpich: ["libmpich-absent.so.12"] };
+  assert.throws(
+    () => loadMpi(undefined, none),
+    /no MPI library found \(looked for libmpi-absent\.so\.40, libmpich-absent\.so\.12\).*apt-get install -y openmpi-bin libopenmpi-dev/,
+  );
+});
