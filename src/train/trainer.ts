@@ -4,6 +4,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { join } from "node:path";
+import { constants as osConstants } from "node:os";
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
 import type { BatchInfo, DatasetState, TFRecordDataset } from "../data/pipeline/dataset.js";
@@ -52,6 +53,9 @@ import { agreeOnSettings, agreeToStop, joinProcessGroup, rankPrefix, type Proces
 import { CrossProcessSteps } from "./cross-process-steps.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
+
+/** The signals that stop a run after its current step, with a checkpoint. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 export interface TrainerOptions {
   outputDir: string;
@@ -503,14 +507,20 @@ export class Trainer implements TrainerView {
     this.loggers = this.isMainRank ? [new JsonLinesLogger(metricsPath), new TensorBoardLogger(join(o.outputDir, "runs"))] : [];
     this.bar = o.progress && this.isMainRank ? new ProgressBar("train") : undefined;
     // An interrupt stops the run unfinished (no final model); a callback's stop (early stopping) ends it.
+    // SIGTERM is what launchers, schedulers and preempted machines send (kiln launch forwards it to every
+    // rank): it saves the same checkpoint as Ctrl+C. A second signal quits at once.
     let interrupted = false;
-    const stopOnSignal = () => {
+    // Set by the signal and never cleared: a signal that arrives while the ranks of a multi-process run
+    // agree on stopping (below) is overwritten there by the agreement, and counts at the next step's.
+    let signalled = false;
+    const stopOnSignal = (signal: NodeJS.Signals) => {
+      signalled = true;
       interrupted = true;
       this.shouldStop = true;
-      this.log("interrupt: finishing this step and saving a checkpoint (press Ctrl+C again to quit now)");
-      process.once("SIGINT", () => process.exit(130));
+      this.log(`${signal === "SIGINT" ? "interrupt" : signal}: finishing this step and saving a checkpoint (signal again to quit now)`);
+      for (const s of STOP_SIGNALS) process.once(s, () => process.exit(128 + osConstants.signals[s]));
     };
-    process.once("SIGINT", stopOnSignal);
+    for (const s of STOP_SIGNALS) process.once(s, stopOnSignal);
 
     const evalHistory: Metrics[] = [];
     let compileSeconds = 0,
@@ -619,7 +629,8 @@ export class Trainer implements TrainerView {
         if (o.checkpointEvery > 0 && this.globalStep % o.checkpointEvery === 0) await this.saveCheckpoint("steps", stepMetrics);
         // An interrupt (or a callback's stop) on any rank stops every rank after the same step, so that
         // all of them take the same path out (checkpoint, final model) and meet at the same collectives.
-        if (this.group) ({ stop: this.shouldStop, interrupted } = await agreeToStop(this.group, this.shouldStop, interrupted));
+        if (this.group)
+          ({ stop: this.shouldStop, interrupted } = await agreeToStop(this.group, this.shouldStop || signalled, interrupted || signalled));
       }
       const ended = watch.finish();
       if (ended) this.warn(ended);
@@ -642,7 +653,7 @@ export class Trainer implements TrainerView {
       if (finished) await this.writeFinal(a, state, history, evalHistory);
       state = this.strategy.keepFirst(carried);
     } finally {
-      process.off("SIGINT", stopOnSignal);
+      for (const s of STOP_SIGNALS) process.off(s, stopOnSignal);
       await iterator.return();
       for (const l of this.loggers) await l.close();
       this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });

@@ -188,3 +188,30 @@ test("an interrupt of one rank stops every rank after the same step, with a chec
   assert.ok(readdirSync(out).includes(`checkpoint-${last(0)}`), `no checkpoint-${last(0)} in ${readdirSync(out)}`);
   assert.ok(!readdirSync(out).includes("model.safetensors"), "an interrupted run writes no final model");
 });
+
+test(
+  "SIGTERM to one rank (a launcher's or a scheduler's stop) stops every rank after the same step, with a checkpoint",
+  { skip: mpiSkip, timeout: 120_000 },
+  async () => {
+    await writeTinyShards(data);
+    const out = join(root, "terminated");
+    let sent = false;
+    const args = [script, data, out, "2000", "--trainer", JSON.stringify({ accelerator: "cpu", devices: 1 })];
+    const run = await mpiRun(2, args, {
+      timeoutMs: 90_000,
+      onLine: (line) => {
+        const m = /^rank 0 pid (\d+) step 5$/.exec(line);
+        if (!m || sent) return;
+        sent = true;
+        process.kill(Number(m[1]), "SIGTERM");
+      },
+    });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const last = (rank: number) =>
+      Math.max(...[...run.stdout.matchAll(new RegExp(`^rank ${rank} pid \\d+ step (\\d+)$`, "gm"))].map((m) => Number(m[1])));
+    assert.ok(last(0) < 2000, "rank 0 trained on");
+    assert.equal(last(0), last(1), "the ranks stopped after different steps");
+    assert.ok(readdirSync(out).includes(`checkpoint-${last(0)}`), `no checkpoint-${last(0)} in ${readdirSync(out)}`);
+    assert.ok(!readdirSync(out).includes("model.safetensors"), "an interrupted run writes no final model");
+  },
+);
