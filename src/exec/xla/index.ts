@@ -6,4 +6,5 @@ export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stabl
 export { compileOptionsProto, type CompileTarget } from "./proto/compile-options.js";
 export { PjrtError } from "./pjrt/errors.js";
 export type { ClientOptionValue } from "./pjrt/named-values.js";
+export type { PjrtMemoryStats } from "./pjrt/client.js";
 export type { XlaBuffer } from "./buffer.js";

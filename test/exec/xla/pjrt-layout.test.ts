@@ -99,3 +99,17 @@ test("PJRT_Api function pointers: from byte 40, in header order", () => {
   assert.equal(functionOffset("PJRT_Buffer_ReadyEvent"), 40 + 8 * 72);
   assert.equal(functionOffset("PJRT_Device_GetAttributes"), 40 + 8 * 128, "the last function of API 0.94");
 });
+
+test("PJRT_Device_MemoryStats_Args: int64 figures each followed by its is_set bool", () => {
+  const l = S.Device_MemoryStats;
+  const o = offsets(l);
+  assert.equal(o.device, 16);
+  assert.equal(o.bytes_in_use, 24);
+  assert.equal(o.peak_bytes_in_use, 32);
+  assert.equal(o.peak_bytes_in_use_is_set, 40);
+  assert.equal(o.num_allocs, 48);
+  assert.equal(o.bytes_limit, 80);
+  assert.equal(o.bytes_limit_is_set, 88);
+  assert.equal(o.peak_pool_bytes_is_set, 184);
+  assert.equal(l.structSize, 185);
+});
