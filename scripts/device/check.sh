@@ -199,7 +199,11 @@ s3_equivalence() {
     bounded "$NODE" "$steps" record --data "$DATA" --out "$REFERENCE" || return $?
   fi
   local rc
-  bounded "$NODE" "$steps" compare --reference "$REFERENCE" --data "$DATA" --platform "$PLATFORM" | tee "$WORK/steps.out"; rc=${PIPESTATUS[0]}
+  local plugin=()
+  [ "$PLATFORM" = cpu ] && [ -n "${KILN_PJRT_PLUGIN:-}" ] && plugin=(--pjrt-plugin "$KILN_PJRT_PLUGIN")
+  bounded "$NODE" "$steps" compare --reference "$REFERENCE" --data "$DATA" --platform "$PLATFORM" "${plugin[@]}" |
+    tee "$WORK/steps.out"
+  rc=${PIPESTATUS[0]}
   json_lines "$WORK/steps.out" "$1"
   return "$rc"
 }

