@@ -131,11 +131,15 @@ async function runGroup(
   const results = new Map<string, Result>(cs.map((c) => [c.name, { name: c.name, sweep: {}, rounds: [] }]));
   const workers = cs.map((c) => new WorkerProcess(c.name, c.command, c.args, env));
   const live = () => workers.filter((w) => !results.get(w.name)!.error);
+  let cut = false;
   const attempt = async (w: WorkerProcess, f: () => Promise<void>) => {
     try {
       await f();
     } catch (e) {
-      results.get(w.name)!.error = (e as Error).message;
+      // A request that ran into the section's deadline was cut, not failed.
+      const late = Date.now() >= deadline - 2000;
+      cut ||= late;
+      results.get(w.name)!.error = late ? `not finished: the section's budget ran out` : (e as Error).message;
       console.error(`[throughput] ${w.name}: ${(e as Error).message}`);
     }
   };
@@ -210,6 +214,7 @@ async function runGroup(
     kiln_vs_torch_compile: ratio(kiln, tps("torch-compile")),
     kiln_vs_jax: ratio(kiln, tps("jax")),
     complete: rows.every((r) => r.tokens_per_s !== null),
+    ...(cut ? { cut: "the section's budget ran out before every contender was measured" } : {}),
   };
 }
 
