@@ -7,7 +7,7 @@
 //   node dist/bench/device/devices.js --platform gpu|cpu
 import { parseArgs } from "node:util";
 import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor } from "../../src/exec/xla/index.js";
-import { checkPlatform } from "./platform.js";
+import { checkPlatform, memoryFigures } from "./platform.js";
 
 const { values: v } = parseArgs({ options: { platform: { type: "string" } } });
 const platform = checkPlatform(v.platform);
@@ -38,13 +38,13 @@ try {
       platform: x.platform,
       client_seconds: Number(clientSeconds.toFixed(2)),
       devices: x.devices().map((d) => {
-        const m = x.memoryStats(d);
+        const { stats: m, unavailable } = memoryFigures(x, d);
         return {
           id: d.id,
           kind: (d as { pjrt?: { kind: string } }).pjrt?.kind ?? null,
           memory_limit_gib: gib(m?.bytesLimit),
           memory_in_use_gib: gib(m?.bytesInUse),
-          memory_stats: m ? "PJRT_Device_MemoryStats" : "not kept by this plugin",
+          memory_stats: unavailable ?? "PJRT_Device_MemoryStats",
         };
       }),
     }),

@@ -3,7 +3,7 @@
 // allocates as it goes instead of taking 75% of the memory up front, so that the contenders of a throughput
 // round (other processes on the same GPU) fit beside it.
 import * as k from "../../src/core/index.js";
-import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor } from "../../src/exec/xla/index.js";
+import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtMemoryStats } from "../../src/exec/xla/index.js";
 
 export type CheckPlatform = "gpu" | "cpu";
 
@@ -29,4 +29,17 @@ export function xlaDevice(platform: CheckPlatform): { device: k.Device; executor
   }
   k.registerExecutor(executor);
   return { device: executor.devices()[0]!, executor };
+}
+
+/**
+ * The device's allocator figures for the report; a plugin that refuses the call (an argument struct of
+ * another PJRT version) gives its message instead of ending the measurement.
+ */
+export function memoryFigures(executor: XlaExecutor, device: k.Device): { stats?: PjrtMemoryStats; unavailable?: string } {
+  try {
+    const stats = executor.memoryStats(device);
+    return stats ? { stats } : { unavailable: "not kept by this plugin" };
+  } catch (e) {
+    return { unavailable: (e as Error).message };
+  }
 }

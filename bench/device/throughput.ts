@@ -193,6 +193,7 @@ async function runGroup(
       mfu_vs_f32_peak: mfu(peaks.f32_tflops),
       compile_s: r.last ? round(Number(r.last.compile_s), 1) : null,
       peak_memory_gib: r.last && r.last.peak_bytes != null ? round(Number(r.last.peak_bytes) / 2 ** 30, 2) : null,
+      ...(r.last?.memory_stats ? { memory_stats: String(r.last.memory_stats) } : {}),
       params: r.last ? Number(r.last.params) : null,
       ...(r.error ? { error: r.error.slice(0, 1500) } : {}),
     };

@@ -11,7 +11,7 @@ import "../../src/index.js";
 import { trainBenchSession, type TrainBenchSession } from "../../src/train/bench-train.js";
 import type { PrecisionName } from "../../src/optim/precision.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
-import { checkPlatform, xlaDevice } from "./platform.js";
+import { checkPlatform, memoryFigures, xlaDevice } from "./platform.js";
 
 const { values: v } = parseArgs({
   options: {
@@ -49,7 +49,7 @@ async function answer(batch: number, steps: number): Promise<void> {
     sessions.set(batch, s);
   }
   const { seconds, loss } = await s.session.run(steps);
-  const stats = executor.memoryStats(device);
+  const { stats, unavailable } = memoryFigures(executor, device);
   say({
     batch,
     steps,
@@ -58,6 +58,7 @@ async function answer(batch: number, steps: number): Promise<void> {
     compile_s: s.compileS,
     // PJRT_Device_MemoryStats: the allocator's peak where the plugin keeps one (CUDA), else nothing (XLA's CPU).
     peak_bytes: stats?.peakBytesInUse ?? null,
+    ...(unavailable ? { memory_stats: unavailable } : {}),
     loss,
     params: s.session.params,
     model_flops_per_token: s.session.modelFlopsPerStep / (batch * seq),

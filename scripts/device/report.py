@@ -30,8 +30,10 @@ def run(cmd):
 def machine(node, kiln):
     facts = {"hostname": platform.node(), "kernel": platform.release(), "cpus": os.cpu_count(),
              "python": f"{sys.version.split()[0]} ({sys.executable})"}
-    smi = run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm", "--format=csv,noheader"]) \
-        if shutil.which("nvidia-smi") else None
+    smi = None
+    if shutil.which("nvidia-smi"):
+        smi = run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm", "--format=csv,noheader"]) or \
+            run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"])
     if smi:
         gpus = [[x.strip() for x in line.split(",")] for line in smi.splitlines()]
         facts["gpus"] = [{"name": g[0], "driver": g[1], "memory": g[2], "max_sm_clock": g[3] if len(g) > 3 else None} for g in gpus]
