@@ -245,6 +245,7 @@ const emit = (o: Record<string, unknown>) => {
   appendFileSync(out, JSON.stringify(o) + "\n");
   console.log(JSON.stringify(o));
 };
+const groups = v.groups.split(",").map(parseGroup);
 const peaks = measurePeaks(v.python, v.peers, platform, Number(v["peak-n"]));
 emit({ kind: "peaks", ...peaks });
 const opts = {
@@ -257,7 +258,7 @@ const opts = {
   rounds: Number(v.rounds),
   steps: Number(v.steps),
 };
-for (const g of v.groups.split(",").map(parseGroup)) {
+for (const g of groups) {
   const leftS = (deadline - Date.now()) / 1000;
   if (leftS < Number(v["group-min-s"])) {
     emit({

@@ -68,6 +68,7 @@ export const benchCommand: Command = {
     const head = (v.head ?? "labelled") as "labelled" | "all";
     if (!["labelled", "all"].includes(head)) throw new UsageError(`--head must be labelled or all, got "${v.head}"`);
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
+    const vocab = v.vocab !== undefined ? intFlag("vocab", v.vocab, 0, 6) : undefined;
     const [device] = selectDevices({
       accelerator: (v.accelerator ?? "auto") as Accelerator,
       devices: 1,
@@ -84,7 +85,7 @@ export const benchCommand: Command = {
       head,
       steps: intFlag("steps", v.steps, 5, 1),
       warmup: intFlag("warmup", v.warmup, 2, 1),
-      ...(v.vocab !== undefined ? { vocab: intFlag("vocab", v.vocab, 0, 6) } : {}),
+      ...(vocab !== undefined ? { vocab } : {}),
     });
     if (v.json) console.log(JSON.stringify(r));
     else
