@@ -2,7 +2,8 @@
 // the same device (bench/peers/gpu_hf_generate.py), from the same randomly initialized weights (the model
 // directory Kiln writes) and the same prompt ids, at each --batch; both must produce the same tokens.
 // As bench/generate.ts: decode tokens/s = batch · (new tokens - 1) / (seconds after the first new token),
-// end-of-sequence stopping off, medians over --rounds (the peer repeats its own runs as many times).
+// end-of-sequence stopping off, medians over --rounds (the peer repeats its own runs as many times). Kiln
+// runs every batch size first, then the peer (one process) runs them all.
 // Prints one JSON line per batch size.
 //
 //   node dist/bench/device/generation.js --platform gpu|cpu [--python python3] [--peers DIR]
@@ -48,6 +49,7 @@ const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(0));
 const dir = mkdtempSync(join(tmpdir(), "kiln-device-generate-"));
 try {
   await saveModel(dir, model, params);
+  const runs = [];
   for (const batch of v.batch.split(",").map(Number)) {
     const r = Math.imul(batch, 0x9e3779b1) >>> 0;
     const prompts = Array.from({ length: batch }, (_, b) =>
@@ -63,18 +65,27 @@ try {
       const g = await gen.generate(prompts, opts);
       kiln.push({ tps: (batch * (newTokens - 1)) / g.decodeSeconds, prefill: g.prefillSeconds });
     }
-    const args = [join(v.peers, "gpu_hf_generate.py"), "--model", dir, "--prompts", promptsFile, "--new-tokens", String(newTokens)];
-    const p = spawnSync(v.python, [...args, "--device", platform === "gpu" ? "cuda" : "cpu", "--repeats", String(rounds)], {
+    runs.push({ batch, promptsFile, gen, warm, kiln });
+  }
+  // One peer process for every batch size (the model loads once), after Kiln's runs: the two never share the device.
+  const args = [join(v.peers, "gpu_hf_generate.py"), "--model", dir, "--prompts", runs.map((x) => x.promptsFile).join(",")];
+  const p = spawnSync(
+    v.python,
+    [...args, "--new-tokens", String(newTokens), "--device", platform === "gpu" ? "cuda" : "cpu", "--repeats", String(rounds)],
+    {
       encoding: "utf8",
       maxBuffer: 1 << 26,
       env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1" },
-    });
-    const line = (p.stdout ?? "").trim().split("\n").at(-1);
-    if (p.status !== 0 || !line?.startsWith("{"))
-      throw new Error(
-        `the transformers.generate peer failed (${p.error?.message ?? `exit ${p.status}`}):\n${(p.stderr ?? "").slice(-3000)}`,
-      );
-    const peer = JSON.parse(line) as { torch: string; decode_tokens_per_second: number; prefill_seconds: number; token_ids: number[][] };
+    },
+  );
+  const peers = (p.stdout ?? "")
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { torch: string; decode_tokens_per_second: number; prefill_seconds: number; token_ids: number[][] });
+  if (p.status !== 0 || peers.length !== runs.length)
+    throw new Error(`the transformers.generate peer failed (${p.error?.message ?? `exit ${p.status}`}):\n${(p.stderr ?? "").slice(-3000)}`);
+  runs.forEach(({ batch, gen, warm, kiln }, n) => {
+    const peer = peers[n]!;
     const tps = median(kiln.map((x) => x.tps));
     // Where the two sides part, if they do: the first (row, position) whose greedy token differs.
     let firstDifference: [number, number] | null = null;
@@ -108,7 +119,7 @@ try {
         first_difference: firstDifference,
       }),
     );
-  }
+  });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
