@@ -104,8 +104,21 @@ function depthAndWidth(c: ModelConfig): { layers: number; width: number } {
   return { layers: c.num_hidden_layers, width: c.hidden_size };
 }
 
-export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
-  const task = o.task ?? "mlm";
+/** A compiled training step on synthetic batches, ready to be timed as often as wanted (`kiln bench train` and the device check). */
+export interface TrainBenchSession {
+  /** Runs `n` steps back to back and waits for the last loss: the seconds they took and that loss. */
+  run(n: number): Promise<{ seconds: number; loss: number }>;
+  /** Seconds spent compiling the step (0 until the first run). */
+  readonly compileSeconds: number;
+  readonly params: number;
+  /** Model FLOPs per step: 6 per parameter per token plus attention's score and context matmuls (the peers' convention). */
+  readonly modelFlopsPerStep: number;
+  /** Matmul FLOPs the compiled step actually executes (the MLM head may run on labelled positions only). */
+  executedMatmulFlops(): number;
+}
+
+/** Builds the model, optimizer state and synthetic batch of `o` on its device; nothing is compiled until the first run. */
+export function trainBenchSession(o: Omit<TrainBenchOptions, "steps" | "warmup">): TrainBenchSession {
   const vocab = o.vocab ?? (CPU_PRESETS.includes(o.preset) ? 8192 : 32000);
   const { config, model, objective } = benchModel(o, vocab);
   const policy = precisionPolicy(o.precision);
@@ -137,25 +150,46 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
     exampleOffset: k.array(new Int32Array([0]), { shape: [], device: dev }),
     epoch: k.array(new Int32Array([0]), { shape: [], device: dev }),
   };
+  const stepIndex = (i: number) => k.array(new Int32Array([i]), { shape: [], device: dev });
+  const nParams = k.leaves<k.Array>(params0).reduce((n, p) => n + p.size, 0);
+  const { layers, width } = depthAndWidth(config);
+  let done = 0;
+  return {
+    async run(n) {
+      const t0 = performance.now();
+      let loss: k.Array | undefined;
+      for (let i = 0; i < n; i++) {
+        const out = step(state, inputs, stepIndex(done++));
+        state = out.state;
+        loss = out.metrics.loss;
+      }
+      const value = loss ? (await loss.data())[0]! : NaN;
+      return { seconds: (performance.now() - t0) / 1000, loss: Number(value) };
+    },
+    get compileSeconds() {
+      return step.metrics.compileMs / 1000;
+    },
+    params: nParams,
+    modelFlopsPerStep: 6 * nParams * o.batch * o.maxLength + 12 * layers * o.batch * o.maxLength ** 2 * width,
+    executedMatmulFlops: () => matmulFlops(step.lower(state, inputs, stepIndex(0))),
+  };
+}
+
+export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
+  const task = o.task ?? "mlm";
+  const dev = o.device;
+  const session = trainBenchSession(o);
   const peak = await measuredMatmulPeak(dev);
   const times: number[] = [];
   let compileS = 0;
   for (let i = 0; i < o.warmup + o.steps; i++) {
-    const t0 = performance.now();
-    const out = step(state, inputs, k.array(new Int32Array([i]), { shape: [], device: dev }));
-    state = out.state;
-    await out.metrics.loss.data();
-    const s = (performance.now() - t0) / 1000;
-    if (i === 0) compileS = step.metrics.compileMs / 1000;
-    if (i >= o.warmup) times.push(s);
+    const { seconds } = await session.run(1);
+    if (i === 0) compileS = session.compileSeconds;
+    if (i >= o.warmup) times.push(seconds);
   }
   const stepS = median(times);
-  const nParams = k.leaves<k.Array>(params0).reduce((n, p) => n + p.size, 0);
   const tokens = o.batch * o.maxLength;
-  // The peers' convention: 6 FLOPs per parameter per token, plus attention's score and context matmuls.
-  const { layers, width } = depthAndWidth(config);
-  const flops = 6 * nParams * tokens + 12 * layers * o.batch * o.maxLength ** 2 * width;
-  const executed = matmulFlops(step.lower(state, inputs, k.array(new Int32Array([0]), { shape: [], device: dev })));
+  const flops = session.modelFlopsPerStep;
   return {
     bench: "train",
     task,
@@ -166,7 +200,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
     head: task === "causal-lm" ? "all" : (o.head ?? "labelled"),
     batch: o.batch,
     seq: o.maxLength,
-    params: nParams,
+    params: session.params,
     tokens_per_s: Math.round(tokens / stepS),
     tokens_per_second: Math.round(tokens / stepS),
     step_s: Number(stepS.toFixed(4)),
@@ -174,7 +208,7 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
     mfu: Number((flops / stepS / (peak * 1e9)).toFixed(3)),
     peak_gflops: Math.round(peak),
     model_gflops_per_step: Number((flops / 1e9).toFixed(1)),
-    executed_matmul_gflops_per_step: Number((executed / 1e9).toFixed(1)),
+    executed_matmul_gflops_per_step: Number((session.executedMatmulFlops() / 1e9).toFixed(1)),
   };
 }
 

@@ -38,3 +38,12 @@ test("kiln devices, quickstart, export and bench train refuse a stray argument b
     );
   }
 });
+
+test("kiln quickstart --accelerator and kiln bench train --vocab refuse bad values before doing anything", () => {
+  const q = kiln("quickstart", "--accelerator", "xpu", "--dir", "runs/never-made");
+  assert.equal(q.code, 2, q.err);
+  assert.equal(q.err.trim(), '--accelerator must be one of cpu, gpu, tpu, auto, got "xpu"');
+  const b = kiln("bench", "train", "--vocab", "3");
+  assert.equal(b.code, 2, b.err);
+  assert.equal(b.err.trim(), '--vocab must be an integer ≥ 6, got "3"');
+});

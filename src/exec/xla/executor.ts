@@ -9,7 +9,7 @@ import { XlaBuffer } from "./buffer.js";
 import { discoverPjrtPlugin, type PjrtPluginFound } from "./discovery.js";
 import { XlaExecutable } from "./executable.js";
 import { PjrtApi } from "./pjrt/api.js";
-import { PjrtBuffers, PjrtClient } from "./pjrt/client.js";
+import { PjrtBuffers, PjrtClient, type PjrtMemoryStats } from "./pjrt/client.js";
 import { PjrtError } from "./pjrt/errors.js";
 import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
@@ -168,6 +168,12 @@ export class XlaExecutor implements Executor {
   /** The plugin's attributes (xla_version, stablehlo_current_version, …). */
   pluginAttributes(): ReadonlyMap<string, AttributeValue> {
     return this.attributes;
+  }
+
+  /** A device's allocator figures (bytes in use, peak, limit), or undefined where the plugin keeps none (XLA's CPU). */
+  memoryStats(device?: Device): PjrtMemoryStats | undefined {
+    this.open("memoryStats");
+    return this.runtime.client.memoryStats(this.own(device).pjrt.handle);
   }
 
   devices(): readonly Device[] {

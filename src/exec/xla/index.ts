@@ -7,5 +7,6 @@ export { compileOptionsProto, type CompileTarget } from "./proto/compile-options
 export { PjrtError } from "./pjrt/errors.js";
 export type { ClientOptionValue } from "./pjrt/named-values.js";
 export type { DistributedOptions } from "./distributed/options.js";
+export type { PjrtMemoryStats } from "./pjrt/client.js";
 export type { XlaBuffer } from "./buffer.js";
 export type { XlaExecutable } from "./executable.js";

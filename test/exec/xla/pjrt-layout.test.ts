@@ -153,3 +153,17 @@ test("the key-value callbacks' argument structs (pjrt_c_api.h, unchanged from 0.
   assert.equal(S.DeviceDescription_ProcessIndex.structSize, 28, "int process_index at 24");
   assert.equal(S.Client_Devices.structSize, 40);
 });
+
+test("PJRT_Device_MemoryStats_Args: int64 figures each followed by its is_set bool", () => {
+  const l = S.Device_MemoryStats;
+  const o = offsets(l);
+  assert.equal(o.device, 16);
+  assert.equal(o.bytes_in_use, 24);
+  assert.equal(o.peak_bytes_in_use, 32);
+  assert.equal(o.peak_bytes_in_use_is_set, 40);
+  assert.equal(o.num_allocs, 48);
+  assert.equal(o.bytes_limit, 80);
+  assert.equal(o.bytes_limit_is_set, 88);
+  assert.equal(o.peak_pool_bytes_is_set, 184);
+  assert.equal(l.structSize, 185);
+});

@@ -5,10 +5,18 @@ import type { Shape } from "../../../core/shape.js";
 import type { PjrtApi } from "./api.js";
 import { namedValues, type ClientOptionValue } from "./named-values.js";
 import { addressOf, NativeBlock, NativeStruct, readString, readWords } from "./native.js";
+import { PjrtError } from "./errors.js";
 import { HostBufferSemantics, S } from "./structs.js";
 
 /** PJRT_Buffer_Type of each dtype. */
 const BUFFER_TYPE: Record<DType, number> = { bool: 1, i32: 4, i64: 5, u32: 8, f16: 10, f32: 11, f64: 12, bf16: 13 };
+
+/** A device's allocator figures (PJRT_Device_MemoryStats); the optional ones only where the plugin sets them. */
+export interface PjrtMemoryStats {
+  readonly bytesInUse: number;
+  readonly peakBytesInUse?: number;
+  readonly bytesLimit?: number;
+}
 
 export interface PjrtDeviceInfo {
   readonly handle: bigint;
@@ -116,6 +124,33 @@ export class PjrtClient {
     const kind = readString(kindArgs.pointer("device_kind"), kindArgs.size("device_kind_size"));
     kindArgs.free();
     return { handle, id, kind, description };
+  }
+
+  /**
+   * PJRT_Device_MemoryStats: the allocator's bytes in use, and (where the plugin tracks them) the peak in
+   * use and the limit. Undefined where the plugin does not implement it (XLA's CPU plugins).
+   */
+  memoryStats(device: bigint): PjrtMemoryStats | undefined {
+    if (!this.api.has("PJRT_Device_MemoryStats")) return undefined;
+    let args;
+    try {
+      args = this.api.call("PJRT_Device_MemoryStats", S.Device_MemoryStats, (a) => a.set("device", device));
+    } catch (e) {
+      if (e instanceof PjrtError && e.codeName === "UNIMPLEMENTED") return undefined;
+      throw e;
+    }
+    const optional = (field: string) => (args.bool(`${field}_is_set`) ? Number(args.pointer(field)) : undefined);
+    try {
+      const peak = optional("peak_bytes_in_use"),
+        limit = optional("bytes_limit");
+      return {
+        bytesInUse: Number(args.pointer("bytes_in_use")),
+        ...(peak !== undefined ? { peakBytesInUse: peak } : {}),
+        ...(limit !== undefined ? { bytesLimit: limit } : {}),
+      };
+    } finally {
+      args.free();
+    }
   }
 
   /** Compiles MLIR text with serialized CompileOptionsProto bytes. */
