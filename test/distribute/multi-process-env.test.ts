@@ -2,7 +2,7 @@
 // it; and the error when none is installed.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { processPlace } from "../../src/distribute/multi-process.js";
+import { joinProcessGroup, processPlace } from "../../src/distribute/multi-process.js";
 import { launcherFlavor, loadMpi } from "../../src/distribute/mpi/library.js";
 
 test("processPlace reads Open MPI's, MPICH's and kiln launch's variables; a process started alone has none", () => {
@@ -17,6 +17,13 @@ test("processPlace reads Open MPI's, MPICH's and kiln launch's variables; a proc
   assert.equal(processPlace({ OMPI_COMM_WORLD_RANK: "0", OMPI_COMM_WORLD_SIZE: "1" }), undefined, "one process is not a group");
   assert.throws(() => processPlace({ PMI_RANK: "2", PMI_SIZE: "2" }), /PMI_RANK=2 is not below PMI_SIZE=2/);
   assert.throws(() => processPlace({ KILN_RANK: "one", KILN_WORLD_SIZE: "2" }), /KILN_RANK must be a whole number ≥ 0, got "one"/);
+});
+
+test("KILN_RANK without kiln launch's process-management interface is refused naming the ways to start", () => {
+  assert.throws(
+    () => joinProcessGroup({ env: { KILN_RANK: "1", KILN_WORLD_SIZE: "2" } }),
+    /rank 1 of 2 \(KILN_RANK, KILN_WORLD_SIZE\), but no MPI launcher started it \(no PMI_PORT or KILN_MPI\).*kiln launch --nproc-per-node 2 or mpiexec -n 2/,
+  );
 });
 
 test("the MPI library follows the launcher (KILN_MPI overrides it)", () => {
