@@ -22,7 +22,9 @@ test("processPlace reads Open MPI's, MPICH's and kiln launch's variables; a proc
 test("KILN_RANK without kiln launch's process-management interface is refused naming the ways to start", () => {
   assert.throws(
     () => joinProcessGroup({ env: { KILN_RANK: "1", KILN_WORLD_SIZE: "2" } }),
-    /rank 1 of 2 \(KILN_RANK, KILN_WORLD_SIZE\), but no MPI launcher started it \(no PMI_PORT or KILN_MPI\).*kiln launch --nproc-per-node 2 or mpiexec -n 2/,
+    (e: Error) =>
+      /rank 1 of 2 \(KILN_RANK, KILN_WORLD_SIZE\), but no MPI launcher started it \(no PMI_PORT or KILN_MPI\)/.test(e.message) &&
+      e.message.endsWith("start the processes with kiln launch --nproc-per-node 2 or mpiexec -n 2"),
   );
 });
 
