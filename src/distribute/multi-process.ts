@@ -62,7 +62,8 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
     if (o.expected !== undefined && o.expected > 1)
       throw new Error(
         `numNodes is ${o.expected}, but this process was started alone: start ${o.expected} processes with ` +
-          `mpiexec -n ${o.expected} (or mpirun -n ${o.expected}), each running the same training`,
+          `mpiexec -n ${o.expected} (or mpirun -n ${o.expected}, or kiln launch --nproc-per-node ${o.expected}), each running ` +
+          `the same training`,
       );
     return undefined;
   }

@@ -42,4 +42,10 @@ test("no MPI library: the error names the libraries looked for and the apt-get c
     () => loadMpi(undefined, none),
     /no MPI library found \(looked for libmpi-absent\.so\.40, libmpich-absent\.so\.12\).*apt-get install -y openmpi-bin libopenmpi-dev/,
   );
+  assert.throws(
+    () => loadMpi("mpich", none),
+    (e: Error) =>
+      e.message.startsWith("no MPICH library found (looked for libmpich-absent.so.12): this process was started for MPICH") &&
+      e.message.endsWith("KILN_MPI=mpich); install it with `apt-get install -y mpich libmpich-dev`"),
+  );
 });
