@@ -3,7 +3,8 @@
 // agreement of every rank's settings before any work starts.
 //
 // The process's place comes from its launcher's environment (mpirun/mpiexec: OMPI_COMM_WORLD_* or
-// PMI_*; `kiln launch`: KILN_RANK/KILN_WORLD_SIZE) and is cross-checked against MPI's own rank and size.
+// PMI_*; `kiln launch`: KILN_RANK/KILN_WORLD_SIZE, with MPICH joined through the process-management
+// interface the launcher serves) and is cross-checked against MPI's own rank and size.
 import { writeSync } from "node:fs";
 import { MpiCommunicator } from "./mpi/communicator.js";
 import { launcherFlavor } from "./mpi/library.js";
@@ -44,6 +45,8 @@ export interface ProcessGroup {
   readonly rank: number;
   readonly size: number;
   readonly comm: MpiCommunicator;
+  /** Whether the launcher shows each line behind "[rank R] " itself (`kiln launch` does; mpirun does not). */
+  readonly launcherPrefixes: boolean;
 }
 
 let joined: ProcessGroup | undefined;
@@ -59,15 +62,19 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
     if (o.expected !== undefined && o.expected > 1)
       throw new Error(
         `numNodes is ${o.expected}, but this process was started alone: start ${o.expected} processes with ` +
-          `mpiexec -n ${o.expected} (or mpirun -n ${o.expected}), each running the same training`,
+          `mpiexec -n ${o.expected} (or mpirun -n ${o.expected}, or kiln launch --nproc-per-node ${o.expected}), each running ` +
+          `the same training`,
       );
     return undefined;
   }
   if (!joined) {
+    // `kiln launch` serves MPICH's process-management interface and points every process at it (PMI_PORT,
+    // KILN_MPI=mpich); KILN_RANK without it is another launcher's, under which MPI would start alone.
     if (place.source === "kiln" && !launcherFlavor(env))
       throw new Error(
-        `this process is rank ${place.rank} of ${place.size} (KILN_RANK, KILN_WORLD_SIZE), but data parallelism across ` +
-          `processes on CPUs sums gradients with MPI: start the processes with mpiexec -n ${place.size} instead`,
+        `this process is rank ${place.rank} of ${place.size} (KILN_RANK, KILN_WORLD_SIZE), but no MPI launcher started it ` +
+          `(no PMI_PORT or KILN_MPI): data parallelism across processes on CPUs sums gradients with MPI; start the processes ` +
+          `with kiln launch --nproc-per-node ${place.size} or mpiexec -n ${place.size}`,
       );
     const comm = MpiCommunicator.init();
     if (comm.rank !== place.rank || comm.size !== place.size)
@@ -76,9 +83,9 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
           `rank ${place.rank} of ${place.size}: the processes were started by another MPI than the one loaded; ` +
           `set KILN_MPI=openmpi or KILN_MPI=mpich to match the launcher`,
       );
-    joined = { rank: comm.rank, size: comm.size, comm };
+    joined = { rank: comm.rank, size: comm.size, comm, launcherPrefixes: place.source === "kiln" };
     // At exit: MPI_Finalize after a clean run. After a failure the process leaves without it, and the
-    // launcher (mpirun, mpiexec), seeing a rank end with an error, stops the others rather than letting
+    // launcher (mpirun, mpiexec, kiln launch), seeing a rank end with an error, stops the others rather than letting
     // them wait for this one at their next collective. (Not MPI_Abort here: it kills at once, before
     // the error message this process is printing reaches the terminal.)
     process.on("exit", (code) => {
@@ -96,9 +103,9 @@ export function currentProcessGroup(): ProcessGroup | undefined {
   return joined;
 }
 
-/** "[rank R] " for every rank but 0, whose output is the run's own. */
+/** "[rank R] " for every rank but 0, whose output is the run's own (none where the launcher adds it). */
 export function rankPrefix(group: ProcessGroup | undefined): string {
-  return group && group.rank > 0 ? `[rank ${group.rank}] ` : "";
+  return group && group.rank > 0 && !group.launcherPrefixes ? `[rank ${group.rank}] ` : "";
 }
 
 /**

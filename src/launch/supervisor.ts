@@ -10,6 +10,7 @@ import { StoreServer } from "./store-server.js";
 import { MAX_TIMEOUT_MS } from "../io/store-wire.js";
 import { StoreClient, StoreError } from "./store-client.js";
 import { relayLines } from "./line-relay.js";
+import { PmiServer } from "./pmi-server.js";
 
 export interface SuperviseOptions {
   /** The program each process runs, and its arguments. */
@@ -160,7 +161,23 @@ export async function superviseProcesses(options: SuperviseOptions): Promise<voi
     const rank = e instanceof StoreError && e.code === "ABORTED" ? rankOf(message) : undefined;
     throw new LaunchError(message, rank === undefined ? { refused: true } : { rank, refused: true });
   }
-  return new Run(options, client, { nodeRank, numNodes, nproc, worldSize, grace, firstRank, coordinator }, shutdown).result;
+  // MPICH's process-management interface, for processes that call MPI_Init (multi-process training on
+  // CPUs): a port on 127.0.0.1 per node, unused by the others.
+  const stderr = options.stderr ?? process.stderr;
+  let pmi: PmiServer;
+  try {
+    pmi = await PmiServer.start(client, { worldSize, numNodes, nprocPerNode: nproc, firstRank }, (problem) =>
+      stderr.write(`kiln launch: ${problem}\n`),
+    );
+  } catch (e) {
+    await shutdown();
+    throw new LaunchError(`cannot serve MPI's process-management interface on 127.0.0.1: ${(e as Error).message}`, { refused: true });
+  }
+  const stop = async () => {
+    await pmi.close();
+    await shutdown();
+  };
+  return new Run(options, client, pmi, { nodeRank, numNodes, nproc, worldSize, grace, firstRank, coordinator }, stop).result;
 }
 
 /**
@@ -226,6 +243,7 @@ class Run {
   constructor(
     private readonly o: SuperviseOptions,
     private readonly client: StoreClient,
+    private readonly pmi: PmiServer,
     private readonly p: {
       nodeRank: number;
       numNodes: number;
@@ -245,8 +263,11 @@ class Run {
 
   private start(localRank: number): void {
     const rank = this.p.firstRank + localRank;
-    const env = {
+    const env: Record<string, string | undefined> = {
       ...(this.o.env ?? process.env),
+      // An inherited PMI_FD (a launcher started under mpiexec) would take precedence over PMI_PORT.
+      PMI_FD: undefined,
+      ...this.pmi.environment(rank),
       ...processEnvironment({
         rank,
         worldSize: this.p.worldSize,

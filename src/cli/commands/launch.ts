@@ -21,6 +21,10 @@ KILN_COORDINATOR (host:port of the coordination store), and torchrun's RANK, WOR
 LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT. Every line a process writes is shown behind "[rank R] ".
 COMMAND "kiln …", or a kiln command alone ("train …"), runs this kiln.
 
+Processes that call MPI_Init (kiln train on CPUs, any MPICH program) form one MPI world across every
+node: each launcher serves MPICH's process-management interface on 127.0.0.1 (PMI_PORT, PMI_ID,
+PMI_RANK, PMI_SIZE, and KILN_MPI=mpich), its key-value space and barrier kept in the coordination store.
+
 Node 0 serves the coordination store; with several nodes, start one launcher per node, each with the
 same --nnodes and --coordinator (node 0's address and a free port) and its own --node-rank.
 

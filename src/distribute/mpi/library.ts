@@ -49,6 +49,12 @@ export interface MpiLibrary {
  */
 export const MPI_INSTALL_HINT = "apt-get install -y openmpi-bin libopenmpi-dev (or mpich libmpich-dev)";
 
+/** Each flavor's install command (Debian's packages). */
+export const FLAVOR_INSTALL_HINT: Record<MpiFlavor, string> = {
+  openmpi: "apt-get install -y openmpi-bin libopenmpi-dev",
+  mpich: "apt-get install -y mpich libmpich-dev",
+};
+
 /** Where each flavor's library is looked for (names for the loader's search path, then Debian's paths). */
 export const CANDIDATES: Record<MpiFlavor, readonly string[]> = {
   openmpi: ["libmpi.so.40", "/usr/lib/x86_64-linux-gnu/libmpi.so.40", "/usr/lib/aarch64-linux-gnu/libmpi.so.40"],
@@ -93,6 +99,13 @@ export function loadMpi(flavor: MpiFlavor | undefined = launcherFlavor(), candid
     if (found) return bind(f, found.lib, found.path);
   }
   const names = order.flatMap((f) => candidates[f].filter((c) => !c.startsWith("/")));
+  // The launcher chose the flavor (mpiexec's PMI, kiln launch's KILN_MPI=mpich): only that one's library will join.
+  if (flavor)
+    throw new Error(
+      `no ${flavor === "mpich" ? "MPICH" : "Open MPI"} library found (looked for ${names.join(", ")}): this process was started ` +
+        `for ${flavor === "mpich" ? "MPICH" : "Open MPI"} (its launcher's variables, or KILN_MPI=${flavor}); install it with ` +
+        `\`${FLAVOR_INSTALL_HINT[flavor]}\``,
+    );
   throw new Error(
     `no MPI library found (looked for ${names.join(", ")}): multi-process training on CPUs needs MPI; ` +
       `install it with \`${MPI_INSTALL_HINT}\` and start the processes with mpiexec -n N (or mpirun -n N)`,

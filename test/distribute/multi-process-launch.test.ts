@@ -1,0 +1,150 @@
+// `kiln launch` forms the MPI world itself: each launcher serves MPICH's process-management interface
+// (src/launch/pmi-server.ts) backed by the coordination store, so `kiln launch --nproc-per-node 2 -- kiln
+// train …` trains as `mpirun -n 2` does: the losses and eval loss of `kiln train --devices 2` in one
+// process, with 2 processes on one node and with 2 launchers ("nodes") of 1 process each on this machine.
+import test, { before } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
+import { maxRelative, stepLosses } from "../helpers/mpi-launcher.js";
+import { loadMpi } from "../../src/distribute/mpi/library.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+function mpichInstalled(): boolean {
+  try {
+    loadMpi("mpich");
+    return true;
+  } catch {
+    return false;
+  }
+}
+const skip = mpichInstalled() ? false : "MPICH is not installed (apt-get install -y mpich libmpich-dev)";
+
+const root = mkdtempSync(join(tmpdir(), "kiln-launch-mpi-"));
+const tokenizer = join(root, "tokenizer"),
+  shards = join(root, "shards");
+// One intra-op thread per process: the processes share this machine's cores.
+const env = { ...process.env, KILN_CPU_THREADS: "1" };
+
+function kiln(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 120_000, env });
+  assert.equal(r.status, 0, r.stderr);
+  return r;
+}
+
+const train = (out: string) => [
+  "train",
+  ..."--task causal-lm --preset llama-tiny".split(" "),
+  "--tokenizer",
+  tokenizer,
+  "--train-data",
+  join(shards, "train"),
+  "--eval-data",
+  join(shards, "validation"),
+  "--output-dir",
+  out,
+  ..."--max-steps 4 --per-replica-batch-size 2 --log-every 1 --accelerator cpu --quiet".split(" "),
+];
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `kiln launch ARGS`, killed (and so failing the test) past `limitMs`. */
+function kilnLaunch(args: string[], limitMs: number): Promise<Ran> {
+  const child = spawn(process.execPath, [cli, "launch", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+  let stdout = "",
+    stderr = "";
+  child.stdout.on("data", (c) => (stdout += c));
+  child.stderr.on("data", (c) => (stderr += c));
+  const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
+  return new Promise((resolve) =>
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** The run's result lines (rank 0's only), behind the launcher's "[rank 0] " where it ran under kiln launch. */
+function results(stdout: string): { eval_loss: number }[] {
+  return stdout
+    .split("\n")
+    .map((l) => l.replace(/^\[rank \d+\] /, ""))
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { eval_loss: number });
+}
+
+let one: { eval_loss: number };
+
+before(
+  () => {
+    if (skip) return;
+    const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
+    kiln("tokenizer", "train", "--input", corpus, "--vocab-size", "300", "--out", tokenizer);
+    kiln(
+      ..."data prepare --tokenizer".split(" "),
+      tokenizer,
+      "--input",
+      corpus,
+      "--out",
+      shards,
+      ..."--max-length 32 --validation-fraction 0.1 --quiet".split(" "),
+    );
+    one = results(kiln(...train(join(root, "one")), "--devices", "2").stdout)[0]!;
+  },
+  { timeout: 200_000 },
+);
+
+/** Same step losses and eval loss as the one-process run, and only rank 0 wrote the model. */
+function assertSameAsOneProcess(out: string, stdout: string): void {
+  const losses = stepLosses(out);
+  assert.equal(losses.length, 4);
+  assert.ok(maxRelative(losses, stepLosses(join(root, "one"))) <= 1e-6, `${losses} vs ${stepLosses(join(root, "one"))}`);
+  const lines = results(stdout);
+  assert.equal(lines.length, 1, `one result line (rank 0's):\n${stdout}`);
+  assert.ok(Math.abs(lines[0]!.eval_loss - one.eval_loss) <= 1e-6 * one.eval_loss, `eval loss ${lines[0]!.eval_loss} vs ${one.eval_loss}`);
+  assert.ok(readdirSync(out).includes("model.safetensors"));
+}
+
+test("kiln launch --nproc-per-node 2 -- kiln train equals kiln train --devices 2", { skip, timeout: 150_000 }, async () => {
+  const out = join(root, "launch-2");
+  const r = await kilnLaunch(["--nproc-per-node", "2", "--", "kiln", ...train(out)], 140_000);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assertSameAsOneProcess(out, r.stdout);
+  // Each rank's lines carry its rank once (the launcher's prefix; the trainer adds none of its own).
+  for (const rank of [0, 1])
+    assert.equal(r.stderr.split("\n").filter((l) => l.startsWith(`[rank ${rank}] kiln train: checked`)).length, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /\[rank 1\] \[rank 1\]/);
+});
+
+test("two launchers (--nnodes 2, --node-rank 0 and 1) of 1 process each train as --devices 2", { skip, timeout: 150_000 }, async () => {
+  const out = join(root, "nodes-2");
+  const coordinator = `127.0.0.1:${await freePort()}`;
+  const node = (rank: number) =>
+    kilnLaunch(
+      ["--nproc-per-node", "1", "--nnodes", "2", "--node-rank", `${rank}`, "--coordinator", coordinator, "--", "kiln", ...train(out)],
+      140_000,
+    );
+  const [a, b] = await Promise.all([node(0), node(1)]);
+  assert.equal(a.code, 0, a.stdout + a.stderr);
+  assert.equal(b.code, 0, b.stdout + b.stderr);
+  assertSameAsOneProcess(out, a.stdout);
+  assert.equal(results(b.stdout).length, 0, `node 1 prints no result line:\n${b.stdout}`);
+});
