@@ -5,7 +5,7 @@
 import test, { before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -148,3 +148,40 @@ test("two launchers (--nnodes 2, --node-rank 0 and 1) of 1 process each train as
   assertSameAsOneProcess(out, a.stdout);
   assert.equal(results(b.stdout).length, 0, `node 1 prints no result line:\n${b.stdout}`);
 });
+
+test(
+  "SIGTERM to kiln launch: every rank saves the same checkpoint and stops; one process with 2 devices resumes it",
+  { skip, timeout: 200_000 },
+  async () => {
+    const out = join(root, "terminated");
+    const args = train(out).map((a) => (a === "4" ? "5000" : a));
+    const child = spawn(process.execPath, [cli, "launch", "--nproc-per-node", "2", "--", "kiln", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env,
+    });
+    let stderr = "";
+    child.stderr.on("data", (c) => (stderr += c));
+    child.stdout.resume();
+    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const killer = setTimeout(() => child.kill("SIGKILL"), 150_000);
+    // Signal once a few steps are logged (the ranks are past compiling and inside the step loop).
+    while (!(existsSync(join(out, "metrics.jsonl")) && stepLosses(out).length >= 3)) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGTERM");
+    const signalledAt = performance.now();
+    const code = await closed;
+    const stopSeconds = (performance.now() - signalledAt) / 1000;
+    clearTimeout(killer);
+    assert.equal(code, 143, `the launcher exits 128 + SIGTERM:\n${stderr}`);
+    const checkpoints = readdirSync(out).filter((f) => /^checkpoint-\d+$/.test(f));
+    assert.equal(checkpoints.length, 1, `one checkpoint: ${readdirSync(out)}\n${stderr}`);
+    const step = Number(checkpoints[0]!.slice("checkpoint-".length));
+    assert.ok(step >= 3 && step < 5000, `stopped at step ${step}`);
+    assert.ok(!readdirSync(out).includes("model.safetensors"), "a stopped run writes no final model");
+    // The ranks took the signal's way out (a checkpoint, then exit), well inside the launcher's 30 s grace
+    // period before SIGKILL: a killed rank would leave no checkpoint behind.
+    assert.ok(stopSeconds < 25, `the ranks took ${stopSeconds.toFixed(1)} s to stop`);
+    // The checkpoint that 2 processes wrote resumes in 1 process with the same 2 replicas.
+    const resumed = kiln(...train(out).map((a) => (a === "4" ? `${step + 2}` : a)), "--devices", "2", "--resume");
+    assert.equal(stepLosses(out).length, step + 2, resumed.stderr);
+  },
+);
