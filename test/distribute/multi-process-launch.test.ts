@@ -165,7 +165,12 @@ test(
     const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
     const killer = setTimeout(() => child.kill("SIGKILL"), 150_000);
     // Signal once a few steps are logged (the ranks are past compiling and inside the step loop).
-    while (!(existsSync(join(out, "metrics.jsonl")) && stepLosses(out).length >= 3)) await new Promise((r) => setTimeout(r, 100));
+    let exited = false;
+    void closed.then(() => (exited = true));
+    while (!(existsSync(join(out, "metrics.jsonl")) && stepLosses(out).length >= 3)) {
+      assert.ok(!exited, `the run ended before it was signalled:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     child.kill("SIGTERM");
     const signalledAt = performance.now();
     const code = await closed;
