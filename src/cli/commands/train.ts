@@ -250,6 +250,9 @@ async function runTrain(argv: string[]): Promise<void> {
     devices: intFlag("devices", v.devices, 1, 1),
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
+  // What the command computes without naming a device (shapes, keys) runs where it trains, as in the
+  // quickstart: a run on XLA never loads ONNX Runtime.
+  k.setDefaultDevice(devices[0]!);
   const replicas = devices.length;
   const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
   const train = await openDataset({
