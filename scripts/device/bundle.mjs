@@ -80,7 +80,9 @@ async function build(out, limitBytes) {
 try {
   const { values } = parseArgs({ options: { out: { type: "string" }, "limit-mib": { type: "string" } }, strict: true });
   const limit = Number(values["limit-mib"] ?? DEFAULT_LIMIT_MIB);
-  if (!(limit > 0)) throw new Error(`--limit-mib must be a positive number, got "${values["limit-mib"]}"`);
+  // A lower limit only: above 60 MiB the bundle and the tracked tree no longer fit what travels.
+  if (!(limit > 0 && limit <= DEFAULT_LIMIT_MIB))
+    throw new Error(`--limit-mib must be a number in (0, ${DEFAULT_LIMIT_MIB}], got "${values["limit-mib"]}"`);
   await build(resolve(values.out ?? join(repo, "device-bundle")), limit * 2 ** 20);
 } catch (e) {
   console.error(`device:bundle: ${e.message}`);
