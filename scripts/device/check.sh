@@ -59,14 +59,19 @@ PY=python3
 if [ "$PLATFORM" = cpu ] && [ -x "$KILN/.venv/bin/python" ]; then PY="$KILN/.venv/bin/python"; fi
 export KILN_PYTHON="$PY"
 
+# FILE.xz → OUT, with xz where the machine has it, else python3's lzma (python3 is always there).
+unxz_to() {
+  if command -v xz >/dev/null; then xz -dc "$1" >"$2"
+  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
+}
+
 # Node 20 or newer: the one on PATH, or the bundle's (node.xz, unpacked with xz or python3's lzma).
 node_ok() { "$1" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null; }
 NODE=node
 if ! node_ok node; then
   if [ -n "$BUNDLE" ] && [ -f "$BUNDLE/node.xz" ]; then
     NODE="$WORK/node"
-    if command -v xz >/dev/null; then xz -dc "$BUNDLE/node.xz" >"$NODE"
-    else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$BUNDLE/node.xz" "$NODE"; fi
+    unxz_to "$BUNDLE/node.xz" "$NODE"
     chmod +x "$NODE"
     node_ok "$NODE" || { echo "check.sh: the bundle's Node ($BUNDLE/node.xz) does not run here" >&2; NODE=""; }
   else
@@ -270,6 +275,8 @@ s5_generation() {
 s6_main() {
   local dir="$WORK/sotu" rc args
   cp -r "$DATA/sotu" "$dir"
+  # The bundle carries the corpus compressed (data/sotu/sotu.txt.xz); the quickstart makes its stages from it.
+  if [ -f "$dir/sotu.txt.xz" ] && [ ! -f "$dir/sotu.txt" ]; then unxz_to "$dir/sotu.txt.xz" "$dir/sotu.txt" || return 1; fi
   if [ "$PLATFORM" = gpu ]; then args=(--accelerator gpu)
   else args=(--accelerator cpu --executor xla --steps 30 --batch 8); fi
   [ -f "$dir/sotu.txt" ] && args+=(--corpus "$dir/sotu.txt")

@@ -4,16 +4,20 @@
 //   h = ((i + k1) · 0x9E3779B1) ⊕ k0;  h ⊕= h≫16;  h ·= 0x85EBCA6B;  h ⊕= h≫13;  h ·= 0xC2B2AE35;  h ⊕= h≫16
 import { Array } from "./array.js";
 import type { DType } from "./dtype.js";
+import type { Device } from "./executor.js";
 import type { Shape } from "./shape.js";
 import { sizeOf } from "./shape.js";
 import { array, iota } from "./ops/creation.js";
 import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
 import { reshape, sliceAxis } from "./ops/shape.js";
 
-/** A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. */
-export function randomKey(seed: number): Array {
+/**
+ * A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. It lives on `device`
+ * (default: the default device), so that a program compiled for another device needs no copy from it.
+ */
+export function randomKey(seed: number, device?: Device): Array {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`random seed must be a non-negative integer, got ${seed}`);
-  return array(new Uint32Array([Math.floor(seed / 2 ** 32) >>> 0, seed >>> 0]), { shape: [2] });
+  return array(new Uint32Array([Math.floor(seed / 2 ** 32) >>> 0, seed >>> 0]), { shape: [2], ...(device ? { device } : {}) });
 }
 
 function keyWords(key: Array): [Array, Array] {

@@ -258,7 +258,7 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
         return missingHead.map((n) => all[names.indexOf(n)]!);
       },
       { name: "init_head", device: opts.device },
-    )(k.randomKey(opts.seed ?? 0));
+    )(k.randomKey(opts.seed ?? 0, opts.device));
     fresh = new Map(missingHead.map((n, i) => [n, headLeaves[i]!]));
     notices.push(
       `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${config.model_type === "bert" ? "BertModel" : "RobertaModel"}): ` +

@@ -124,7 +124,7 @@ export function trainBenchSession(o: Omit<TrainBenchOptions, "steps" | "warmup">
   const policy = precisionPolicy(o.precision);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const dev = o.device;
-  const params0 = k.jit((key: k.Array) => model.init(key), { name: "init", device: dev })(k.randomKey(0));
+  const params0 = k.jit((key: k.Array) => model.init(key), { name: "init", device: dev })(k.randomKey(0, dev));
   let state: TrainState = { params: params0, opt: k.jit((p: unknown) => optimizer.init(p), { name: "opt_init", device: dev })(params0) };
   if (policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(policy.paramDtype), state.params);
   const step = k.jit(

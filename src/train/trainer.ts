@@ -416,7 +416,8 @@ export class Trainer implements TrainerView {
         this.warn(`resume: no checkpoint in ${o.outputDir}; starting from scratch`);
         if (this.isMainRank) await truncateMetricsFile(metricsPath, -1);
       }
-      const params = a.params ?? k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device })(k.randomKey(o.seed));
+      const init = k.jit((key: k.Array) => a.model.init(key), { name: "init", device: this.device });
+      const params = a.params ?? init(k.randomKey(o.seed, this.device));
       state = { params, opt: k.jit((p: Params) => optimizer.init(p), { name: "optimizer_init", device: this.device })(params) };
     }
     if (this.group)

@@ -2,6 +2,7 @@
 import { parseFlags, intFlag, executorFlag, noPositionals, UsageError } from "../args.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
+import { setDefaultDevice } from "../../core/devices.js";
 import { CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { benchTrain } from "../../train/bench-train.js";
@@ -75,6 +76,8 @@ export const benchCommand: Command = {
       ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
     });
+    // Anything made without naming a device stays on the benchmarked one: an XLA run never loads ONNX Runtime.
+    setDefaultDevice(device!);
     const r = await benchTrain({
       task,
       preset,

@@ -261,6 +261,9 @@ async function runTrain(argv: string[]): Promise<void> {
     devices: intFlag("devices", v.devices, 1, 1),
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
+  // What the command computes without naming a device (shapes, keys) runs where it trains, as in the
+  // quickstart: a run on XLA never loads ONNX Runtime.
+  k.setDefaultDevice(devices[0]!);
   // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
   const group = devices[0]!.platform === "cpu" ? joinProcessGroup() : undefined;
   const replicas = devices.length * (group?.size ?? 1);

@@ -7,6 +7,7 @@
 // BigInt; BigInts cross worker boundaries as plain values, so the same handles work in every thread.
 import "../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -45,16 +46,39 @@ const ORT_LOGGING_LEVEL_FATAL = 4;
 const OrtArenaAllocator = 1,
   OrtMemTypeDefault = 0;
 
-/** The path of the C library inside the installed `onnxruntime-node` package. */
+/** What to do when the package or its library is missing: install it, or compute on XLA instead. */
+const INSTALL_ORT =
+  "install it with `npm install onnxruntime-node@^1.30.0` in the project using Kiln, or compute on an XLA device " +
+  "(a GPU/TPU, or xla-cpu:N on XLA's CPU plugin), which does not need it";
+
+/**
+ * The path of the C library inside the installed `onnxruntime-node` package. Resolved on first use,
+ * not when Kiln is imported: a process that computes only on XLA devices (a GPU bundle ships without
+ * the 288 MB package) never needs it.
+ */
 function ortLibraryPath(): string {
   const require = createRequire(import.meta.url);
-  const pkg = dirname(require.resolve("onnxruntime-node/package.json"));
+  let pkg: string;
+  try {
+    pkg = dirname(require.resolve("onnxruntime-node/package.json"));
+  } catch (e) {
+    if ((e as { code?: string }).code !== "MODULE_NOT_FOUND") throw e;
+    throw new Error(
+      `the ONNX Runtime executor (cpu:N, the default device) needs npm package onnxruntime-node, which is not installed: ${INSTALL_ORT}`,
+    );
+  }
   if (process.platform !== "linux" && process.platform !== "darwin" && process.platform !== "win32") {
     throw new Error(`the ONNX Runtime executor does not support platform ${process.platform}`);
   }
   const file =
     process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
-  return join(pkg, "bin", "napi-v6", process.platform, process.arch, file);
+  const path = join(pkg, "bin", "napi-v6", process.platform, process.arch, file);
+  if (!existsSync(path))
+    throw new Error(
+      `the ONNX Runtime executor needs ${path}, which onnxruntime-node at ${pkg} does not have ` +
+        `(for ${process.platform}-${process.arch}): ${INSTALL_ORT}`,
+    );
+  return path;
 }
 
 type Fn = (...args: any[]) => any;
