@@ -7,7 +7,7 @@ import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositional
 import { loadTokenizer } from "../../text/index.js";
 import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../data/prepare/manifest.js";
-import { createModel, loadModel, presetNames, POSITION_INITS, type PositionInit } from "../../models/index.js";
+import { createModel, loadModel, modelTypes, presetNames, POSITION_INITS, type PositionInit } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { taskSpec } from "../../train/tasks/index.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
@@ -23,6 +23,8 @@ import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameTokenizer, taskFlag, trainModelConfig } from "../train-model.js";
+
+const FAMILIES = `${modelTypes("mlm").join("/")}, or ${modelTypes("causal-lm").join("/")}`;
 
 const HELP =
   `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
@@ -40,7 +42,7 @@ Model and data:
   --preset NAME               mlm: ${presetNames("mlm").join(" | ")}
                               causal-lm: ${presetNames("causal-lm").join(" | ")}
                               (vocabulary and special ids from the tokenizer)
-  --model-config FILE         a Hugging Face config.json instead of a preset (roberta/bert, or llama/gpt2)
+  --model-config FILE         a Hugging Face config.json instead of a preset (${FAMILIES})
   --init-from DIR             fine-tune a pretrained model: a directory from \`kiln train\` or transformers'
                               save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
                               a missing masked-LM head is initialized; --tokenizer must be the model's own
