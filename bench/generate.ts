@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import * as k from "../src/index.js";
-import { causalPresetConfig, createCausalLM, saveModel } from "../src/models/index.js";
+import { presetConfig, createCausalLM, saveModel, type CausalConfig } from "../src/models/index.js";
 import { Generator } from "../src/pipelines/generation/generator.js";
 import { bucketFor } from "../src/pipelines/generation/buckets.js";
 import type { DecodeLoop } from "../src/pipelines/generation/programs.js";
@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<void> {
   // Room for the prompt and every new token: the preset's positions are raised to the bucket that holds
   // them (rotary or learned, the weights that exist do not change).
   const maxLength = bucketFor(promptTokens + newTokens);
-  const config = causalPresetConfig(values.preset, { vocabSize: vocab, padId: 0, bosId: 1, eosId: 2 }, maxLength);
+  const config = presetConfig(values.preset, { vocabSize: vocab, padId: 0, bosId: 1, eosId: 2 }, maxLength) as CausalConfig;
   const model = createCausalLM(config);
   const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(0));
   const dir = mkdtempSync(join(tmpdir(), "kiln-bench-generate-"));

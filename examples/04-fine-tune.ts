@@ -8,7 +8,7 @@
 // MODEL_DIR needs a tokenizer.json Kiln reads (a Unigram one, e.g. from `kiln tokenizer train` or
 // example 01). Output under OUT_DIR (default runs/examples/fine-tune). KILN_EXAMPLE_STEPS=N (default 100).
 import { join } from "node:path";
-import { FillMaskPipeline, Trainer, loadPretrained, loadTokenizer, openDataset, prepareDataset, type FillMaskResult } from "kiln";
+import { FillMaskPipeline, Trainer, loadModel, loadTokenizer, openDataset, prepareDataset, type FillMaskResult } from "kiln";
 import { maxSequenceLength } from "kiln/models";
 
 const [modelDir, corpus] = process.argv.slice(2);
@@ -17,7 +17,7 @@ const out = process.argv[4] ?? join("runs", "examples", "fine-tune");
 const steps = Number(process.env.KILN_EXAMPLE_STEPS ?? 100);
 
 // The checkpoint: weights with transformers' names; an encoder-only one (BertModel) gets a fresh head.
-const { model, params, mlmHead, notices } = await loadPretrained(modelDir, { missingHead: "init" });
+const { model, params, mlmHead, notices } = await loadModel(modelDir, { task: "mlm", missingHead: "init" });
 for (const n of notices) console.log(n);
 console.log(`${model.config.architectures[0]} from ${modelDir} (masked-LM head ${mlmHead})`);
 

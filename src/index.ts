@@ -41,15 +41,11 @@ export {
   createCausalLM,
   createModel,
   presetConfig,
-  PRESET_NAMES,
-  causalPresetConfig,
-  CAUSAL_PRESET_NAMES,
+  presetNames,
   readConfig,
   readModelConfig,
   validateConfig,
   loadModel,
-  loadPretrained,
-  loadCausalModel,
   saveModel,
   type MlmConfig,
   type LlamaConfig,
@@ -60,6 +56,7 @@ export {
   type Params,
   type PretrainedModel,
   type PretrainedCausalModel,
+  type LoadedModel,
 } from "./models/index.js";
 // optim
 export { AdamW, Adafactor, Lion, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Optimizer, type Schedule } from "./optim/index.js";

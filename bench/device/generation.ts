@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, saveModel } from "../../src/models/index.js";
+import { createCausalLM, isCausalConfig, presetConfig, presetNames, saveModel } from "../../src/models/index.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { bucketFor } from "../../src/pipelines/generation/buckets.js";
 import { median } from "../lib/timing.js";
@@ -43,7 +43,9 @@ const vocab = Number(v.vocab),
   promptTokens = Number(v["prompt-tokens"]),
   newTokens = Number(v["new-tokens"]),
   rounds = Number(v.rounds);
-const config = causalPresetConfig(v.preset, { vocabSize: vocab, padId: 0, bosId: 1, eosId: 2 }, bucketFor(promptTokens + newTokens));
+const config = presetConfig(v.preset, { vocabSize: vocab, padId: 0, bosId: 1, eosId: 2 }, bucketFor(promptTokens + newTokens));
+if (!isCausalConfig(config))
+  throw new Error(`--preset ${v.preset} is not a causal LM preset; presets: ${presetNames("causal-lm").join(", ")}`);
 const model = createCausalLM(config);
 const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(0));
 const dir = mkdtempSync(join(tmpdir(), "kiln-device-generate-"));

@@ -100,9 +100,9 @@ export async function runStepTask(t: StepTask, dataDir: string, devices: DeviceC
     const optimizer = { learningRate: t.learningRate, weightDecay: t.weightDecay, warmupSteps: t.warmupSteps };
     const result =
       t.task === "causal-lm"
-        ? await trainer.fit({ model: k.createCausalLM(k.causalPresetConfig(t.preset, tokenizer, t.maxLength)), train, optimizer })
+        ? await trainer.fit({ model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)), train, optimizer })
         : await trainer.fit({
-            model: k.createMaskedLM(k.presetConfig(t.preset, tokenizer, t.maxLength)),
+            model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)),
             train,
             optimizer,
             masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },

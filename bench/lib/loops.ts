@@ -8,7 +8,7 @@ import type { GraphDef } from "../../src/exec/ort/onnx-proto.js";
 import { lowerToStableHlo } from "../../src/exec/xla/stablehlo/lower.js";
 import { createXlaExecutor } from "../../src/exec/xla/index.js";
 import { countEquations, trainStepsProgram } from "../../src/train/step-program.js";
-import { createMaskedLM, presetConfig } from "../../src/models/index.js";
+import { createMaskedLM, presetConfig, type MlmConfig } from "../../src/models/index.js";
 import { AdamW } from "../../src/optim/adamw.js";
 import { makeMultiStep, makeTrainStep, type TrainState } from "../../src/train/train-step.js";
 import { maskedLmObjective } from "../../src/train/objectives/mlm.js";
@@ -95,7 +95,7 @@ export async function runtimeFigures(o: {
   device: k.Device;
 }): Promise<Record<string, unknown>> {
   const vocab = 8192;
-  const config = presetConfig(o.model, { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 }, o.seq);
+  const config = presetConfig(o.model, { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 }, o.seq) as MlmConfig;
   const model = createMaskedLM(config);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const dev = o.device;

@@ -25,7 +25,7 @@ if a.config:
     with open(a.config) as f:
         cfg = LlamaConfig(**{k: v for k, v in json.load(f).items() if k not in ("architectures", "transformers_version", "dtype")})
 else:
-    # Kiln's llama-small (src/models/causal-config.ts), with the vocabulary the bench uses.
+    # Kiln's llama-small (src/models/llama/config.ts), with the vocabulary the bench uses.
     cfg = LlamaConfig(vocab_size=8192, hidden_size=256, intermediate_size=688, num_hidden_layers=4, num_attention_heads=4,
                       num_key_value_heads=2, head_dim=64, hidden_act="silu", max_position_embeddings=T, rms_norm_eps=1e-5,
                       rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, tie_word_embeddings=True,

@@ -5,32 +5,32 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../text/index.js";
 import {
-  causalMaxLength,
-  causalPresetConfig,
   isCausalConfig,
-  maxSequenceLength,
+  modelSpec,
+  modelTask,
   presetConfig,
+  presetNames,
+  presetTask,
   readModelConfig,
-  CAUSAL_PRESET_NAMES,
-  PRESET_NAMES,
   type ModelConfig,
 } from "../models/index.js";
 import type { TrainingTask } from "../train/objectives/objective.js";
+import { TASK_SPECS, taskSpec } from "../train/tasks/index.js";
 import { UsageError } from "./args.js";
 
-export const TASKS: readonly TrainingTask[] = ["mlm", "causal-lm"];
+export const TASKS: readonly TrainingTask[] = TASK_SPECS.map((t) => t.name);
 
-const KIND: Record<TrainingTask, string> = { mlm: "a masked LM", "causal-lm": "a causal LM" };
+const KIND = (task: TrainingTask) => taskSpec(task).kind;
 
-/** --task's value, or a usage error naming the two tasks. */
+/** --task's value (the first task by default), or a usage error naming the tasks. */
 export function taskFlag(value: string | undefined): TrainingTask {
-  const task = (value ?? "mlm") as TrainingTask;
-  if (!TASKS.includes(task)) throw new UsageError(`--task must be mlm or causal-lm, got "${value}"`);
+  const task = (value ?? TASKS[0]!) as TrainingTask;
+  if (!TASKS.includes(task)) throw new UsageError(`--task must be ${TASKS.join(" or ")}, got "${value}"`);
   return task;
 }
 
 function taskOf(config: ModelConfig): TrainingTask {
-  return isCausalConfig(config) ? "causal-lm" : "mlm";
+  return modelTask(config);
 }
 
 export interface ModelFlags {
@@ -45,14 +45,14 @@ export async function trainModelConfig(task: TrainingTask, f: ModelFlags, tokeni
   let config: ModelConfig;
   let where: string;
   if (f.preset !== undefined) {
-    const causal = CAUSAL_PRESET_NAMES.includes(f.preset),
-      masked = PRESET_NAMES.includes(f.preset);
-    if (!causal && !masked)
+    if (presetTask(f.preset) === undefined) {
+      const other = TASKS.find((t) => t !== task)!;
       throw new UsageError(
-        `--preset "${f.preset}" is unknown; presets: ${(task === "mlm" ? PRESET_NAMES : CAUSAL_PRESET_NAMES).join(", ")}` +
-          ` (--task ${task === "mlm" ? "causal-lm" : "mlm"}: ${(task === "mlm" ? CAUSAL_PRESET_NAMES : PRESET_NAMES).join(", ")})`,
+        `--preset "${f.preset}" is unknown; presets: ${presetNames(task).join(", ")}` +
+          ` (--task ${other}: ${presetNames(other).join(", ")})`,
       );
-    config = causal ? causalPresetConfig(f.preset, tokenizer, maxLength) : presetConfig(f.preset, tokenizer, maxLength);
+    }
+    config = presetConfig(f.preset, tokenizer, maxLength);
     where = `--preset ${f.preset}`;
   } else {
     const path = f.initFrom !== undefined ? join(f.initFrom, "config.json") : f.modelConfig!;
@@ -61,8 +61,8 @@ export async function trainModelConfig(task: TrainingTask, f: ModelFlags, tokeni
   }
   if (taskOf(config) !== task)
     throw new UsageError(
-      `${where} is ${KIND[taskOf(config)]} (${config.model_type}), but --task is ${task}` +
-        (task === "mlm" ? ": add --task causal-lm to train it" : `: train it with --task mlm (the default), or give ${KIND[task]}`),
+      `${where} is ${KIND(taskOf(config))} (${config.model_type}), but --task is ${task}` +
+        (task === "mlm" ? ": add --task causal-lm to train it" : `: train it with --task mlm (the default), or give ${KIND(task)}`),
     );
   const the = f.initFrom !== undefined ? "the model's " : "";
   if (config.vocab_size !== tokenizer.vocabSize)
@@ -75,12 +75,12 @@ export async function trainModelConfig(task: TrainingTask, f: ModelFlags, tokeni
   if (pad !== tokenizer.padId && !(isCausalConfig(config) && (pad === null || pad === undefined)))
     throw new UsageError(`${where}: ${the}pad_token_id ${pad} differs from the tokenizer's pad id ${tokenizer.padId}`);
   if (f.initFrom !== undefined) await checkSameTokenizer(f.initFrom, where, f.tokenizerDir, tokenizer);
-  const longest = isCausalConfig(config) ? causalMaxLength(config) : maxSequenceLength(config);
+  const spec = modelSpec(config);
+  const longest = spec.maxLength(config);
   if (longest < maxLength)
     throw new UsageError(
       `the model takes sequences of at most ${longest} tokens ` +
-        `(${isCausalConfig(config) && config.model_type === "gpt2" ? "n_positions" : "max_position_embeddings"} ` +
-        `${isCausalConfig(config) ? longest : config.max_position_embeddings}), but the shards hold ${maxLength}`,
+        `(${spec.positionsField} ${String(config[spec.positionsField])}), but the shards hold ${maxLength}`,
     );
   return config;
 }

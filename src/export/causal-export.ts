@@ -2,7 +2,7 @@
 // ONNX graph transformers.js' text-generation runs. Its generate loop feeds only the newest token after
 // the first call and reads the cache back from present.* outputs, so the graph must take and return the
 // key/value cache (a graph without one would see one token at a time and forget the prompt).
-import { loadCausalModel } from "../models/pretrained.js";
+import { loadModel } from "../models/pretrained.js";
 import { causalStepProgram } from "./causal-program.js";
 import { causalCacheNames, causalOnnxModel } from "./causal-onnx.js";
 import type { ExportOptions } from "./export-model.js";
@@ -20,7 +20,7 @@ export async function buildCausalExport(opts: ExportOptions): Promise<BuiltExpor
       `kiln export: --batch ${opts.batch} is for encoders; a decoder exports with dynamic batch and length ` +
         `(its key/value cache grows by each call's tokens): leave --batch out`,
     );
-  const { model, params, notices } = await loadCausalModel(opts.modelDir);
+  const { model, params, notices } = await loadModel(opts.modelDir, { task: "causal-lm" });
   const maxLength = opts.maxLength ?? Math.min(128, model.maxLength);
   if (maxLength < 1 || maxLength > model.maxLength)
     throw new Error(`kiln export: --max-length ${maxLength} is outside 1..${model.maxLength}, the lengths this model's positions cover`);

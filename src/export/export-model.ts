@@ -4,8 +4,10 @@
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadPretrained } from "../models/pretrained.js";
+import { loadModel } from "../models/pretrained.js";
 import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { findModelSpec, modelTypes } from "../models/registry.js";
+import type { ModelTask } from "../models/spec.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/atomic-file.js";
 import { inferenceOutputNames, inferenceProgram } from "./inference-program.js";
 import { onnxModel } from "./onnx-model.js";
@@ -13,9 +15,8 @@ import { buildCausalExport, type BuiltExport } from "./causal-export.js";
 
 export const EXPORT_FORMATS = ["onnx"] as const;
 export const EXPORT_PRECISIONS = ["f32"] as const;
-/** Model types the exporter can trace: the masked and the causal language models src/models builds. */
-export const EXPORTABLE_MODEL_TYPES = ["roberta", "bert", "llama", "gpt2"] as const;
-const CAUSAL_MODEL_TYPES: readonly string[] = ["llama", "gpt2"];
+/** Model types the exporter can trace: every family of the model registry, masked and causal. */
+export const EXPORTABLE_MODEL_TYPES: readonly string[] = modelTypes();
 /** The tokenizer files transformers.js reads, copied when the export goes to another directory. */
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
@@ -41,16 +42,16 @@ export interface ExportResult {
   notices: string[];
 }
 
-async function readModelType(dir: string): Promise<string> {
+async function readModelTask(dir: string): Promise<ModelTask> {
   const path = join(dir, "config.json");
   if (!existsSync(path)) throw new Error(`kiln export: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
   const type = JSON.parse(await readFile(path, "utf8")).model_type;
-  if (!(EXPORTABLE_MODEL_TYPES as readonly unknown[]).includes(type))
+  if (!EXPORTABLE_MODEL_TYPES.includes(type))
     throw new Error(
       `kiln export: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
         `it exports ${EXPORTABLE_MODEL_TYPES.join(", ")} models`,
     );
-  return type;
+  return findModelSpec(type)!.task;
 }
 
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
@@ -58,10 +59,7 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
     throw new Error(`kiln export: unknown --format "${opts.format}"; the formats are ${EXPORT_FORMATS.join(", ")}`);
   if (!(EXPORT_PRECISIONS as readonly string[]).includes(opts.precision))
     throw new Error(`kiln export: unknown --precision "${opts.precision}"; the precisions are ${EXPORT_PRECISIONS.join(", ")}`);
-  const type = await readModelType(opts.modelDir);
-  const { bytes, outputs, maxLength, notices } = CAUSAL_MODEL_TYPES.includes(type)
-    ? await buildCausalExport(opts)
-    : await buildMaskedExport(opts);
+  const { bytes, outputs, maxLength, notices } = await BUILDERS[await readModelTask(opts.modelDir)](opts);
 
   const outDir = opts.outDir ?? opts.modelDir;
   await mkdir(join(outDir, "onnx"), { recursive: true });
@@ -78,7 +76,7 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
 
 async function buildMaskedExport(opts: ExportOptions): Promise<BuiltExport> {
   // An encoder-only checkpoint exports its hidden states; its head would be random, so no logits.
-  const { model, params, mlmHead, notices } = await loadPretrained(opts.modelDir, { missingHead: "init" });
+  const { model, params, mlmHead, notices } = await loadModel(opts.modelDir, { task: "mlm", missingHead: "init" });
   const withLogits = mlmHead === "loaded";
   if (!withLogits) notices.push("the checkpoint has no masked-LM head: the export has last_hidden_state only, no logits");
   const config: MlmConfig = model.config;
@@ -92,3 +90,9 @@ async function buildMaskedExport(opts: ExportOptions): Promise<BuiltExport> {
   const bytes = onnxModel(trace, outputs, { batch: opts.batch, maxLength, padId: config.pad_token_id }, opts.producerVersion);
   return { bytes, outputs, maxLength, notices };
 }
+
+/** The export of each task's models: an encoder's hidden states and logits, a decoder's step with its cache. */
+const BUILDERS: Record<ModelTask, (opts: ExportOptions) => Promise<BuiltExport>> = {
+  mlm: buildMaskedExport,
+  "causal-lm": buildCausalExport,
+};

@@ -8,7 +8,6 @@ import type { LayerLoop } from "./transformer-encoder.js";
 
 /** The config.json fields that the trainer and generation read from any causal LM. */
 export interface CausalLmConfig extends BaseModelConfig {
-  model_type: "llama" | "gpt2";
   bos_token_id?: number | null;
   eos_token_id?: number | number[] | null;
   pad_token_id?: number | null;

@@ -1,6 +1,7 @@
 // Hugging Face `config.json` for the BERT family: read, validated with errors that name the file and
 // field, written back exactly as Python `transformers` expects it.
 import { readFile } from "node:fs/promises";
+import type { PresetTokenizerIds } from "./spec.js";
 
 export type ModelType = "roberta" | "bert";
 
@@ -114,85 +115,29 @@ export interface TokenizerIds {
   sepId: number;
 }
 
-/** mlm-small: about the cost of a CPU benchmark step; mlm-mini is the same at half the depth. */
-const MLM_SMALL = {
-  model_type: "roberta",
-  architectures: ["RobertaForMaskedLM"],
-  hidden_size: 256,
-  num_hidden_layers: 4,
-  num_attention_heads: 4,
-  intermediate_size: 1024,
-  hidden_act: "gelu",
-  hidden_dropout_prob: 0.1,
-  attention_probs_dropout_prob: 0.1,
-  type_vocab_size: 1,
-  layer_norm_eps: 1e-5,
-  initializer_range: 0.02,
-  max_length: 128,
-};
-
-const PRESETS: Record<
-  string,
-  Omit<MlmConfig, "vocab_size" | "pad_token_id" | "bos_token_id" | "eos_token_id" | "max_position_embeddings"> & { max_length: number }
-> = {
-  // For trying things out and for tests: trains a step in well under a second on the CPU.
-  "mlm-tiny": {
-    model_type: "roberta",
-    architectures: ["RobertaForMaskedLM"],
-    hidden_size: 32,
-    num_hidden_layers: 2,
-    num_attention_heads: 2,
-    intermediate_size: 64,
-    hidden_act: "gelu",
-    hidden_dropout_prob: 0.1,
-    attention_probs_dropout_prob: 0.1,
-    type_vocab_size: 1,
-    layer_norm_eps: 1e-5,
-    initializer_range: 0.02,
-    max_length: 128,
-  },
-  "mlm-small": MLM_SMALL,
-  // mlm-small's width at half its depth: the quickstart's masked LM. On SOTU it is ahead of mlm-small at
-  // equal steps (eval masked accuracy 9.5% vs 8.5% after 200 steps of 16 × 128) at 0.6× the CPU per step.
-  "mlm-mini": { ...MLM_SMALL, num_hidden_layers: 2 },
-  "roberta-base": {
-    model_type: "roberta",
-    architectures: ["RobertaForMaskedLM"],
-    hidden_size: 768,
-    num_hidden_layers: 12,
-    num_attention_heads: 12,
-    intermediate_size: 3072,
-    hidden_act: "gelu",
-    hidden_dropout_prob: 0.1,
-    attention_probs_dropout_prob: 0.1,
-    type_vocab_size: 1,
-    layer_norm_eps: 1e-5,
-    initializer_range: 0.02,
-    max_length: 512,
-  },
-};
-
-export const PRESET_NAMES = Object.keys(PRESETS);
-
 /**
- * A preset's config with the vocabulary and special ids taken from the tokenizer (the reference's
+ * A masked-LM preset's config with the vocabulary and special ids taken from the tokenizer (the reference's
  * RoBERTa pad id 1 would collide with [SEP]; the tokenizer's own pad id is the right one).
  */
-export function presetConfig(name: string, tok: TokenizerIds, maxLength?: number): MlmConfig {
-  const p = PRESETS[name];
-  if (!p) throw new Error(`unknown preset "${name}"; presets: ${PRESET_NAMES.join(", ")}`);
-  const { max_length, ...rest } = p;
-  const len = maxLength ?? max_length;
+export function maskedPresetConfig(
+  fields: Readonly<Record<string, unknown>>,
+  tok: PresetTokenizerIds,
+  len: number,
+  where: string,
+): MlmConfig {
+  const { padId, clsId, sepId } = tok;
+  if (typeof padId !== "number" || clsId === undefined || sepId === undefined)
+    throw new Error(`${where}: a masked LM's preset needs the tokenizer's padId, clsId and sepId`);
   return validateConfig(
     {
-      ...rest,
+      ...fields,
       vocab_size: tok.vocabSize,
-      pad_token_id: tok.padId,
-      bos_token_id: tok.clsId,
-      eos_token_id: tok.sepId,
-      max_position_embeddings: positionsNeeded(p.model_type as ModelType, len, tok.padId),
+      pad_token_id: padId,
+      bos_token_id: clsId,
+      eos_token_id: sepId,
+      max_position_embeddings: positionsNeeded(fields.model_type as ModelType, len, padId),
     },
-    `preset ${name}`,
+    where,
   );
 }
 

@@ -2,19 +2,16 @@
 // `LlamaForCausalLM.fromPreset("llama-small", tokenizer)`, `await GPT2LMHeadModel.fromPretrained(dir)`.
 // Each is the CausalLanguageModel that createCausalLM builds for its model_type, as a class.
 import type * as k from "../core/index.js";
-import {
-  causalPresetConfig,
-  CAUSAL_ARCHITECTURE,
-  type CausalConfig,
-  type CausalModelType,
-  type CausalTokenizerIds,
-  type Gpt2Config,
-  type LlamaConfig,
-} from "./causal-config.js";
+import type { Gpt2Config } from "./gpt2/config.js";
+import type { LlamaConfig } from "./llama/config.js";
+import { findModelSpec, presetConfig, type CausalConfig, type CausalModelType } from "./registry.js";
+import type { PresetTokenizerIds } from "./spec.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
 import type { Params } from "./language-model.js";
 import { createCausalLM } from "./create.js";
-import { loadCausalModel, type PretrainedCausalModel } from "./pretrained.js";
+import { loadModel, type PretrainedCausalModel } from "./pretrained.js";
+
+const architecture = (type: CausalModelType) => findModelSpec(type)!.architecture;
 
 abstract class ForCausalLM implements CausalLanguageModel {
   declare readonly config: CausalConfig;
@@ -30,7 +27,7 @@ abstract class ForCausalLM implements CausalLanguageModel {
   protected constructor(config: CausalConfig, type: CausalModelType) {
     if (config.model_type !== type)
       throw new Error(
-        `${CAUSAL_ARCHITECTURE[type]} needs a config with model_type "${type}", got "${config.model_type}" (use createCausalLM for either)`,
+        `${architecture(type)} needs a config with model_type "${type}", got "${config.model_type}" (use createCausalLM for either)`,
       );
     Object.assign(this, createCausalLM(config));
   }
@@ -42,19 +39,19 @@ async function pretrainedAs<M extends CausalLanguageModel>(
   type: CausalModelType,
   make: (c: CausalConfig) => M,
 ): Promise<PretrainedCausalModel & { model: M }> {
-  const loaded = await loadCausalModel(dir, device);
+  const loaded = await loadModel(dir, { task: "causal-lm", ...(device ? { device } : {}) });
   if (loaded.model.config.model_type !== type)
     throw new Error(
       `${dir}/config.json: model_type "${loaded.model.config.model_type}" is not "${type}" ` +
-        `(${CAUSAL_ARCHITECTURE[type]}.fromPretrained); load it with loadCausalModel`,
+        `(${architecture(type)}.fromPretrained); load it with loadModel`,
     );
   return { ...loaded, model: make(loaded.model.config as CausalConfig) };
 }
 
-function presetOf(name: string, type: CausalModelType, tokenizer: CausalTokenizerIds, maxLength?: number): CausalConfig {
-  const c = causalPresetConfig(name, tokenizer, maxLength);
+function presetOf(name: string, type: CausalModelType, tokenizer: PresetTokenizerIds, maxLength?: number): CausalConfig {
+  const c = presetConfig(name, tokenizer, maxLength);
   if (c.model_type !== type) throw new Error(`preset "${name}" is a ${c.model_type} model, not ${type}`);
-  return c;
+  return c as CausalConfig;
 }
 
 /** Llama with its language-model head (transformers' LlamaForCausalLM). */
@@ -64,7 +61,7 @@ export class LlamaForCausalLM extends ForCausalLM {
     super(config, "llama");
   }
   /** A preset's architecture ("llama-tiny", "llama-small", "smollm-135m") sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: CausalTokenizerIds, maxLength?: number): LlamaForCausalLM {
+  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): LlamaForCausalLM {
     return new LlamaForCausalLM(presetOf(name, "llama", tokenizer, maxLength) as LlamaConfig);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
@@ -80,7 +77,7 @@ export class GPT2LMHeadModel extends ForCausalLM {
     super(config, "gpt2");
   }
   /** A preset's architecture ("gpt2-tiny", "gpt2-small", "gpt2-124m") sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: CausalTokenizerIds, maxLength?: number): GPT2LMHeadModel {
+  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): GPT2LMHeadModel {
     return new GPT2LMHeadModel(presetOf(name, "gpt2", tokenizer, maxLength) as Gpt2Config);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */

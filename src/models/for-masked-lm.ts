@@ -2,13 +2,12 @@
 // `RobertaForMaskedLM.fromPreset("mlm-small", tokenizer)`, `await RobertaForMaskedLM.fromPretrained(dir)`.
 // Each is the MaskedLanguageModel that createMaskedLM builds for its model_type, as a class.
 import type * as k from "../core/index.js";
-import { presetConfig, type MlmConfig, type ModelType, type TokenizerIds } from "./config.js";
+import type { MlmConfig, ModelType } from "./config.js";
+import { presetConfig } from "./registry.js";
+import type { PresetTokenizerIds } from "./spec.js";
 import type { MaskedLanguageModel, Params, ForwardOptions } from "./masked-lm.js";
-import { createRoberta } from "./roberta.js";
-import { createBert } from "./bert.js";
-import { loadPretrained, type LoadPretrainedOptions, type PretrainedModel } from "./pretrained.js";
-
-const BUILDERS: Record<ModelType, (c: MlmConfig) => MaskedLanguageModel> = { roberta: createRoberta, bert: createBert };
+import { createMaskedLM } from "./create.js";
+import { loadModel, type LoadModelOptions, type PretrainedModel } from "./pretrained.js";
 
 abstract class ForMaskedLM implements MaskedLanguageModel {
   declare readonly config: MlmConfig;
@@ -21,16 +20,16 @@ abstract class ForMaskedLM implements MaskedLanguageModel {
   protected constructor(config: MlmConfig, type: ModelType, className: string) {
     if (config.model_type !== type)
       throw new Error(`${className} needs a config with model_type "${type}", got "${config.model_type}" (use createMaskedLM for either)`);
-    Object.assign(this, BUILDERS[type](config));
+    Object.assign(this, createMaskedLM(config));
   }
 }
 
 async function pretrainedAs<M extends MaskedLanguageModel>(
   dir: string,
-  opts: LoadPretrainedOptions,
+  opts: LoadModelOptions,
   make: (c: MlmConfig) => M,
 ): Promise<PretrainedModel & { model: M }> {
-  const loaded = await loadPretrained(dir, opts);
+  const loaded = await loadModel(dir, { ...opts, task: "mlm" });
   return { ...loaded, model: make(loaded.model.config) };
 }
 
@@ -40,11 +39,11 @@ export class RobertaForMaskedLM extends ForMaskedLM {
     super(config, "roberta", "RobertaForMaskedLM");
   }
   /** A preset's architecture ("mlm-small", "roberta-base", …) sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: TokenizerIds, maxLength?: number): RobertaForMaskedLM {
-    return new RobertaForMaskedLM(presetConfig(name, tokenizer, maxLength));
+  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): RobertaForMaskedLM {
+    return new RobertaForMaskedLM(presetConfig(name, tokenizer, maxLength) as MlmConfig);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
-  static fromPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel & { model: RobertaForMaskedLM }> {
+  static fromPretrained(dir: string, opts: LoadModelOptions = {}): Promise<PretrainedModel & { model: RobertaForMaskedLM }> {
     return pretrainedAs(dir, opts, (c) => new RobertaForMaskedLM(c));
   }
 }
@@ -55,7 +54,7 @@ export class BertForMaskedLM extends ForMaskedLM {
     super(config, "bert", "BertForMaskedLM");
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
-  static fromPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel & { model: BertForMaskedLM }> {
+  static fromPretrained(dir: string, opts: LoadModelOptions = {}): Promise<PretrainedModel & { model: BertForMaskedLM }> {
     return pretrainedAs(dir, opts, (c) => new BertForMaskedLM(c));
   }
 }

@@ -1,42 +1,51 @@
-// Masked and causal language models built from a Hugging Face config.
+// Masked and causal language models built from a Hugging Face config, one family per folder, listed in
+// the registry.
 export { createMaskedLM, createCausalLM, createModel } from "./create.js";
 export * from "./config.js";
 export * from "./masked-lm.js";
-export { createRoberta, robertaPositionIds } from "./roberta.js";
-export { createBert } from "./bert.js";
-export { createLlama } from "./llama.js";
-export { createGpt2 } from "./gpt2.js";
+export { createRoberta, robertaPositionIds } from "./roberta/model.js";
+export { createBert } from "./bert/model.js";
+export { createLlama } from "./llama/model.js";
+export { createGpt2 } from "./gpt2/model.js";
 export type { CausalLanguageModel, CausalLmConfig, CausalForwardOptions, KvCache } from "./causal-lm.js";
 export type { LanguageModel, BaseModelConfig } from "./language-model.js";
+export type { ModelSpec, ModelTask, Preset, PresetTokenizerIds } from "./spec.js";
+export { validateLlamaConfig, type LlamaConfig, type RopeParameters } from "./llama/config.js";
+export { validateGpt2Config, type Gpt2Config } from "./gpt2/config.js";
+export type { CausalTokenizerIds } from "./causal-config.js";
 export {
+  MODEL_SPECS,
+  findModelSpec,
+  modelSpec,
+  modelTask,
+  modelTypes,
   isCausalConfig,
-  validateLlamaConfig,
-  validateGpt2Config,
   validateCausalConfig,
   validateModelConfig,
   readModelConfig,
-  causalPresetConfig,
-  causalMaxLength,
-  CAUSAL_PRESET_NAMES,
-  type LlamaConfig,
-  type Gpt2Config,
+  maxLengthOf,
+  presetConfig,
+  presetNames,
+  presetTask,
   type CausalConfig,
   type ModelConfig,
-  type RopeParameters,
-  type CausalTokenizerIds,
-} from "./causal-config.js";
+  type PresetName,
+  type PresetConfig,
+  type TaskConfig,
+  type TaskModel,
+} from "./registry.js";
 export { RobertaForMaskedLM, BertForMaskedLM } from "./for-masked-lm.js";
 export { LlamaForCausalLM, GPT2LMHeadModel } from "./for-causal-lm.js";
 export {
   saveModel,
   loadModel,
-  loadPretrained,
-  loadCausalModel,
   paramsFromTensors,
   parameterLayout,
   namedTensors,
   TRANSFORMERS_FORMAT_VERSION,
-  type PretrainedModel,
+  type LoadedModel,
+  type LoadModelOptions,
   type LoadPretrainedOptions,
+  type PretrainedModel,
   type PretrainedCausalModel,
 } from "./pretrained.js";

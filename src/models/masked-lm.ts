@@ -65,7 +65,7 @@ export interface MlmOutputs {
  * deviations above the expected count; beyond it (p < 1e-15) the extra positions do not count, and
  * `dropped` says how many there were.
  */
-export function mlmObjective(model: MaskedLanguageModel, params: Params, hidden: k.Array, labels: k.Array, capacity?: number): MlmOutputs {
+export function maskedLmLoss(model: MaskedLanguageModel, params: Params, hidden: k.Array, labels: k.Array, capacity?: number): MlmOutputs {
   const h = hidden.shape[hidden.ndim - 1]!;
   let rows = hidden.reshape([-1, h]);
   let lab = labels.reshape([-1]);

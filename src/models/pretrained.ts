@@ -1,16 +1,18 @@
 // A model directory a Python user recognizes: `config.json` + `model.safetensors` (f32, Hugging Face
 // names and shapes; tied weights stored once, as `save_pretrained` does), and such directories read back,
-// whether Kiln or transformers wrote them: masked LMs (loadPretrained) and causal LMs (loadCausalModel).
+// whether Kiln or transformers wrote them, masked or causal LMs alike (loadModel: the family's spec in the
+// registry builds the model).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { mkdir, readFile } from "node:fs/promises";
 import * as k from "../core/index.js";
-import { readConfig, type MlmConfig } from "./config.js";
-import { CAUSAL_ARCHITECTURE, isCausalConfig, readJsonObject, validateModelConfig } from "./causal-config.js";
-import type { MaskedLanguageModel } from "./masked-lm.js";
+import { readJsonObject } from "./config.js";
+import { modelSpec, validateModelConfig, type CausalConfig } from "./registry.js";
+import type { ModelTask } from "./spec.js";
+import type { MaskedLanguageModel, MlmConfig } from "./masked-lm.js";
 import type { CausalLanguageModel } from "./causal-lm.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
-import { createCausalLM, createMaskedLM } from "./create.js";
+import { createModel } from "./create.js";
 import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { matchCheckpointNames, nameList, type NameMatch } from "./checkpoint-names.js";
@@ -43,19 +45,17 @@ export async function namedTensors(params: Params): Promise<Record<string, Named
  */
 export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
 
-const ARCHITECTURE: Record<MlmConfig["model_type"], string> = { roberta: "RobertaForMaskedLM", bert: "BertForMaskedLM" };
-
 /**
  * config.json for a model Kiln saves, f32: a masked LM is always a *ForMaskedLM with the decoder tied to
  * the word embeddings; a causal LM is LlamaForCausalLM/GPT2LMHeadModel, tied as its config says.
  */
 export function configJson(c: BaseModelConfig): Record<string, unknown> {
   const { torch_dtype: _superseded, ...rest } = c;
-  const causal = isCausalConfig(c);
+  const spec = modelSpec(c);
   return {
     ...rest,
-    architectures: [causal ? CAUSAL_ARCHITECTURE[c.model_type] : ARCHITECTURE[c.model_type as MlmConfig["model_type"]]],
-    tie_word_embeddings: causal ? c.tie_word_embeddings : true,
+    architectures: [spec.architecture],
+    tie_word_embeddings: spec.tiesHead(c),
     dtype: "float32",
     transformers_version: TRANSFORMERS_FORMAT_VERSION,
   };
@@ -136,19 +136,25 @@ export function checkFinite(t: NamedTensor, name: string, where: string): void {
   );
 }
 
-export interface LoadPretrainedOptions {
+export interface LoadModelOptions {
   device?: k.Device;
+  /** The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error. */
+  task?: ModelTask;
   /**
-   * A checkpoint with the encoder but no masked-LM head (a RobertaModel/BertModel, e.g. a sentence
-   * encoder): "error" (the default: predictions need the head) or "init" (a fresh head from `seed`,
-   * as transformers does; for the encoder's hidden states or for fine-tuning). Either way it is reported.
+   * A masked-LM checkpoint with the encoder but no masked-LM head (a RobertaModel/BertModel, e.g. a
+   * sentence encoder): "error" (the default: predictions need the head) or "init" (a fresh head from
+   * `seed`, as transformers does; for the encoder's hidden states or for fine-tuning). Either way it is reported.
    */
   missingHead?: "error" | "init";
   /** Seed of a freshly initialized head (default 0). */
   seed?: number;
 }
 
+/** @deprecated the options of loadModel: LoadModelOptions. */
+export type LoadPretrainedOptions = LoadModelOptions;
+
 export interface PretrainedModel {
+  task: "mlm";
   model: MaskedLanguageModel;
   params: Params;
   /** Whether the masked-LM head came from the checkpoint or was initialized here. */
@@ -156,6 +162,17 @@ export interface PretrainedModel {
   /** What the checkpoint held that does not map one to one onto the model (an encoder-only file, unused tensors). */
   notices: string[];
 }
+
+export interface PretrainedCausalModel {
+  task: "causal-lm";
+  model: CausalLanguageModel;
+  params: Params;
+  /** What the checkpoint held that the model does not use (old buffers such as GPT-2's attn.bias, other heads). */
+  notices: string[];
+}
+
+/** A loaded model directory: which task its model is for tells which kind of model it is. */
+export type LoadedModel = PretrainedModel | PretrainedCausalModel;
 
 const OTHER_FORMATS: Record<string, string> = {
   "pytorch_model.bin": "a PyTorch pickle",
@@ -211,24 +228,34 @@ function checkStoredTies(match: NameMatch, storedName: Map<NamedTensor, string>,
   }
 }
 
-/** A config.json that must describe a masked LM: a causal one is pointed to loadCausalModel. */
-async function readMaskedConfig(dir: string): Promise<MlmConfig> {
-  const path = join(dir, "config.json");
-  const raw = await readJsonObject(path);
-  if (isCausalConfig(raw as { model_type: unknown }))
-    throw new Error(`${path}: model_type "${String(raw.model_type)}" is a causal language model; load it with loadCausalModel`);
-  return readConfig(path);
-}
+const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "causal-lm": "a causal language model" };
 
 /**
- * Loads a Hugging Face model directory (written by Kiln or by transformers' save_pretrained) the way
- * `AutoModelForMaskedLM.from_pretrained` does: names with or without the base-model prefix, tied
- * weights stored once or twice (then they must be equal), buffers skipped; anything else the checkpoint
- * lacks is an error, and tensors nothing uses are listed in `notices`.
+ * Loads a Hugging Face model directory (written by Kiln or by transformers' save_pretrained), as
+ * `AutoModel.from_pretrained` does: config.json's model_type picks the family, whose model is built and
+ * filled. Names with or without the base-model prefix, tied weights stored once or twice (then they must
+ * be equal), buffers skipped; anything else the checkpoint lacks is an error, and tensors nothing uses
+ * are listed in `notices`. `task` says which kind of model the caller needs.
  */
-export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = {}): Promise<PretrainedModel> {
-  const config = await readMaskedConfig(dir);
-  const model = createMaskedLM(config);
+export async function loadModel(dir: string, opts: LoadModelOptions & { task: "mlm" }): Promise<PretrainedModel>;
+export async function loadModel(dir: string, opts: LoadModelOptions & { task: "causal-lm" }): Promise<PretrainedCausalModel>;
+export async function loadModel(dir: string, opts?: LoadModelOptions): Promise<LoadedModel>;
+export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promise<LoadedModel> {
+  const path = join(dir, "config.json");
+  const raw = await readJsonObject(path);
+  const config = validateModelConfig(raw, path);
+  const task = modelSpec(config).task;
+  if (opts.task !== undefined && opts.task !== task)
+    throw new Error(
+      `${path}: model_type "${config.model_type}" is ${TASK_KIND[task]}, not ${TASK_KIND[opts.task]} ` +
+        `(task "${opts.task}"); load it with task "${task}" or without a task`,
+    );
+  return task === "causal-lm" ? loadCausal(dir, config as CausalConfig, opts.device) : loadMasked(dir, config as MlmConfig, opts);
+}
+
+/** A masked LM's directory, its head missing or not (see LoadModelOptions.missingHead). */
+async function loadMasked(dir: string, config: MlmConfig, opts: LoadModelOptions): Promise<PretrainedModel> {
+  const model = createModel(config);
   const { tensors, where } = await readCheckpointTensors(dir);
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
@@ -261,45 +288,24 @@ export async function loadPretrained(dir: string, opts: LoadPretrainedOptions = 
     )(k.randomKey(opts.seed ?? 0, opts.device));
     fresh = new Map(missingHead.map((n, i) => [n, headLeaves[i]!]));
     notices.push(
-      `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${config.model_type === "bert" ? "BertModel" : "RobertaModel"}): ` +
+      `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${modelSpec(config).baseArchitecture}): ` +
         `the encoder is loaded and the head (${nameList(missingHead)}) is freshly initialized`,
     );
   }
   if (match.unused.length > 0)
-    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`);
+    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${modelSpec(config).architecture}: ${nameList(match.unused)}`);
   const leaves = names.map((name, i) => {
     const t = match.found.get(name);
     return t ? toParam(t, avals[i]!, name, where, opts.device, storedName.get(t)) : fresh!.get(name)!;
   });
   const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
-  return { model, params, mlmHead: fresh ? "initialized" : "loaded", notices };
+  return { task: "mlm", model, params, mlmHead: fresh ? "initialized" : "loaded", notices };
 }
 
-/** A model directory with its masked-LM head (for predictions): anything less is an error. */
-export async function loadModel(dir: string, device?: k.Device): Promise<{ model: MaskedLanguageModel; params: Params }> {
-  const { model, params } = await loadPretrained(dir, device ? { device } : {});
-  return { model, params };
-}
-
-export interface PretrainedCausalModel {
-  model: CausalLanguageModel;
-  params: Params;
-  /** What the checkpoint held that the model does not use (old buffers such as GPT-2's attn.bias, other heads). */
-  notices: string[];
-}
-
-/**
- * Loads a causal LM directory (Kiln's, or transformers' save_pretrained of LlamaForCausalLM or
- * GPT2LMHeadModel) the way from_pretrained does: names with or without the base-model prefix (a
- * LlamaModel/GPT2Model file stores `layers.0.…`/`h.0.…`), the tied head stored once or twice (then equal
- * to the embeddings), tensors nothing uses listed in `notices`; a parameter the file lacks is an error.
- */
-export async function loadCausalModel(dir: string, device?: k.Device): Promise<PretrainedCausalModel> {
+/** A causal LM's directory: the head stored once or twice (then equal to the embeddings), nothing missing. */
+async function loadCausal(dir: string, config: CausalConfig, device?: k.Device): Promise<PretrainedCausalModel> {
   const path = join(dir, "config.json");
-  const config = validateModelConfig(await readJsonObject(path), path);
-  if (!isCausalConfig(config))
-    throw new Error(`${path}: model_type "${config.model_type}" is a masked language model; load it with loadPretrained`);
-  const model = createCausalLM(config);
+  const model = createModel(config);
   const { tensors, where } = await readCheckpointTensors(dir);
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
@@ -314,13 +320,11 @@ export async function loadCausalModel(dir: string, device?: k.Device): Promise<P
   }
   const notices: string[] = [];
   if (match.unused.length > 0)
-    notices.push(
-      `${where}: ${match.unused.length} tensor(s) unused by ${CAUSAL_ARCHITECTURE[config.model_type]}: ${nameList(match.unused)}`,
-    );
+    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${modelSpec(config).architecture}: ${nameList(match.unused)}`);
   const leaves = names.map((name, i) => {
     const t = match.found.get(name)!;
     return toParam(t, avals[i]!, name, where, device, storedName.get(t));
   });
   const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
-  return { model, params, notices };
+  return { task: "causal-lm", model, params, notices };
 }

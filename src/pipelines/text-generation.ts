@@ -4,8 +4,8 @@
 // cache (generation/), and decoded without special tokens.
 import { join } from "node:path";
 import type { CausalLanguageModel } from "../models/causal-lm.js";
-import { loadCausalModel } from "../models/pretrained.js";
-import { isCausalConfig, readModelConfig } from "../models/causal-config.js";
+import { loadModel } from "../models/pretrained.js";
+import { isCausalConfig, modelTypes, readModelConfig } from "../models/registry.js";
 import { loadTokenizer } from "../text/index.js";
 import type { Params } from "../models/language-model.js";
 import { Generator, type GenerateOptions, type GeneratorOptions, type FinishReason } from "./generation/generator.js";
@@ -95,9 +95,9 @@ export class TextGenerationPipeline {
     if (!isCausalConfig(config))
       throw new GenerateInputError(
         `generate: ${configPath} describes a ${config.model_type} masked language model; text generation needs a causal LM ` +
-          `(llama, gpt2): train one with --task causal-lm, or use fill-mask with this one`,
+          `(${modelTypes("causal-lm").join(", ")}): train one with --task causal-lm, or use fill-mask with this one`,
       );
-    const [{ model, params, notices }, tokenizer] = await Promise.all([loadCausalModel(dir), loadTokenizer(tokenizerDir)]);
+    const [{ model, params, notices }, tokenizer] = await Promise.all([loadModel(dir, { task: "causal-lm" }), loadTokenizer(tokenizerDir)]);
     const pipe = new TextGenerationPipeline(
       model,
       params,

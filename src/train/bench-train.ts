@@ -2,7 +2,15 @@
 // (uniform random ids, no padding, as the PyTorch peer scripts use), tokens/s as the median of timed
 // steps after warm-up, compile time apart, and MFU against the device's measured matmul peak.
 import * as k from "../core/index.js";
-import { causalPresetConfig, createCausalLM, createMaskedLM, presetConfig, type ModelConfig } from "../models/index.js";
+import {
+  presetConfig,
+  createCausalLM,
+  createMaskedLM,
+  modelSpec,
+  type CausalConfig,
+  type MlmConfig,
+  type ModelConfig,
+} from "../models/index.js";
 import type { LanguageModel } from "../models/language-model.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
@@ -84,11 +92,11 @@ export function benchModel(
 ): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
   const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
   if ((o.task ?? "mlm") === "causal-lm") {
-    const config = causalPresetConfig(o.preset, ids, o.maxLength);
+    const config = presetConfig(o.preset, ids, o.maxLength) as CausalConfig;
     const model = createCausalLM(config);
     return { config, model, objective: causalLmObjective({ model }) };
   }
-  const config = presetConfig(o.preset, ids, o.maxLength);
+  const config = presetConfig(o.preset, ids, o.maxLength) as MlmConfig;
   const model = createMaskedLM(config);
   const objective = maskedLmObjective({
     model,
@@ -100,8 +108,7 @@ export function benchModel(
 
 /** Layers and width of either kind of config, for the attention FLOPs. */
 function depthAndWidth(c: ModelConfig): { layers: number; width: number } {
-  if (c.model_type === "gpt2") return { layers: c.n_layer, width: c.n_embd };
-  return { layers: c.num_hidden_layers, width: c.hidden_size };
+  return modelSpec(c).layersAndWidth(c);
 }
 
 /** A compiled training step on synthetic batches, ready to be timed as often as wanted (`kiln bench train` and the device check). */

@@ -27,7 +27,9 @@ function standIn(s: { shape: readonly number[]; dtype: k.DType }): k.Array {
 /** The K-step training program (masking, forward, backward, AdamW; dropout on) of `o.model`. */
 export function trainStepsProgram(o: StepProgramOptions): k.Program {
   const config =
-    typeof o.model === "string" ? presetConfig(o.model, { vocabSize: o.vocab ?? 32000, padId: 3, clsId: 0, sepId: 1 }, o.seq) : o.model;
+    typeof o.model === "string"
+      ? (presetConfig(o.model, { vocabSize: o.vocab ?? 32000, padId: 3, clsId: 0, sepId: 1 }, o.seq) as MlmConfig)
+      : o.model;
   const model = createMaskedLM(config);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const params = k.evalShape((key: k.Array) => model.init(key), k.randomKey(0));

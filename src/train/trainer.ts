@@ -42,6 +42,7 @@ import {
   type TrainState,
 } from "./train-step.js";
 import { objectiveFor } from "./objectives/select.js";
+import { taskSpec } from "./tasks/index.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { ProgressBar } from "./progress.js";
 import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
@@ -751,22 +752,11 @@ export class Trainer implements TrainerView {
       correct += c!;
       count += n!;
     }
-    const loss = count ? lossSum / count : NaN;
-    const m: Metrics = {
-      eval_loss: loss,
-      ...(task === "causal-lm" ? { eval_perplexity: Math.exp(loss) } : {}),
-      eval_accuracy: count ? correct / count : 0,
-      eval_tokens: count,
-    };
+    const spec = taskSpec(task);
+    const m: Metrics = spec.evalMetrics({ lossSum, correct, count });
     evalHistory.push({ step: this.globalStep, ...m });
     this.logMetrics(m);
-    const accuracy = `${(100 * m.eval_accuracy!).toFixed(2)}%`;
-    this.log(
-      `step ${this.globalStep}: eval loss ${loss.toFixed(4)}, ` +
-        (task === "causal-lm"
-          ? `perplexity ${m.eval_perplexity!.toFixed(2)}, next-token accuracy ${accuracy} over ${count} predicted tokens`
-          : `masked accuracy ${accuracy} over ${count} masked tokens`),
-    );
+    this.log(`step ${this.globalStep}: eval loss ${m.eval_loss!.toFixed(4)}, ${spec.evalLine(m)}`);
     for (const cb of this.o.callbacks) await cb.onEvalEnd?.(this, m);
     return m;
   }

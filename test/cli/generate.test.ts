@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, saveModel } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, saveModel } from "../../src/models/index.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
@@ -20,7 +20,7 @@ test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const model = join(root, "model");
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
-const llama = createCausalLM({ ...causalPresetConfig("llama-tiny", tokenizer), initializer_range: 0.3 });
+const llama = createCausalLM({ ...presetConfig("llama-tiny", tokenizer), initializer_range: 0.3 });
 await saveModel(model, llama, k.jit((key: k.Array) => llama.init(key))(k.randomKey(0)));
 await saveTokenizer(tokenizer, model);
 

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline, Tensor, type TextGenerationPipeline as TjsTextGeneration } from "@huggingface/transformers";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, saveModel, type CausalLanguageModel } from "../../src/models/index.js";
-import { loadCausalModel } from "../../src/models/pretrained.js";
+import { presetConfig, createCausalLM, saveModel, type CausalLanguageModel } from "../../src/models/index.js";
+import { loadModel } from "../../src/models/pretrained.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { TextGenerationPipeline } from "../../src/pipelines/text-generation.js";
 import { kiln, kilnLogits, maxAbsDiff, padBatch, type PaddedBatch } from "../helpers/hf-interop.js";
@@ -28,7 +28,7 @@ const root = mkdtempSync(join(tmpdir(), "kiln-export-causal-"));
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 for (const name of MODELS) {
-  const model = createCausalLM({ ...causalPresetConfig(name, tokenizer), initializer_range: 0.3 });
+  const model = createCausalLM({ ...presetConfig(name, tokenizer), initializer_range: 0.3 });
   const dir = join(root, name);
   await saveModel(dir, model, k.jit((key: k.Array) => model.init(key))(k.randomKey(0)));
   await saveTokenizer(tokenizer, dir);
@@ -73,7 +73,7 @@ for (const name of MODELS) {
       kiln("export", "--model", dir, "--format", "onnx", "--max-length", String(MAX_LENGTH)),
       /wrote .*onnx\/model\.onnx .*outputs logits, present\.0\.key, .*present\.1\.value; dynamic batch and length, at most 48 tokens/,
     );
-    const { model, params } = await loadCausalModel(dir);
+    const { model, params } = await loadModel(dir, { task: "causal-lm" });
     const session = await ort.InferenceSession.create(join(dir, "onnx", "model.onnx"));
     const pipe = new TextGenerationPipeline(model, params, tokenizer);
     const padded = padBatch(

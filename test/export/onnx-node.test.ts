@@ -27,7 +27,7 @@ test.after(() => rmSync(root, { recursive: true, force: true }));
 const { dir, lines } = trainExportModel(root);
 const exportLog = kiln("export", "--model", dir, "--format", "onnx");
 const onnxFile = join(dir, "onnx", "model.onnx");
-const { model, params } = await loadModel(dir);
+const { model, params } = await loadModel(dir, { task: "mlm" });
 const tokenizer = await loadTokenizer(dir);
 
 test("transformers.js pipeline('fill-mask') on the exported directory gives kiln fill-mask's top 5", async (t) => {

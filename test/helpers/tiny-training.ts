@@ -9,7 +9,7 @@ import * as k from "../../src/index.js";
 import { writeRecords } from "../../src/data/tfrecord/files.js";
 import { encodeExample } from "../../src/data/example/example.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
-import { causalPresetConfig, createCausalLM, createMaskedLM, validateConfig } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, createMaskedLM, validateConfig } from "../../src/models/index.js";
 import { Trainer, type OptimizerSettings, type TrainerOptions } from "../../src/train/trainer.js";
 import { ModelCheckpoint, type Callback } from "../../src/train/callbacks.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
@@ -54,7 +54,7 @@ export const tinyConfig = () =>
   );
 
 /** The llama-tiny preset (width 16, 2 layers, grouped-query attention) for the tiny shards' vocabulary and length. */
-export const tinyLlamaConfig = () => causalPresetConfig("llama-tiny", { vocabSize: TINY.vocab, padId: 3, clsId: 0, sepId: 1 }, TINY.length);
+export const tinyLlamaConfig = () => presetConfig("llama-tiny", { vocabSize: TINY.vocab, padId: 3, clsId: 0, sepId: 1 }, TINY.length);
 
 export interface TinyOptions {
   /** "mlm" (default: the 2-layer RoBERTa) or "causal-lm" (llama-tiny). */

@@ -3,7 +3,7 @@
 // LlamaForCausalLM/GPT2LMHeadModel.from_pretrained with nothing missing or unexpected and no warnings,
 // and give Kiln's logits on a right-padded batch and on a left-padded one with position ids. (b)
 // transformers' save_pretrained of random tiny models (and a GPT-2 stored the way the original OpenAI
-// checkpoints are: no prefix, old attention-mask buffers) load into Kiln with loadCausalModel and give
+// checkpoints are: no prefix, old attention-mask buffers) load into Kiln with loadModel and give
 // transformers' logits. One Python process (test/python/hf_causal_models.py) does the Python side.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
   createCausalLM,
-  loadCausalModel,
+  loadModel,
   saveModel,
   validateCausalConfig,
   type CausalConfig,
@@ -205,7 +205,7 @@ for (const name of Object.keys(KILN_CONFIGS)) {
 for (const name of ["llama-gqa", "llama-untied", "gpt2", "gpt2-base-old"]) {
   test(`(b) transformers' ${name} loads into Kiln and gives transformers' logits`, { skip: pythonSkip }, async (t) => {
     const r = seen().hf[name]!;
-    const loaded = await loadCausalModel(join(hfDir, name));
+    const loaded = await loadModel(join(hfDir, name), { task: "causal-lm" });
     if (name === "gpt2-base-old") {
       assert.equal(loaded.notices.length, 1, loaded.notices.join("\n"));
       assert.match(loaded.notices[0]!, /4 tensor\(s\) unused by GPT2LMHeadModel: (h\.\d\.attn\.(masked_)?bias(, | and 1 more)){3}$/);

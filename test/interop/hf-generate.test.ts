@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, loadCausalModel, saveModel, type CausalConfig } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, loadModel, saveModel, type CausalConfig } from "../../src/models/index.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { rng } from "../helpers/random.js";
@@ -39,9 +39,9 @@ const PROMPTS = [prompt(1, 5), prompt(2, 13)];
 // End-of-sequence ids that one row of each batch meets before its 32nd token and the other does not
 // (checked below): llama's </s> comes up by itself; for GPT-2 a token its first row emits is the end.
 const MODELS: Record<string, { config: CausalConfig; cls: string }> = {
-  "llama-tiny": { config: { ...causalPresetConfig("llama-tiny", IDS), initializer_range: 0.35 } as CausalConfig, cls: "LlamaForCausalLM" },
+  "llama-tiny": { config: { ...presetConfig("llama-tiny", IDS), initializer_range: 0.35 } as CausalConfig, cls: "LlamaForCausalLM" },
   "gpt2-tiny": {
-    config: { ...causalPresetConfig("gpt2-tiny", { ...IDS, eosId: 82 }), initializer_range: 0.35 } as CausalConfig,
+    config: { ...presetConfig("gpt2-tiny", { ...IDS, eosId: 82 }), initializer_range: 0.35 } as CausalConfig,
     cls: "GPT2LMHeadModel",
   },
 };
@@ -67,7 +67,7 @@ test(
       const theirs = hf[name]!;
       assert.equal(theirs.class, MODELS[name]!.cls);
       // Generation reads the directory as any user would.
-      const { model, params } = await loadCausalModel(dirs[name]!);
+      const { model, params } = await loadModel(dirs[name]!, { task: "causal-lm" });
       const gen = new Generator(model, params);
       const batch = await gen.generate(PROMPTS, { greedy: true, maxNewTokens: NEW_TOKENS });
       assert.deepEqual(batch.sequences, theirs.batch, `${name}: the left-padded batch`);

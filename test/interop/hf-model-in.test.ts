@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadPretrained } from "../../src/models/index.js";
+import { loadModel } from "../../src/models/index.js";
 import { readSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -115,7 +115,7 @@ for (const [name, reference] of [
     const r = seen();
     if (name === "roberta-sharded") assert.ok(r.roberta_shards.length > 1, `sharded into ${r.roberta_shards.join(", ")}`);
     if (name === "bert-bf16") assert.deepEqual(r.bf16_dtypes, ["BF16"]);
-    const loaded = await loadPretrained(join(hf, name));
+    const loaded = await loadModel(join(hf, name), { task: "mlm" });
     assert.equal(loaded.mlmHead, "loaded");
     assert.deepEqual(loaded.notices, [], "every tensor maps onto a parameter");
     const ours = await kilnLogits(loaded.model, loaded.params, batch!);
@@ -130,7 +130,7 @@ for (const [name, reference] of [
 test("a pytorch_model.bin directory is refused with the way to re-save it as safetensors", { skip: pythonSkip }, async () => {
   seen();
   await assert.rejects(
-    loadPretrained(join(hf, "bert-pickle")),
+    loadModel(join(hf, "bert-pickle"), { task: "mlm" }),
     new RegExp(
       "bert-pickle holds pytorch_model\\.bin \\(a PyTorch pickle\\) but no model\\.safetensors: " +
         "Kiln reads safetensors only\\. Re-save it .*save_pretrained",
@@ -147,10 +147,10 @@ test(
     assert.deepEqual(r.minilm_loading_info.missing_keys, []);
     // Without the head, predictions are impossible: loading for them is an error, loading for the encoder is not.
     await assert.rejects(
-      loadPretrained(r.minilm_dir),
+      loadModel(r.minilm_dir, { task: "mlm" }),
       /no masked-LM head \(cls\.predictions\..* are missing\): an encoder-only checkpoint/,
     );
-    const loaded = await loadPretrained(r.minilm_dir, { missingHead: "init" });
+    const loaded = await loadModel(r.minilm_dir, { task: "mlm", missingHead: "init" });
     assert.equal(loaded.mlmHead, "initialized");
     assert.equal(loaded.notices.length, 2, loaded.notices.join("\n"));
     assert.match(

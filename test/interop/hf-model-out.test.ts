@@ -173,7 +173,7 @@ if (!pythonSkip) {
         "7",
         "--quiet",
       );
-      const { model, params } = await loadModel(dir);
+      const { model, params } = await loadModel(dir, { task: "mlm" });
       const pipe = new FillMaskPipeline(model, params, tokenizer);
       const fillMask = [];
       for (const text of FILL_MASK_TEXTS) fillMask.push(await pipe.call(text, { topK: 5 }));

@@ -1,7 +1,7 @@
 // Causal LM configs and directories without Python: presets with the shapes they name (SmolLM-135M's and
 // GPT-2's parameter counts), config.json fields refused by name (scaled rope, GPT-2 settings Kiln does not
 // implement), both rope spellings, readModelConfig dispatching on model_type, config.json written as
-// transformers 5 writes it, and loadCausalModel's round trip and its errors.
+// transformers 5 writes it, and loadModel's round trip of a causal LM and its errors.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,13 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
-  CAUSAL_PRESET_NAMES,
-  causalPresetConfig,
+  presetNames,
+  presetConfig,
   createCausalLM,
   GPT2LMHeadModel,
   LlamaForCausalLM,
-  loadCausalModel,
-  loadPretrained,
+  loadModel,
   namedTensors,
   parameterLayout,
   readModelConfig,
@@ -38,20 +37,20 @@ function parameterCount(c: CausalConfig): number {
 }
 
 test("presets: every one builds from a tokenizer's ids; smollm-135m and gpt2-124m have their models' parameter counts", () => {
-  for (const name of CAUSAL_PRESET_NAMES) {
-    const c = causalPresetConfig(name, tokenizer, 32);
+  for (const name of presetNames("causal-lm")) {
+    const c = presetConfig(name, tokenizer, 32);
     assert.equal(c.vocab_size, 300);
     assert.deepEqual([c.pad_token_id, c.bos_token_id, c.eos_token_id], [3, 0, 1], name);
     assert.equal(createCausalLM(c).maxLength, 32);
   }
-  assert.equal(createCausalLM(causalPresetConfig("llama-small", tokenizer)).maxLength, 128);
+  assert.equal(createCausalLM(presetConfig("llama-small", tokenizer)).maxLength, 128);
   // HuggingFaceTB/SmolLM-135M: 134,515,008 parameters with its 49,152-token vocabulary.
-  assert.equal(parameterCount(causalPresetConfig("smollm-135m", { vocabSize: 49152, bosId: 1, eosId: 2 })), 134_515_008);
+  assert.equal(parameterCount(presetConfig("smollm-135m", { vocabSize: 49152, bosId: 1, eosId: 2 })), 134_515_008);
   // OpenAI's GPT-2 small: 124,439,808 parameters with 50,257 tokens and 1,024 positions.
-  assert.equal(parameterCount(causalPresetConfig("gpt2-124m", { vocabSize: 50257, bosId: 50256, eosId: 50256 })), 124_439_808);
-  const tiny = parameterCount(causalPresetConfig("llama-tiny", { vocabSize: 1 }));
+  assert.equal(parameterCount(presetConfig("gpt2-124m", { vocabSize: 50257, bosId: 50256, eosId: 50256 })), 124_439_808);
+  const tiny = parameterCount(presetConfig("llama-tiny", { vocabSize: 1 }));
   assert.ok(tiny > 1000 && tiny < 10_000, `llama-tiny has ${tiny} parameters besides a 1-token vocabulary`);
-  assert.throws(() => causalPresetConfig("llama-huge", tokenizer), /unknown causal preset "llama-huge"; presets: llama-tiny, /);
+  assert.throws(() => presetConfig("llama-huge", tokenizer), /unknown preset "llama-huge"; presets: mlm-tiny, .*, llama-tiny, /);
   assert.throws(() => LlamaForCausalLM.fromPreset("gpt2-tiny", tokenizer), /preset "gpt2-tiny" is a gpt2 model, not llama/);
   assert.equal(GPT2LMHeadModel.fromPreset("gpt2-tiny", tokenizer).config.n_embd, 16);
 });
@@ -140,18 +139,21 @@ async function dirWith(name: string, tensors: Record<string, NamedTensor>): Prom
   return dir;
 }
 
-test("loadCausalModel: Kiln's directory round-trips; a head stored twice loads when equal; no prefix loads too", async () => {
+test("loadModel: Kiln's directory round-trips; a head stored twice loads when equal; no prefix loads too", async () => {
   const dir = join(root, "round-trip");
   await saveModel(dir, model, params);
-  const loaded = await loadCausalModel(dir);
+  const loaded = await loadModel(dir, { task: "causal-lm" });
   assert.deepEqual(loaded.notices, []);
   const back = await namedTensors(loaded.params);
   for (const [name, t] of Object.entries(original)) assert.deepEqual(back[name]!.data, t.data, name);
-  const twice = await loadCausalModel(await dirWith("twice", { ...original, "lm_head.weight": original["model.embed_tokens.weight"]! }));
+  const twice = await loadModel(await dirWith("twice", { ...original, "lm_head.weight": original["model.embed_tokens.weight"]! }), {
+    task: "causal-lm",
+  });
   assert.deepEqual(twice.notices, []);
   const base = Object.fromEntries(Object.entries(original).map(([n, t]) => [n.replace(/^model\./, ""), t]));
   assert.deepEqual(
-    (await loadCausalModel(await dirWith("base", { ...base, "rotary_emb.inv_freq": original["model.norm.weight"]! }))).notices.length,
+    (await loadModel(await dirWith("base", { ...base, "rotary_emb.inv_freq": original["model.norm.weight"]! }), { task: "causal-lm" }))
+      .notices.length,
     1,
   );
   const viaClass = await LlamaForCausalLM.fromPretrained(dir);
@@ -159,10 +161,10 @@ test("loadCausalModel: Kiln's directory round-trips; a head stored twice loads w
   await assert.rejects(GPT2LMHeadModel.fromPretrained(dir), /model_type "llama" is not "gpt2" \(GPT2LMHeadModel\.fromPretrained\)/);
 });
 
-test("loadCausalModel refuses what it cannot map one to one, by name", async () => {
+test("loadModel refuses what it cannot map one to one, by name", async () => {
   const { "model.layers.0.mlp.up_proj.weight": _dropped, ...missing } = original;
   await assert.rejects(
-    loadCausalModel(await dirWith("missing", missing)),
+    loadModel(await dirWith("missing", missing), { task: "causal-lm" }),
     /missing 1 parameter\(s\): model\.layers\.0\.mlp\.up_proj\.weight/,
   );
   const other = {
@@ -170,15 +172,18 @@ test("loadCausalModel refuses what it cannot map one to one, by name", async () 
     data: (original["model.embed_tokens.weight"]!.data as Float32Array).map((v) => v + 1),
   };
   await assert.rejects(
-    loadCausalModel(await dirWith("untied", { ...original, "lm_head.weight": other })),
+    loadModel(await dirWith("untied", { ...original, "lm_head.weight": other }), { task: "causal-lm" }),
     /"lm_head\.weight" differs from "model\.embed_tokens\.weight", but .*config\.json sets tie_word_embeddings: set it to false/,
   );
   const roberta = join(root, "roberta");
   mkdirSync(roberta);
   copyFileSync(fixture("roberta-tiny.json"), join(roberta, "config.json"));
-  await assert.rejects(loadCausalModel(roberta), /model_type "roberta" is a masked language model; load it with loadPretrained/);
   await assert.rejects(
-    loadPretrained(join(root, "round-trip")),
-    /model_type "llama" is a causal language model; load it with loadCausalModel/,
+    loadModel(roberta, { task: "causal-lm" }),
+    /model_type "roberta" is a masked language model, not a causal language model \(task "causal-lm"\); load it with task "mlm"/,
+  );
+  await assert.rejects(
+    loadModel(join(root, "round-trip"), { task: "mlm" }),
+    /model_type "llama" is a causal language model, not a masked language model \(task "mlm"\); load it with task "causal-lm"/,
   );
 });

@@ -5,7 +5,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
 import { createMaskedLM, validateConfig, type MlmConfig } from "../../src/models/index.js";
-import { robertaPositionIds } from "../../src/models/roberta.js";
+import { robertaPositionIds } from "../../src/models/roberta/model.js";
 import { headOffset, localAttentionPositions } from "../../src/models/local-attention-init.js";
 import { dense, embed, layerNorm } from "../../src/nn/layers.js";
 import { rng } from "../helpers/random.js";

@@ -7,14 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
-import {
-  createMaskedLM,
-  loadPretrained,
-  namedTensors,
-  saveModel,
-  TRANSFORMERS_FORMAT_VERSION,
-  validateConfig,
-} from "../../src/models/index.js";
+import { createMaskedLM, loadModel, namedTensors, saveModel, TRANSFORMERS_FORMAT_VERSION, validateConfig } from "../../src/models/index.js";
 import { writeSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
 
 k.setDefaultDevice("ref:0");
@@ -68,7 +61,7 @@ test("config.json is written as transformers' save_pretrained writes it", async 
 
 test("Kiln's own directory loads back exactly, with nothing to report", async () => {
   const dir = join(root, "saved");
-  const loaded = await loadPretrained(dir);
+  const loaded = await loadModel(dir, { task: "mlm" });
   assert.equal(loaded.mlmHead, "loaded");
   assert.deepEqual(loaded.notices, []);
   const back = await namedTensors(loaded.params);
@@ -87,10 +80,10 @@ test("an encoder-only checkpoint (no prefix, pooler, position_ids buffer) loads 
     "embeddings.position_ids": { dtype: "i64", shape: [1, 12], data: BigInt64Array.from({ length: 12 }, (_, i) => BigInt(i)) },
   });
   await assert.rejects(
-    loadPretrained(dir),
+    loadModel(dir, { task: "mlm" }),
     /no masked-LM head \(lm_head\..* are missing\): an encoder-only checkpoint cannot predict tokens/,
   );
-  const loaded = await loadPretrained(dir, { missingHead: "init", seed: 5 });
+  const loaded = await loadModel(dir, { task: "mlm", missingHead: "init", seed: 5 });
   assert.equal(loaded.mlmHead, "initialized");
   assert.equal(loaded.notices.length, 2);
   assert.match(loaded.notices[0]!, /no masked-LM head .*RobertaModel.* freshly initialized/);
@@ -107,13 +100,16 @@ test("a partial head, a missing encoder weight, or a decoder stored apart and di
     "partial-head",
     without((n) => n === "lm_head.dense.weight"),
   );
-  await assert.rejects(loadPretrained(dir, { missingHead: "init" }), /the masked-LM head is incomplete: missing lm_head\.dense\.weight/);
+  await assert.rejects(
+    loadModel(dir, { task: "mlm", missingHead: "init" }),
+    /the masked-LM head is incomplete: missing lm_head\.dense\.weight/,
+  );
   dir = await dirWith(
     "missing-encoder",
     without((n) => n.includes("layer.0.attention.self.key.")),
   );
   await assert.rejects(
-    loadPretrained(dir),
+    loadModel(dir, { task: "mlm" }),
     new RegExp(
       "missing 2 encoder parameter\\(s\\): roberta\\.encoder\\.layer\\.0\\.attention\\.self\\.key\\.bias, " +
         "roberta\\.encoder\\.layer\\.0\\.attention\\.self\\.key\\.weight$",
@@ -121,10 +117,13 @@ test("a partial head, a missing encoder weight, or a decoder stored apart and di
   );
   const emb = original["roberta.embeddings.word_embeddings.weight"]!;
   dir = await dirWith("tie-stored", { ...original, "lm_head.decoder.weight": emb });
-  assert.deepEqual((await loadPretrained(dir)).notices, [], "a tied weight stored twice, equal, is fine");
+  assert.deepEqual((await loadModel(dir, { task: "mlm" })).notices, [], "a tied weight stored twice, equal, is fine");
   const other = { ...emb, data: (emb.data as Float32Array).map((x) => x + 1) };
   dir = await dirWith("tie-differs", { ...original, "lm_head.decoder.weight": other });
-  await assert.rejects(loadPretrained(dir), /"lm_head\.decoder\.weight" differs from "roberta\.embeddings\.word_embeddings\.weight"/);
+  await assert.rejects(
+    loadModel(dir, { task: "mlm" }),
+    /"lm_head\.decoder\.weight" differs from "roberta\.embeddings\.word_embeddings\.weight"/,
+  );
 });
 
 test("sharded safetensors load through their index; pickles and empty directories are refused with the remedy", async () => {
@@ -140,7 +139,7 @@ test("sharded safetensors load through their index; pickles and empty directorie
     for (const n of part) weightMap[n] = file;
   }
   writeFileSync(join(dir, "model.safetensors.index.json"), JSON.stringify({ metadata: {}, weight_map: weightMap }));
-  const back = await namedTensors((await loadPretrained(dir)).params);
+  const back = await namedTensors((await loadModel(dir, { task: "mlm" })).params);
   for (const [n, t] of Object.entries(original)) assert.deepEqual(back[n]!.data, t.data, n);
 
   const pickle = join(root, "pickle");
@@ -148,11 +147,11 @@ test("sharded safetensors load through their index; pickles and empty directorie
   writeFileSync(join(pickle, "config.json"), readFileSync(join(dir, "config.json")));
   writeFileSync(join(pickle, "pytorch_model.bin"), "not read");
   await assert.rejects(
-    loadPretrained(pickle),
+    loadModel(pickle, { task: "mlm" }),
     /pickle holds pytorch_model\.bin \(a PyTorch pickle\) but no model\.safetensors: Kiln reads safetensors only/,
   );
   rmSync(join(pickle, "pytorch_model.bin"));
-  await assert.rejects(loadPretrained(pickle), /no model\.safetensors \(nor model\.safetensors\.index\.json\)/);
+  await assert.rejects(loadModel(pickle, { task: "mlm" }), /no model\.safetensors \(nor model\.safetensors\.index\.json\)/);
 });
 
 test("config settings Kiln cannot honour are refused, naming the field", () => {

@@ -4,7 +4,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as k from "../../src/index.js";
-import { createMaskedLM, mlmObjective, paramsFromTensors, validateConfig } from "../../src/models/index.js";
+import { createMaskedLM, maskedLmLoss, paramsFromTensors, validateConfig } from "../../src/models/index.js";
 import { parameterLayout } from "../../src/models/pretrained.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { fixture } from "../helpers/fixtures.js";
@@ -47,7 +47,7 @@ test("logits and loss match the independent PyTorch implementation within 1e-4",
   const { model, params, ids, mask, labels, logits, loss } = await load();
   const forward = k.jit((p: any, i: k.Array, m: k.Array, l: k.Array) => {
     const h = model.hidden(p, i, m);
-    return { logits: model.lmHead(p, h), ...mlmObjective(model, p, h, l), capped: mlmObjective(model, p, h, l, 8) };
+    return { logits: model.lmHead(p, h), ...maskedLmLoss(model, p, h, l), capped: maskedLmLoss(model, p, h, l, 8) };
   });
   const out = forward(params, ids, mask, labels);
   const got = out.logits.dataSync() as Float32Array,
@@ -78,7 +78,7 @@ test("RoBERTa's gradients match finite differences (f64, tiny config)", async ()
       ls[i] = xs[j]!;
     });
     const p = treedef.unflatten(ls);
-    return mlmObjective(model, p, model.hidden(p, ids, mask, { dtype: "f64" }), labels).loss;
+    return maskedLmLoss(model, p, model.hidden(p, ids, mask, { dtype: "f64" }), labels).loss;
   };
   checkGrad(
     "roberta",

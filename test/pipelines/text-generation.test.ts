@@ -6,7 +6,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, type CausalConfig, type CausalLanguageModel, type Params } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, type CausalConfig, type CausalLanguageModel, type Params } from "../../src/models/index.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { rng } from "../helpers/random.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
@@ -16,7 +16,7 @@ const IDS = { vocabSize: VOCAB, padId: 0, bosId: 1, eosId: 2 };
 
 /** A tiny preset with weights large enough that no two logits come close to a tie. */
 function tinyModel(preset: "llama-tiny" | "gpt2-tiny", over: Partial<CausalConfig> = {}): CausalLanguageModel {
-  return createCausalLM({ ...causalPresetConfig(preset, IDS), initializer_range: 0.5, ...over } as CausalConfig);
+  return createCausalLM({ ...presetConfig(preset, IDS), initializer_range: 0.5, ...over } as CausalConfig);
 }
 
 const params: Record<string, Params> = {};

@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
-import { causalPresetConfig, createCausalLM, type Params } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, type Params } from "../../src/models/index.js";
 import { causalLmObjective, nextTokenLoss, nextTokenTargets } from "../../src/train/objectives/causal-lm.js";
 import { checkGrad } from "../helpers/gradcheck.js";
 import { rng } from "../helpers/random.js";
@@ -110,7 +110,7 @@ test("rows of fewer than 2 tokens are refused with the fix", () => {
 });
 
 test("llama-tiny: gradients of the objective's mean next-token loss match finite differences (f64)", () => {
-  const config = causalPresetConfig("llama-tiny", { vocabSize: 11, padId: 0, clsId: 1, sepId: 2 }, 8);
+  const config = presetConfig("llama-tiny", { vocabSize: 11, padId: 0, clsId: 1, sepId: 2 }, 8);
   // Large weights, so that every layer changes the loss visibly.
   const model = createCausalLM({ ...config, initializer_range: 0.4 });
   const objective = causalLmObjective({ model });

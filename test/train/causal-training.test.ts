@@ -1,7 +1,7 @@
 // Training a causal LM with the Trainer: data parallelism, gradient accumulation and steps per execution
 // train exactly what one device does (the loss normalized over the global batch's targets, padded rows
 // included); llama-tiny learns a SOTU slice prepared by `data prepare` (the MLM's shards, as they are),
-// logging eval_perplexity, and writes a model directory loadCausalModel reads back; the objective
+// logging eval_perplexity, and writes a model directory loadModel reads back; the objective
 // follows from the model, and mismatched settings or checkpoints are refused.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { prepareDataset } from "../../src/data/prepare/prepare.js";
-import { causalPresetConfig, createCausalLM, loadCausalModel } from "../../src/models/index.js";
+import { presetConfig, createCausalLM, loadModel } from "../../src/models/index.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { Trainer } from "../../src/train/trainer.js";
 import { TINY, tinyLlamaConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
@@ -71,7 +71,7 @@ test("llama-tiny learns a SOTU slice from `data prepare` shards: eval loss falls
   });
   const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
   const out = join(root, "sotu-model");
-  const config = causalPresetConfig("llama-tiny", tokenizer, 32);
+  const config = presetConfig("llama-tiny", tokenizer, 32);
   const result = await new Trainer({ outputDir: out, maxSteps: 40, evalEvery: 20, evalAtStart: true, logEvery: 10, progress: false }).fit({
     model: createCausalLM(config),
     train,
@@ -87,7 +87,7 @@ test("llama-tiny learns a SOTU slice from `data prepare` shards: eval loss falls
   // The final directory is a LlamaForCausalLM directory that loads back to the trained parameters.
   const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
   assert.deepEqual(saved.architectures, ["LlamaForCausalLM"]);
-  const loaded = await loadCausalModel(out);
+  const loaded = await loadModel(out, { task: "causal-lm" });
   assert.equal(maxRelativeDifference(loaded.params, result.params), 0);
   const state = JSON.parse(readFileSync(join(out, "checkpoint-40", "trainer_state.json"), "utf8"));
   assert.equal(state.run_settings.task, "causal-lm");

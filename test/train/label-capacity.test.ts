@@ -6,10 +6,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
-import { createMaskedLM, mlmObjective } from "../../src/models/index.js";
+import { createMaskedLM, maskedLmLoss } from "../../src/models/index.js";
 import { tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
-test("mlmObjective over capacity: the first `capacity` labelled positions count, the rest are reported as dropped", () => {
+test("maskedLmLoss over capacity: the first `capacity` labelled positions count, the rest are reported as dropped", () => {
   const model = createMaskedLM(tinyConfig());
   const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(0));
   const [rows, length] = [2, 8];
@@ -27,9 +27,9 @@ test("mlmObjective over capacity: the first `capacity` labelled positions count,
   const run = k.jit((p: any, l: k.Array, firstFour: k.Array) => {
     const h = model.hidden(p, ids, mask);
     return {
-      capped: mlmObjective(model, p, h, l, 4),
-      fits: mlmObjective(model, p, h, l, 8),
-      firstFour: mlmObjective(model, p, h, firstFour),
+      capped: maskedLmLoss(model, p, h, l, 4),
+      fits: maskedLmLoss(model, p, h, l, 8),
+      firstFour: maskedLmLoss(model, p, h, firstFour),
     };
   });
   const out = run(params, labels(labelled), labels(labelled.slice(0, 4)));

@@ -3,7 +3,7 @@ import { parseFlags, intFlag, executorFlag, noPositionals, UsageError } from "..
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { setDefaultDevice } from "../../core/devices.js";
-import { CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
+import { presetNames } from "../../models/index.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { benchTrain } from "../../train/bench-train.js";
 import type { Command } from "./types.js";
@@ -18,8 +18,8 @@ median of --steps timed steps after --warmup steps, compile time apart, and MFU 
 measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 32000.
 
   --task NAME                 mlm | causal-lm (default mlm)
-  --preset NAME               mlm: ${PRESET_NAMES.join(" | ")} (default mlm-small)
-                              causal-lm: ${CAUSAL_PRESET_NAMES.join(" | ")} (default llama-small)
+  --preset NAME               mlm: ${presetNames("mlm").join(" | ")} (default mlm-small)
+                              causal-lm: ${presetNames("causal-lm").join(" | ")} (default llama-small)
   --precision NAME            ${PRECISIONS.join(" | ")} (default 32)
   --per-replica-batch-size N  default 32
   --max-length N              default 128
@@ -59,7 +59,7 @@ export const benchCommand: Command = {
     noPositionals("bench train", positionals);
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const task = taskFlag(v.task);
-    const presets = task === "mlm" ? PRESET_NAMES : CAUSAL_PRESET_NAMES;
+    const presets: string[] = presetNames(task);
     const preset = v.preset ?? (task === "mlm" ? "mlm-small" : "llama-small");
     if (!presets.includes(preset))
       throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);

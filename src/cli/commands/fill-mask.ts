@@ -34,7 +34,7 @@ export const fillMaskCommand: Command = {
       throw new UsageError(`kiln fill-mask: give exactly one text (quote it), got ${positionals.length}\n\n${HELP}`);
     const dir = await localInputDir("model", values.model);
     const tokenizerDir = values.tokenizer ? await localInputDir("tokenizer", values.tokenizer) : dir;
-    const [{ model, params }, tokenizer] = await Promise.all([loadModel(dir), loadTokenizer(tokenizerDir)]);
+    const [{ model, params }, tokenizer] = await Promise.all([loadModel(dir, { task: "mlm" }), loadTokenizer(tokenizerDir)]);
     const pipe = new FillMaskPipeline(model, params, tokenizer, {
       model: join(values.model, "config.json"),
       tokenizer: join(values.tokenizer ?? values.model, "tokenizer.json"),

@@ -13,7 +13,7 @@ import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
-import { causalPresetConfig, createCausalLM, createMaskedLM, presetConfig, CAUSAL_PRESET_NAMES, PRESET_NAMES } from "../../models/index.js";
+import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalConfig, type MlmConfig } from "../../models/index.js";
 import { Trainer, type FitResult } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
@@ -69,7 +69,7 @@ tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluatio
 Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
 reused by any later run, of either task, that asks for the same vocabulary size and length.
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
---max-length and --preset (mlm: ${PRESET_NAMES.join(", ")}; causal-lm: ${CAUSAL_PRESET_NAMES.join(", ")})
+--max-length and --preset (mlm: ${presetNames("mlm").join(", ")}; causal-lm: ${presetNames("causal-lm").join(", ")})
 size the tokenizer, the shards and the model.
 --accelerator gpu (or tpu) runs every stage that computes on the first GPU (TPU) through its PJRT plugin
 (discovery, or --pjrt-plugin / KILN_PJRT_PLUGIN); auto takes one where there is one (default cpu).
@@ -118,7 +118,7 @@ export const quickstartCommand: Command = {
     const vocabSize = intFlag("vocab-size", v["vocab-size"], causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE, 16);
     const maxLength = intFlag("max-length", v["max-length"], 128, 8);
     const preset = v.preset ?? (causal ? "llama-small" : MLM_PRESET);
-    const presets = causal ? CAUSAL_PRESET_NAMES : PRESET_NAMES;
+    const presets: string[] = presetNames(task);
     if (!presets.includes(preset))
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
@@ -201,7 +201,7 @@ export const quickstartCommand: Command = {
     };
     let result: FitResult;
     if (causal) {
-      const model = createCausalLM(causalPresetConfig(preset, tokenizer, maxLength));
+      const model = createCausalLM(presetConfig(preset, tokenizer, maxLength) as CausalConfig);
       result = await trainer.fit({ model, ...fitArgs });
       stage("eval perplexity");
       printPerplexityCurve(result.evalHistory);
@@ -213,7 +213,7 @@ export const quickstartCommand: Command = {
         seed: 42,
       });
     } else {
-      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength), { positionInit: "local-attention" });
+      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength) as MlmConfig, { positionInit: "local-attention" });
       result = await trainer.fit({
         model,
         ...fitArgs,

@@ -8,17 +8,9 @@ import { parseFlags, intFlag, numberFlag, UsageError, executorFlag, noPositional
 import { loadTokenizer } from "../../text/index.js";
 import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../data/prepare/manifest.js";
-import {
-  createModel,
-  isCausalConfig,
-  loadCausalModel,
-  loadPretrained,
-  CAUSAL_PRESET_NAMES,
-  POSITION_INITS,
-  PRESET_NAMES,
-  type PositionInit,
-} from "../../models/index.js";
+import { createModel, loadModel, modelTypes, presetNames, POSITION_INITS, type PositionInit } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
+import { taskSpec } from "../../train/tasks/index.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { listCheckpoints } from "../../train/checkpoint.js";
 import { probeRecordLength } from "../../train/data-probe.js";
@@ -35,6 +27,8 @@ import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameTokenizer, taskFlag, trainModelConfig } from "../train-model.js";
 
+const FAMILIES = `${modelTypes("mlm").join("/")}, or ${modelTypes("causal-lm").join("/")}`;
+
 const HELP =
   `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
   `(--preset NAME | --model-config FILE | --init-from DIR) [flags]
@@ -48,10 +42,10 @@ Trains a language model, from scratch or from a pretrained one, on TFRecord shar
 
 Model and data:
   --task NAME                 mlm | causal-lm (default mlm)
-  --preset NAME               mlm: ${PRESET_NAMES.join(" | ")}
-                              causal-lm: ${CAUSAL_PRESET_NAMES.join(" | ")}
+  --preset NAME               mlm: ${presetNames("mlm").join(" | ")}
+                              causal-lm: ${presetNames("causal-lm").join(" | ")}
                               (vocabulary and special ids from the tokenizer)
-  --model-config FILE         a Hugging Face config.json instead of a preset (roberta/bert, or llama/gpt2)
+  --model-config FILE         a Hugging Face config.json instead of a preset (${FAMILIES})
   --init-from DIR             fine-tune a pretrained model: a directory from \`kiln train\` or transformers'
                               save_pretrained (config.json, model.safetensors); the optimizer starts fresh,
                               a missing masked-LM head is initialized; --tokenizer must be the model's own
@@ -312,12 +306,8 @@ async function runTrain(argv: string[]): Promise<void> {
     ],
     ...(clipNorm !== undefined ? { clipNorm } : {}),
   });
-  const model = isCausalConfig(config) ? createModel(config) : createModel(config, { positionInit });
-  const init = !v["init-from"]
-    ? undefined
-    : isCausalConfig(config)
-      ? await loadCausalModel(v["init-from"], devices[0]!)
-      : await loadPretrained(v["init-from"], { missingHead: "init", seed, device: devices[0]! });
+  const model = createModel(config, { positionInit });
+  const init = v["init-from"] ? await loadModel(v["init-from"], { task, missingHead: "init", seed, device: devices[0]! }) : undefined;
   for (const notice of main ? (init?.notices ?? []) : []) console.error(`kiln train: ${notice}`);
   const params = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
@@ -341,7 +331,7 @@ async function runTrain(argv: string[]): Promise<void> {
       weightDecay,
       ...(v.warmup !== undefined ? { warmupSteps: intFlag("warmup", v.warmup, 0, 0) } : {}),
     },
-    ...(task === "mlm"
+    ...(taskSpec(task).usesMasking
       ? {
           masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], mlmProbability },
         }
@@ -362,8 +352,8 @@ async function runTrain(argv: string[]): Promise<void> {
       steps: result.globalStep,
       train_loss: result.history.at(-1)?.loss,
       task,
-      ...(last ? { eval_loss: last.eval_loss, ...(task === "causal-lm" ? { eval_perplexity: last.eval_perplexity } : {}) } : {}),
-      ...(last ? { eval_accuracy: last.eval_accuracy } : {}),
+      // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
+      ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
       tokens_per_s: Math.round(result.tokensPerSecond),
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),

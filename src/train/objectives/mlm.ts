@@ -1,9 +1,9 @@
 // The masked-LM objective: masking inside the compiled step (the data layer's counter-based hash,
 // redrawn every epoch), then cross-entropy and accuracy on the labelled positions only, the vocabulary
-// head run on a static-size gather of them (mlmObjective).
+// head run on a static-size gather of them (maskedLmLoss).
 import type * as k from "../../core/index.js";
 import type { MaskedLanguageModel, Params } from "../../models/masked-lm.js";
-import { mlmObjective, maskCapacity } from "../../models/masked-lm.js";
+import { maskedLmLoss, maskCapacity } from "../../models/masked-lm.js";
 import { maskTokensTraced, type TracedMaskOptions } from "../../data/mlm/mask-traced.js";
 import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objective.js";
 
@@ -11,7 +11,7 @@ export interface MaskedLmObjectiveOptions {
   model: MaskedLanguageModel;
   /** The masking, with its seed (training and evaluation use different seeds). */
   masking: TracedMaskOptions;
-  /** Run the vocabulary head only on the labelled positions (default true; see mlmObjective). */
+  /** Run the vocabulary head only on the labelled positions (default true; see maskedLmLoss). */
   labelledPositionsOnly?: boolean;
   /**
    * How many labelled positions of a micro-batch the vocabulary head has room for (default maskCapacity:
@@ -45,8 +45,8 @@ export function maskedLmObjective(o: MaskedLmObjectiveOptions): TrainingObjectiv
     },
     outputs(params: Params, t: MaskedTargets, forward: ForwardSettings): ObjectiveOutputs {
       const h = model.hidden(params, t.inputIds, t.attentionMask, forward);
-      const out = mlmObjective(model, params, h, t.labels, headCapacity(o, t.labels.size));
-      // mlmObjective's mean × its own count: the summed loss.
+      const out = maskedLmLoss(model, params, h, t.labels, headCapacity(o, t.labels.size));
+      // maskedLmLoss's mean × its own count: the summed loss.
       return { lossSum: out.loss.mul(out.count), correct: out.correct, count: out.count, dropped: out.dropped };
     },
   };

@@ -6,9 +6,10 @@
 import type * as k from "../../core/index.js";
 import type { LanguageModel, Params } from "../../models/language-model.js";
 import type { LayerLoop } from "../../models/layer-stack.js";
+import type { ModelTask } from "../../models/spec.js";
 
-/** The objectives Kiln trains with (the `--task` of `kiln train`). */
-export type TrainingTask = "mlm" | "causal-lm";
+/** The objectives Kiln trains with (the `--task` of `kiln train`): the tasks model families are for. */
+export type TrainingTask = ModelTask;
 
 /** One micro-batch on one replica. exampleOffset: epoch-wide index of its first example. */
 export interface ObjectiveBatch {

@@ -1,13 +1,13 @@
 // RoBERTa for masked language modelling, with Hugging Face's parameter names
 // (`roberta.embeddings.word_embeddings.weight`, …, `lm_head.dense.weight`, `lm_head.bias`).
-import * as k from "../core/index.js";
-import { KeySequence } from "../nn/init.js";
-import { dense, denseInit, embed, layerNorm, layerNormInit } from "../nn/layers.js";
-import { paddingBias } from "../nn/attention.js";
-import type { MlmConfig } from "./config.js";
-import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./transformer-encoder.js";
-import { DropoutSites } from "../nn/dropout-sites.js";
-import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "./masked-lm.js";
+import * as k from "../../core/index.js";
+import { KeySequence } from "../../nn/init.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit } from "../../nn/layers.js";
+import { paddingBias } from "../../nn/attention.js";
+import type { MlmConfig } from "../config.js";
+import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "../transformer-encoder.js";
+import { DropoutSites } from "../../nn/dropout-sites.js";
+import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "../masked-lm.js";
 
 /**
  * RoBERTa's position ids: padding keeps pad_token_id, real tokens count up from pad_token_id + 1

@@ -1,13 +1,13 @@
 // BERT for masked language modelling, with Hugging Face's parameter names
 // (`bert.embeddings.word_embeddings.weight`, …, `cls.predictions.transform.dense.weight`, `cls.predictions.bias`).
-import * as k from "../core/index.js";
-import { KeySequence } from "../nn/init.js";
-import { dense, denseInit, embed, layerNorm, layerNormInit, ACTIVATIONS } from "../nn/layers.js";
-import { paddingBias } from "../nn/attention.js";
-import type { MlmConfig } from "./config.js";
-import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "./transformer-encoder.js";
-import { DropoutSites } from "../nn/dropout-sites.js";
-import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "./masked-lm.js";
+import * as k from "../../core/index.js";
+import { KeySequence } from "../../nn/init.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit, ACTIVATIONS } from "../../nn/layers.js";
+import { paddingBias } from "../../nn/attention.js";
+import type { MlmConfig } from "../config.js";
+import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "../transformer-encoder.js";
+import { DropoutSites } from "../../nn/dropout-sites.js";
+import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "../masked-lm.js";
 
 export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   const c = config;

@@ -2,16 +2,16 @@
 // parameters (`model.embed_tokens.weight`, `model.layers.N.self_attn.q_proj.weight`, …, `model.norm.weight`,
 // `lm_head.weight`): pre-norm blocks with RMS norm, rotary positions, grouped-query attention and a
 // SwiGLU feed-forward; the head tied to the token embeddings when tie_word_embeddings says so.
-import * as k from "../core/index.js";
-import { KeySequence, normalInit, onesInit, zerosInit } from "../nn/init.js";
-import { ACTIVATIONS, linear, rmsNorm } from "../nn/layers.js";
-import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../nn/rotary.js";
-import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../nn/causal-attention.js";
-import { DropoutSites } from "../nn/dropout-sites.js";
-import type { LlamaConfig } from "./causal-config.js";
-import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
-import type { Params } from "./language-model.js";
-import { applyLayers } from "./layer-stack.js";
+import * as k from "../../core/index.js";
+import { KeySequence, normalInit, onesInit, zerosInit } from "../../nn/init.js";
+import { ACTIVATIONS, linear, rmsNorm } from "../../nn/layers.js";
+import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../../nn/rotary.js";
+import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { DropoutSites } from "../../nn/dropout-sites.js";
+import type { LlamaConfig } from "./config.js";
+import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "../causal-lm.js";
+import type { Params } from "../language-model.js";
+import { applyLayers } from "../layer-stack.js";
 
 /** A linear layer in PyTorch's layout ([out, in]); the bias only where the config asks for one. */
 interface Linear {

@@ -2,15 +2,15 @@
 // parameters (`transformer.wte.weight`, `transformer.h.N.attn.c_attn.weight`, …, `transformer.ln_f.weight`):
 // pre-norm blocks with learned absolute positions. Its projections are Conv1D modules whose weights are
 // stored [in, out], the transpose of a Linear's; they keep that layout so safetensors files match.
-import * as k from "../core/index.js";
-import { KeySequence, normalInit } from "../nn/init.js";
-import { ACTIVATIONS, conv1d, conv1dInit, layerNorm, layerNormInit, linear, type DenseParams, type NormParams } from "../nn/layers.js";
-import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../nn/causal-attention.js";
-import { DropoutSites } from "../nn/dropout-sites.js";
-import type { Gpt2Config } from "./causal-config.js";
-import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
-import type { Params } from "./language-model.js";
-import { applyLayers } from "./layer-stack.js";
+import * as k from "../../core/index.js";
+import { KeySequence, normalInit } from "../../nn/init.js";
+import { ACTIVATIONS, conv1d, conv1dInit, layerNorm, layerNormInit, linear, type DenseParams, type NormParams } from "../../nn/layers.js";
+import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { DropoutSites } from "../../nn/dropout-sites.js";
+import type { Gpt2Config } from "./config.js";
+import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "../causal-lm.js";
+import type { Params } from "../language-model.js";
+import { applyLayers } from "../layer-stack.js";
 
 export interface Gpt2BlockParams {
   ln_1: NormParams;

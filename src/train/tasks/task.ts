@@ -1,0 +1,38 @@
+// What Kiln knows about one training task (masked LM, causal LM, …), as data: which models train for
+// it, the objective it minimizes and the settings that objective takes, which evaluation metrics it
+// reports and how its evaluation line reads. Each task is one file of train/tasks/ and index.ts lists
+// them; the Trainer, `kiln train` and the objective factory read the spec instead of naming tasks.
+import type { LanguageModel } from "../../models/language-model.js";
+import type { TracedMaskOptions } from "../../data/mlm/mask-traced.js";
+import type { TrainingObjective, TrainingTask } from "../objectives/objective.js";
+
+export interface ObjectiveSettings {
+  /** The masking of a masked LM (its seed included); refused for a causal LM, which has none. */
+  masking?: TracedMaskOptions;
+  /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
+  labelCapacity?: number;
+}
+
+/** An evaluation pass's sums: loss over the counted targets, right top-1 predictions, counted targets. */
+export interface EvalSums {
+  lossSum: number;
+  correct: number;
+  count: number;
+}
+
+export interface TaskSpec {
+  /** The task's name (`kiln train --task`, checkpoints' run_settings.task). */
+  readonly name: TrainingTask;
+  /** What a model of this task is, in words: "a masked LM". */
+  readonly kind: string;
+  /** Whether the data must name a mask token and the masking settings (a masked LM's data requirement). */
+  readonly usesMasking: boolean;
+  /** Whether `model` is a model of this task. */
+  accepts(model: LanguageModel): boolean;
+  /** The objective `model` trains with, checked against the settings given for it. */
+  objective(model: LanguageModel, settings: ObjectiveSettings): TrainingObjective;
+  /** The metrics of an evaluation pass, in the order they are logged (eval_loss first). */
+  evalMetrics(sums: EvalSums): Record<string, number>;
+  /** The evaluation line's text after "step N: eval loss L, " for metrics evalMetrics gave. */
+  evalLine(metrics: Record<string, number>): string;
+}
