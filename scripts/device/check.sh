@@ -310,7 +310,10 @@ make_data() {
     "$NODE" "$KILN_CLI" tokenizer train --input "$s/sotu.txt" --vocab-size 2048 --out "$s/tokenizer-2048" --model-max-length 128 &&
     "$NODE" "$KILN_CLI" data prepare --tokenizer "$s/tokenizer-2048" --input "$s/sotu.txt" --out "$s/shards-2048-128" \
       --max-length 128 --shard-size 1000 --validation-fraction 0.03 --seed 0 --quiet &&
-    ln -s sotu/tokenizer-2048 "$DATA/tokenizer" && ln -s sotu/shards-2048-128 "$DATA/shards"
+    # The equivalence steps' own tokenizer and shards, made as the bundle makes them (bundle-data.mjs).
+    mkdir -p "$WORK/scratch" &&
+    "$NODE" --input-type=module -e "import { writeStepData } from '$KILN/scripts/device/bundle-data.mjs';
+      await writeStepData(process.argv[1], process.argv[2], process.argv[3])" "$KILN" "$(dirname "$DATA")" "$WORK/scratch"
 }
 
 COMMAND="bash $0 --out $OUT --platform $PLATFORM${BUNDLE:+ --bundle $BUNDLE} --sections $SECTIONS"

@@ -52,6 +52,23 @@ export interface ProcessGroup {
 let joined: ProcessGroup | undefined;
 
 /**
+ * Data parallelism across processes is built for CPU executors (MPI sums the gradients). On GPUs and TPUs
+ * the collectives are XLA's own (the client's key-value store and compileGlobal in exec/xla), which the
+ * Trainer does not drive yet: a process started as one of several refuses, rather than training alone
+ * and writing the same output directory as the others.
+ */
+export function refuseAcceleratorProcessGroup(platform: string, numNodes = 1, env: NodeJS.ProcessEnv = process.env): void {
+  const place = processPlace(env);
+  if (!place && numNodes <= 1) return;
+  const what = place ? `this process is rank ${place.rank} of ${place.size} (${place.source})` : `numNodes is ${numNodes}`;
+  throw new Error(
+    `${what}, but training across processes on ${platform} ` +
+      `devices is not supported yet (only on CPUs, with MPI); train in one process over this machine's ${platform} ` +
+      `devices (devices: N), or across processes on CPUs (accelerator: "cpu")`,
+  );
+}
+
+/**
  * The process group this process belongs to, MPI initialized on first call; undefined for a process
  * started alone. `expected` (Lightning's num_nodes: the number of processes) is checked against it.
  */

@@ -50,7 +50,14 @@ import { makeStrategy, type Strategy, type StrategyName } from "../distribute/st
 import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
 import { lossCurveHtml } from "./plot.js";
-import { agreeOnSettings, agreeToStop, joinProcessGroup, rankPrefix, type ProcessGroup } from "../distribute/multi-process.js";
+import {
+  agreeOnSettings,
+  agreeToStop,
+  joinProcessGroup,
+  rankPrefix,
+  refuseAcceleratorProcessGroup,
+  type ProcessGroup,
+} from "../distribute/multi-process.js";
 import { CrossProcessSteps } from "./cross-process-steps.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
@@ -258,10 +265,9 @@ export class Trainer implements TrainerView {
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
     // Across processes, MPI sums the gradients of CPU executors (ONNX Runtime, XLA:CPU, whose plugins
     // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT.
-    this.group =
-      this.strategy.devices[0]!.platform === "cpu"
-        ? joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {})
-        : undefined;
+    const platform = this.strategy.devices[0]!.platform;
+    if (platform !== "cpu") refuseAcceleratorProcessGroup(platform, options.numNodes);
+    this.group = platform === "cpu" ? joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {}) : undefined;
   }
 
   /** Replicas over all processes: each process's devices × the processes. */
@@ -315,7 +321,7 @@ export class Trainer implements TrainerView {
     };
     if (!this.isMainRank) {
       // Rank 0 writes; every rank leaves the checkpoint only once it is complete on disk.
-      await this.group!.comm.barrier();
+      await this.group!.comm.barrier({ forWrites: true });
       return checkpointPath(this.o.outputDir, this.globalStep);
     }
     const path = await saveCheckpoint(this.o.outputDir, {
@@ -329,7 +335,7 @@ export class Trainer implements TrainerView {
     });
     await pruneCheckpoints(this.o.outputDir, this.o.keepCheckpoints, this.bestCheckpoint);
     for (const cb of this.o.callbacks) await cb.onCheckpointSaved?.(this, path);
-    await this.group?.comm.barrier();
+    await this.group?.comm.barrier({ forWrites: true });
     return path;
   }
 
@@ -384,7 +390,7 @@ export class Trainer implements TrainerView {
       if (removed.length) this.warn(`overwrite: removed ${removed.join(", ")} from ${o.outputDir}`);
       await mkdir(o.outputDir, { recursive: true });
     }
-    await this.group?.comm.barrier();
+    await this.group?.comm.barrier({ forWrites: true });
 
     // ---- state: fresh, given, or resumed ----
     let state: TrainState;
@@ -763,7 +769,7 @@ export class Trainer implements TrainerView {
 
   /** The final model directory: config.json, model.safetensors, tokenizer files, and the loss curve. */
   private async writeFinal(a: FitArgs, state: TrainState, history: Metrics[], evalHistory: Metrics[]): Promise<void> {
-    if (!this.isMainRank) return void (await this.group!.comm.barrier());
+    if (!this.isMainRank) return void (await this.group!.comm.barrier({ forWrites: true }));
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
@@ -772,7 +778,7 @@ export class Trainer implements TrainerView {
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
     ]);
     await writeFileAtomic(join(dir, "loss_curve.html"), html);
-    await this.group?.comm.barrier();
+    await this.group?.comm.barrier({ forWrites: true });
   }
 }
 

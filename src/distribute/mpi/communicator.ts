@@ -10,10 +10,17 @@ import { loadMpi, type MpiFlavor, type MpiLibrary } from "./library.js";
 const MPI_THREAD_SERIALIZED = 2;
 
 /**
- * Seconds a collective waits by default: long enough for rank 0 to write a large checkpoint while the
- * others wait at the barrier after it, and for the slowest rank's first compile.
+ * Seconds a collective waits by default before a hung or stopped rank is taken for dead and the job is
+ * ended: every rank of a step meets at its all-reduce well within this, so a rank that stops makes the
+ * others exit within a minute instead of hanging.
  */
-export const DEFAULT_COLLECTIVE_TIMEOUT_S = 300;
+export const DEFAULT_COLLECTIVE_TIMEOUT_S = 60;
+
+/**
+ * A barrier that waits for rank 0's writes (checkpoints, the final model) waits at least this long:
+ * writing a large model and its optimizer state can take minutes on slow disks.
+ */
+export const WRITE_BARRIER_TIMEOUT_S = 300;
 
 function collectiveTimeout(value: string | undefined): number {
   if (value === undefined || value === "") return DEFAULT_COLLECTIVE_TIMEOUT_S;
@@ -80,8 +87,10 @@ export class MpiCommunicator {
     return this.call("MPI_Bcast", buf, buf.byteLength, h.byte, root, h.commWorld);
   }
 
-  barrier(): Promise<void> {
-    return this.call("MPI_Barrier", this.lib.handles.commWorld);
+  /** Waits for every rank; `forWrites`: the others wait for rank 0's files, so it may wait longer. */
+  barrier(o: { forWrites?: boolean } = {}): Promise<void> {
+    const seconds = o.forWrites ? Math.max(this.timeoutSeconds, WRITE_BARRIER_TIMEOUT_S) : this.timeoutSeconds;
+    return this.callWithin(seconds, "MPI_Barrier", this.lib.handles.commWorld);
   }
 
   /** Ends every rank of the job (MPI_Abort): what a rank does when it cannot go on. Never returns. */
@@ -111,6 +120,10 @@ export class MpiCommunicator {
   }
 
   private call(name: "MPI_Allreduce" | "MPI_Bcast" | "MPI_Barrier", ...args: unknown[]): Promise<void> {
+    return this.callWithin(this.timeoutSeconds, name, ...args);
+  }
+
+  private callWithin(seconds: number, name: "MPI_Allreduce" | "MPI_Bcast" | "MPI_Barrier", ...args: unknown[]): Promise<void> {
     if (this.finalized) return Promise.reject(new Error(`${name} after MPI_Finalize`));
     const run = () =>
       new Promise<void>((resolve, reject) => {
@@ -119,11 +132,11 @@ export class MpiCommunicator {
         const watchdog = setTimeout(() => {
           writeSync(
             2,
-            `${this.rank > 0 ? `[rank ${this.rank}] ` : ""}${name} waited ${this.timeoutSeconds} s for the other ranks ` +
+            `${this.rank > 0 ? `[rank ${this.rank}] ` : ""}${name} waited ${seconds} s for the other ranks ` +
               `(KILN_COLLECTIVE_TIMEOUT): a rank is hung or stopped; aborting every rank\n`,
           );
           this.lib.fn.MPI_Abort(this.lib.handles.commWorld, 1);
-        }, this.timeoutSeconds * 1000);
+        }, seconds * 1000);
         watchdog.unref();
         this.lib.fn[name].async(...args, (err: unknown, rc: number) => {
           clearTimeout(watchdog);
