@@ -7,7 +7,7 @@
 //        --precision 32|bf16-mixed --vocab N --seq 128 [--head labelled|all]
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import "../../src/index.js";
+import * as k from "../../src/index.js";
 import { trainBenchSession, type TrainBenchSession } from "../../src/train/bench-train.js";
 import type { PrecisionName } from "../../src/optim/precision.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
@@ -25,6 +25,9 @@ const { values: v } = parseArgs({
   },
 });
 const { device, executor } = xlaDevice(checkPlatform(v.platform));
+// Whatever is made without naming a device (initializer keys, constants) lands there too: the bundle that
+// carries this worker to a GPU machine has no ONNX Runtime.
+k.setDefaultDevice(device);
 const name = v.task === "mlm" && v.head === "all" ? "kiln-head-all" : "kiln";
 const seq = Number(v.seq);
 const sessions = new Map<number, { session: TrainBenchSession; compileS: number }>();

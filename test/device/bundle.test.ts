@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { pythonSkip, venvPythonPath } from "../helpers/python.js";
 
 const root = repoRoot();
 const MiB = 2 ** 20;
@@ -251,5 +252,35 @@ test(
       assert.equal(l.device, "xla-cpu:0");
       assert.ok(l.pass && l.maxRelDiff <= l.tolerance, JSON.stringify(l));
     }
+  },
+);
+
+test(
+  "the device check runs whole from the unpacked bundle (its own Kiln, peers, data and reference), no ONNX Runtime in reach",
+  { skip: skip || xlaCpuSkip || pythonSkip, timeout: 8 * 60_000 },
+  () => {
+    const out = join(work, "check-out");
+    // The GPU machine's python3 has torch, transformers, jax and optax; here the project's environment
+    // plays it, first on PATH. The bundle's node.xz stands in for a machine without Node.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${dirname(venvPythonPath())}:${dirname(unpackedNode)}:/usr/bin:/bin`,
+      KILN_PJRT_PLUGIN: xlaCpuPluginPath(),
+    };
+    delete env.NODE_PATH;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync("bash", [join(bundle, "scripts", "device", "check.sh"), "--bundle", bundle, "--platform", "cpu", "--out", out], {
+      cwd: work,
+      encoding: "utf8",
+      timeout: 7 * 60_000,
+      env,
+    });
+    const log = existsSync(join(out, "check.log")) ? readFileSync(join(out, "check.log"), "utf8") : "";
+    const report = JSON.parse(readFileSync(join(out, "gpu-report.json"), "utf8")) as {
+      sections: { name: string; status: string; note?: string }[];
+    };
+    assert.equal(report.sections.length, 6, `${r.stderr}\n${log.slice(-4000)}`);
+    for (const s of report.sections) assert.equal(s.status, "passed", `${s.name}: ${s.status} (${s.note ?? ""})\n${log.slice(-6000)}`);
+    assert.match(log, new RegExp(`kiln at ${bundle}/kiln`), "the check ran the bundle's Kiln, not the repository's");
   },
 );
