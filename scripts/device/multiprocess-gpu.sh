@@ -12,9 +12,22 @@
 # KILN_CHECK_PHASE_S seconds (default 120), the whole script after 330 s.
 #
 # Needs: node ≥ 20 (NODE=/path/to/node if it is not on PATH), Kiln built (dist/) with node_modules/koffi.
+# Runs from the repository checkout or from the device bundle (device-bundle/scripts/device/ → its kiln/
+# package root, and its node.xz where the machine has no Node).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+top="$(cd "$(dirname "$0")/../.." && pwd)"
 NODE="${NODE:-node}"
+if [ -d "$top/kiln/dist" ]; then
+  cd "$top/kiln"
+  if ! command -v "$NODE" >/dev/null && [ -f "$top/node.xz" ]; then
+    NODE="$(mktemp -d)/node"
+    if command -v xz >/dev/null; then xz -dc "$top/node.xz" >"$NODE"
+    else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$top/node.xz" "$NODE"; fi
+    chmod +x "$NODE"
+  fi
+else
+  cd "$top"
+fi
 if ! command -v "$NODE" >/dev/null; then
   echo '{"check":"kiln multi-process XLA","ok":false,"error":"no node: set NODE=/path/to/node (Node 20 or later)"}'
   exit 1
