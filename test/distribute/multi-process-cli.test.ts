@@ -3,60 +3,16 @@
 // directory and prints the result, and the other ranks' lines carry their rank.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
+import { kiln, kilnCli as cli, prepareTinyCausalData, tinyCausalTrainArgs } from "../helpers/tiny-causal-cli.js";
 import { maxRelative, mpiRun, mpiSkip, stepLosses } from "../helpers/mpi-launcher.js";
-
-const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 test("mpirun -n 4 kiln train equals kiln train --devices 4", { skip: mpiSkip, timeout: 300_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), "kiln-mpi-cli-"));
-  const kiln = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [cli, ...args], {
-      encoding: "utf8",
-      timeout: 120_000,
-      env: { ...process.env, KILN_CPU_THREADS: "1" },
-    });
-    assert.equal(r.status, 0, r.stderr);
-    return r;
-  };
-  const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
-  const tokenizer = join(root, "tokenizer"),
-    shards = join(root, "shards");
-  kiln("tokenizer", "train", "--input", corpus, "--vocab-size", "300", "--out", tokenizer);
-  kiln(
-    "data",
-    "prepare",
-    "--tokenizer",
-    tokenizer,
-    "--input",
-    corpus,
-    "--out",
-    shards,
-    "--max-length",
-    "32",
-    "--validation-fraction",
-    "0.1",
-    "--quiet",
-  );
-  const flags = "--max-steps 4 --per-replica-batch-size 2 --log-every 1 --accelerator cpu --quiet".split(" ");
-  const train = (out: string) => [
-    "train",
-    ..."--task causal-lm --preset llama-tiny".split(" "),
-    "--tokenizer",
-    tokenizer,
-    "--train-data",
-    join(shards, "train"),
-    "--eval-data",
-    join(shards, "validation"),
-    "--output-dir",
-    out,
-    ...flags,
-  ];
+  const data = prepareTinyCausalData(root);
+  const train = (out: string) => tinyCausalTrainArgs(data, out);
   const one = kiln(...train(join(root, "one")), "--devices", "4");
   const four = await mpiRun(4, [cli, ...train(join(root, "four"))], { timeoutMs: 200_000 });
   assert.equal(four.code, 0, four.stdout + four.stderr);

@@ -4,17 +4,21 @@
 // process, with 2 processes on one node and with 2 launchers ("nodes") of 1 process each on this machine.
 import test, { before } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
+import {
+  kiln,
+  kilnCli as cli,
+  oneThreadEnv,
+  prepareTinyCausalData,
+  tinyCausalTrainArgs,
+  type TinyCausalData,
+} from "../helpers/tiny-causal-cli.js";
 import { maxRelative, stepLosses } from "../helpers/mpi-launcher.js";
 import { loadMpi } from "../../src/distribute/mpi/library.js";
-
-const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 function mpichInstalled(): boolean {
   try {
@@ -27,30 +31,9 @@ function mpichInstalled(): boolean {
 const skip = mpichInstalled() ? false : "MPICH is not installed (apt-get install -y mpich libmpich-dev)";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-launch-mpi-"));
-const tokenizer = join(root, "tokenizer"),
-  shards = join(root, "shards");
-// One intra-op thread per process: the processes share this machine's cores.
-const env = { ...process.env, KILN_CPU_THREADS: "1" };
-
-function kiln(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 120_000, env });
-  assert.equal(r.status, 0, r.stderr);
-  return r;
-}
-
-const train = (out: string) => [
-  "train",
-  ..."--task causal-lm --preset llama-tiny".split(" "),
-  "--tokenizer",
-  tokenizer,
-  "--train-data",
-  join(shards, "train"),
-  "--eval-data",
-  join(shards, "validation"),
-  "--output-dir",
-  out,
-  ..."--max-steps 4 --per-replica-batch-size 2 --log-every 1 --accelerator cpu --quiet".split(" "),
-];
+let data: TinyCausalData;
+const env = oneThreadEnv;
+const train = (out: string, maxSteps?: number) => tinyCausalTrainArgs(data, out, maxSteps);
 
 interface Ran {
   code: number | null;
@@ -96,17 +79,7 @@ let one: { eval_loss: number };
 before(
   () => {
     if (skip) return;
-    const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
-    kiln("tokenizer", "train", "--input", corpus, "--vocab-size", "300", "--out", tokenizer);
-    kiln(
-      ..."data prepare --tokenizer".split(" "),
-      tokenizer,
-      "--input",
-      corpus,
-      "--out",
-      shards,
-      ..."--max-length 32 --validation-fraction 0.1 --quiet".split(" "),
-    );
+    data = prepareTinyCausalData(root);
     one = results(kiln(...train(join(root, "one")), "--devices", "2").stdout)[0]!;
   },
   { timeout: 200_000 },
@@ -154,7 +127,7 @@ test(
   { skip, timeout: 200_000 },
   async () => {
     const out = join(root, "terminated");
-    const args = train(out).map((a) => (a === "4" ? "5000" : a));
+    const args = train(out, 5000);
     const child = spawn(process.execPath, [cli, "launch", "--nproc-per-node", "2", "--", "kiln", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
       env,
@@ -186,7 +159,7 @@ test(
     // period before SIGKILL: a killed rank would leave no checkpoint behind.
     assert.ok(stopSeconds < 25, `the ranks took ${stopSeconds.toFixed(1)} s to stop`);
     // The checkpoint that 2 processes wrote resumes in 1 process with the same 2 replicas.
-    const resumed = kiln(...train(out).map((a) => (a === "4" ? `${step + 2}` : a)), "--devices", "2", "--resume");
+    const resumed = kiln(...train(out, step + 2), "--devices", "2", "--resume");
     assert.equal(stepLosses(out).length, step + 2, resumed.stderr);
   },
 );
