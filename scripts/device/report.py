@@ -51,7 +51,8 @@ def machine(node, kiln):
         if os.path.exists(manifest):
             with open(manifest) as f:
                 m = json.load(f)
-            facts["kiln_commit"] = m.get("commit") or m.get("git_commit")
+            git = m.get("git") or {}
+            facts["kiln_commit"] = git.get("commit", "") + (" (with uncommitted changes)" if git.get("dirty") else "")
         else:
             facts["kiln_commit"] = run(["git", "-C", kiln, "rev-parse", "HEAD"])
     return facts
