@@ -282,8 +282,8 @@ export class Trainer implements TrainerView {
       if (place && !this.strategy.global)
         throw new Error(
           `this process is rank ${place.rank} of ${place.size}, but its devices (${this.strategy.devices.map((d) => d.id).join(", ")}) ` +
-            `belong to an XLA client for this process alone: choose them with selectDevices (or the Trainer's accelerator option) ` +
-            `in the launched process, which makes the client for all ${place.size}`,
+            `belong to an XLA client for this process alone: give accelerator: "${platform}" (or selectDevices with it) in ` +
+            `the launched process, which makes the client for all ${place.size}`,
         );
       if (place && !options.coordinationStore)
         throw new Error(
