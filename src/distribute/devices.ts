@@ -47,14 +47,17 @@ function loadDistributedExecutor(
   const { rank, size, coordinator } = place;
   const key = `${pluginPath ?? ""}|${rank}|${size}|${coordinator.host}:${coordinator.port}`;
   if (distributedAccelerator?.key === key) return distributedAccelerator.executor;
-  const where = `nodeId ${rank}, numNodes ${size}, coordinator ${coordinator.host}:${coordinator.port}`;
+  const distributed = { nodeId: rank, numNodes: size, coordinator };
+  // What the client was asked for, as given to it (errors show it).
+  const at = `${distributed.coordinator.host}:${distributed.coordinator.port}`;
+  const where = `nodeId ${distributed.nodeId}, numNodes ${distributed.numNodes}, coordinator ${at}`;
   // Processes that share this machine's GPUs do not each take 75% of their memory up front.
   const shared = want === "gpu" && Number(env.KILN_LOCAL_WORLD_SIZE ?? "1") > 1;
   let executor: k.Executor;
   try {
     executor = createXlaExecutor({
       ...(pluginPath ? { pluginPath } : {}),
-      distributed: { nodeId: rank, numNodes: size, coordinator },
+      distributed,
       ...(shared ? { clientOptions: { preallocate: false } } : {}),
     });
   } catch (e) {
