@@ -20,6 +20,7 @@ export interface GroupComm {
 export interface KeyValueStore {
   put(key: string, value: Uint8Array): Promise<void>;
   get(key: string, options: { timeoutMs: number }): Promise<Uint8Array>;
+  delete(key: string): Promise<void>;
   barrier(name: string, options: { rank: number; count: number; timeoutMs: number }): Promise<void>;
 }
 
@@ -38,6 +39,8 @@ const bytesOf = (buf: Uint8Array | Float32Array | Float64Array) => new Uint8Arra
  */
 export class StoreGroupComm implements GroupComm {
   private calls = 0;
+  /** Keys this rank put that another rank may still read (until every rank has passed a later barrier or all-reduce). */
+  private own: string[] = [];
   private readonly t: { collectiveMs: number; writesMs: number };
 
   constructor(
@@ -54,18 +57,32 @@ export class StoreGroupComm implements GroupComm {
     return `${this.prefix}/${this.calls++}/${op}`;
   }
 
-  barrier(o: { forWrites?: boolean } = {}): Promise<void> {
-    return this.store.barrier(this.next("barrier"), {
+  async barrier(o: { forWrites?: boolean } = {}): Promise<void> {
+    const done = this.own;
+    await this.store.barrier(this.next("barrier"), {
       rank: this.rank,
       count: this.size,
       timeoutMs: o.forWrites ? this.t.writesMs : this.t.collectiveMs,
     });
+    await this.forget(done);
+  }
+
+  /**
+   * Deletes keys of earlier calls once a barrier or all-reduce has completed: every rank then reached it,
+   * so every rank finished the calls before it (the store does not grow with the steps of a run).
+   */
+  private async forget(keys: string[]): Promise<void> {
+    this.own = this.own.filter((k) => !keys.includes(k));
+    await Promise.all(keys.map((k) => this.store.delete(k)));
   }
 
   async broadcast(buf: Uint8Array | Float32Array | Float64Array, root = 0): Promise<void> {
     const key = this.next("broadcast");
     const mine = bytesOf(buf);
-    if (this.rank === root) return this.store.put(key, mine.slice());
+    if (this.rank === root) {
+      this.own.push(key);
+      return this.store.put(key, mine.slice());
+    }
     const got = await this.store.get(key, { timeoutMs: this.t.collectiveMs });
     if (got.length !== mine.length)
       throw new Error(`broadcast from rank ${root}: ${got.length} bytes arrived where rank ${this.rank} expects ${mine.length}`);
@@ -83,6 +100,8 @@ export class StoreGroupComm implements GroupComm {
   /** Every rank puts its values, reads every rank's, and reduces them in rank order (the same result everywhere). */
   private async allReduce(buf: Float32Array | Float64Array, op: string, f: (a: number, b: number) => number): Promise<void> {
     const key = this.next(op);
+    const done = this.own;
+    this.own = [...done, `${key}/${this.rank}`];
     await this.store.put(`${key}/${this.rank}`, bytesOf(buf).slice());
     const parts = await Promise.all(
       Array.from({ length: this.size }, (_, r) => this.store.get(`${key}/${r}`, { timeoutMs: this.t.collectiveMs })),
@@ -98,5 +117,6 @@ export class StoreGroupComm implements GroupComm {
       for (let r = 1; r < values.length; r++) acc = f(acc, values[r]![i]!);
       buf[i] = acc;
     }
+    await this.forget(done);
   }
 }

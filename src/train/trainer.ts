@@ -259,6 +259,10 @@ export class Trainer implements TrainerView {
       ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
+    // A launched GPU/TPU process needs the store before its client (made for all processes) is created.
+    const launched =
+      options.accelerator === "gpu" || options.accelerator === "tpu" ? acceleratorProcessPlace(options.accelerator) : undefined;
+    if (launched && !options.coordinationStore && typeof options.strategy !== "object") missingStore(launched);
     const devices =
       typeof options.strategy === "object"
         ? options.strategy.devices
@@ -285,11 +289,7 @@ export class Trainer implements TrainerView {
             `belong to an XLA client for this process alone: give accelerator: "${platform}" (or selectDevices with it) in ` +
             `the launched process, which makes the client for all ${place.size}`,
         );
-      if (place && !options.coordinationStore)
-        throw new Error(
-          `this process is rank ${place.rank} of ${place.size}: give the Trainer coordinationStore, the run's coordination store ` +
-            `(kiln/launch's StoreClient on KILN_COORDINATOR ${place.coordinator.host}:${place.coordinator.port})`,
-        );
+      if (place && !options.coordinationStore) missingStore(place);
       this.group = place ? joinAcceleratorGroup(place, options.coordinationStore!) : undefined;
     }
   }
@@ -809,6 +809,14 @@ export class Trainer implements TrainerView {
 }
 
 type EvalFn = (...args: any[]) => any;
+
+function missingStore(place: { rank: number; size: number; coordinator: { host: string; port: number } }): never {
+  throw new Error(
+    `this process is rank ${place.rank} of ${place.size}: give the Trainer coordinationStore, the run's coordination store ` +
+      `(await StoreClient.connect({ host: "${place.coordinator.host}", port: ${place.coordinator.port} }) from kiln/launch, ` +
+      `KILN_COORDINATOR's address)`,
+  );
+}
 
 /** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
 export interface RunSettings {

@@ -92,8 +92,17 @@ test(
     const server = await StoreServer.start({});
     try {
       Object.assign(process.env, launched(0, 2, { KILN_COORDINATOR: `127.0.0.1:${server.port}` }));
+      const coordinationStore = await StoreClient.connect({ host: "127.0.0.1", port: server.port });
+      // Without the store, refused before a client is made (it would wait for the other process).
       assert.throws(
         () => new Trainer({ outputDir: "/nonexistent/run", accelerator: "gpu", pjrtPlugin: cpuPlugin!, progress: false }),
+        (e: Error) =>
+          e.message.startsWith("this process is rank 0 of 2: give the Trainer coordinationStore") &&
+          e.message.includes(`StoreClient.connect({ host: "127.0.0.1", port: ${server.port} })`),
+      );
+      assert.throws(
+        () =>
+          new Trainer({ outputDir: "/nonexistent/run", accelerator: "gpu", pjrtPlugin: cpuPlugin!, progress: false, coordinationStore }),
         (e: Error) =>
           e.message.startsWith(
             "rank 0 of 2 could not create its XLA client as one of 2 processes " +
@@ -160,6 +169,12 @@ test("the group's barriers, broadcasts, sums and agreements go through the coord
         "rank 1's settings differ from rank 0's: batch 8 on rank 0, 16 here: start every process with the same command, data and model",
       ],
     );
+    // The keys of calls every rank has passed are deleted: the store does not grow with the steps.
+    const look = await StoreClient.connect(coordinator);
+    assert.equal(await look.tryGet("kiln/group/1/broadcast"), undefined);
+    assert.equal(await look.tryGet("kiln/group/2/sum/0"), undefined);
+    assert.equal(await look.tryGet("kiln/group/3/max/1"), undefined);
+    assert.ok(await look.tryGet("kiln/group/9/sum/1"), "the last all-reduce's keys stay until a later call");
   } finally {
     await server.close();
   }
