@@ -5,7 +5,7 @@
 // made with cpu_device_count = N (xla-cpu:0..N-1) — like XLA's host device count.
 import * as k from "../core/index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
-import { acceleratorProcessPlace, type ProcessPlace } from "./multi-process.js";
+import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
 
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
 export type DevicesSpec = "auto" | number | readonly number[];
@@ -151,6 +151,28 @@ export interface DeviceSelection {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Where a launched process trains on GPUs/TPUs as one of several (its XLA client made for all of them):
+ * with accelerator "gpu"/"tpu", or "auto" where discovery finds a CUDA or TPU plugin; undefined for a
+ * process started alone, or one that trains on CPUs (with MPI). Refuses a launched process with no
+ * coordinator (KILN_COORDINATOR).
+ */
+export function launchedAcceleratorPlace(
+  o: Pick<DeviceSelection, "accelerator" | "pjrtPlugin" | "env">,
+): { place: ProcessPlace & { coordinator: { host: string; port: number } }; platform: "gpu" | "tpu" } | undefined {
+  const env = o.env ?? process.env;
+  const want = o.accelerator ?? "auto";
+  if (want === "cpu" || !processPlace(env)) return undefined;
+  let platform: "gpu" | "tpu";
+  if (want === "auto") {
+    const found = discoverPjrtPlugin({ ...(o.pjrtPlugin ? { pluginPath: o.pjrtPlugin } : {}), env });
+    if ("notFound" in found || (found.kind !== "cuda" && found.kind !== "tpu")) return undefined;
+    platform = found.kind === "cuda" ? "gpu" : "tpu";
+  } else platform = want;
+  const place = acceleratorProcessPlace(platform, undefined, env);
+  return place && { place, platform };
+}
+
 /** The devices of a run, in replica order, with errors that say what was found. */
 export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   const want = o.accelerator ?? "auto";
@@ -163,14 +185,15 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
     );
   let executor: k.Executor;
   const env = o.env ?? process.env;
-  const place = want === "gpu" || want === "tpu" ? acceleratorProcessPlace(want, undefined, env) : undefined;
+  const launched = launchedAcceleratorPlace(o);
   if (want === "cpu") executor = cpuExecutor(cpuName, spec, o.pjrtPlugin);
-  else if (place) {
-    executor = loadDistributedExecutor(want as "gpu" | "tpu", place, env, o.pjrtPlugin ?? env.KILN_PJRT_PLUGIN);
+  else if (launched) {
+    const { place, platform } = launched;
+    executor = loadDistributedExecutor(platform, place, env, o.pjrtPlugin ?? env.KILN_PJRT_PLUGIN);
     // compileGlobal runs a replica on every device of this process: the run uses them all.
     if (spec !== "auto" && (typeof spec === "number" ? spec : spec.length) !== executor.devices().length)
       throw new Error(
-        `devices ${JSON.stringify(spec)}: rank ${place.rank} of ${place.size} trains on every ${want} device its client has ` +
+        `devices ${JSON.stringify(spec)}: rank ${place.rank} of ${place.size} trains on every ${platform} device its client has ` +
           `(${executor.devices().length}: ${executor
             .devices()
             .map((d) => d.id)

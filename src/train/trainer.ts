@@ -45,7 +45,13 @@ import { objectiveFor } from "./objectives/select.js";
 import { taskSpec } from "./tasks/index.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { ProgressBar } from "./progress.js";
-import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
+import {
+  launchedAcceleratorPlace,
+  selectDevices,
+  type Accelerator,
+  type CpuExecutorName,
+  type DevicesSpec,
+} from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
 import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
@@ -260,9 +266,14 @@ export class Trainer implements TrainerView {
     };
     this.policy = precisionPolicy(this.o.precision);
     // A launched GPU/TPU process needs the store before its client (made for all processes) is created.
-    const launched =
-      options.accelerator === "gpu" || options.accelerator === "tpu" ? acceleratorProcessPlace(options.accelerator) : undefined;
-    if (launched && !options.coordinationStore && typeof options.strategy !== "object") missingStore(launched);
+    const selects = typeof options.strategy !== "object" && (options.accelerator ?? options.devices ?? options.executor) !== undefined;
+    const launched = selects
+      ? launchedAcceleratorPlace({
+          accelerator: options.accelerator ?? "auto",
+          ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
+        })
+      : undefined;
+    if (launched && !options.coordinationStore) missingStore(launched.place);
     const devices =
       typeof options.strategy === "object"
         ? options.strategy.devices

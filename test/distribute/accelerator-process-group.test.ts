@@ -11,7 +11,7 @@ import {
   coordinatorOf,
   joinAcceleratorGroup,
 } from "../../src/distribute/multi-process.js";
-import { selectDevices } from "../../src/distribute/devices.js";
+import { launchedAcceleratorPlace, selectDevices } from "../../src/distribute/devices.js";
 import { discoverCpuPlugin } from "../../src/exec/xla/index.js";
 import { StoreClient, StoreServer } from "../../src/launch/index.js";
 import { Trainer } from "../../src/train/trainer.js";
@@ -74,6 +74,11 @@ test(
     }
     // The same process without a coordinator is refused before any client is made.
     assert.throws(() => selectDevices({ accelerator: "gpu", pjrtPlugin: cpuPlugin!, env: launched(1, 2) }), /KILN_COORDINATOR is unset/);
+    // "auto" makes the distributed client only where discovery finds a CUDA or TPU plugin: a CPU plugin
+    // (named, or found) and no plugin leave a launched process on the CPU path (MPI), as before.
+    assert.equal(launchedAcceleratorPlace({ accelerator: "auto", pjrtPlugin: cpuPlugin!, env: launched(1, 2) }), undefined);
+    assert.equal(launchedAcceleratorPlace({ accelerator: "cpu", env: launched(1, 2) }), undefined);
+    assert.equal(launchedAcceleratorPlace({ accelerator: "gpu", env: {} }), undefined);
     // Started alone, the CPU plugin is just not a GPU: the local path, as before.
     assert.throws(
       () => selectDevices({ accelerator: "gpu", pjrtPlugin: cpuPlugin!, env: {} }),

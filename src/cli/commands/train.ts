@@ -17,15 +17,9 @@ import { probeRecordLength } from "../../train/data-probe.js";
 import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
 import type { Command } from "./types.js";
 import type { TrainingTask } from "../../train/objectives/objective.js";
-import { selectDevices, type Accelerator } from "../../distribute/devices.js";
+import { launchedAcceleratorPlace, selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
-import {
-  acceleratorProcessPlace,
-  joinAcceleratorGroup,
-  joinProcessGroup,
-  rankPrefix,
-  type ProcessGroup,
-} from "../../distribute/multi-process.js";
+import { joinAcceleratorGroup, joinProcessGroup, rankPrefix, type ProcessGroup } from "../../distribute/multi-process.js";
 import { StoreClient } from "../../launch/store-client.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
@@ -259,7 +253,7 @@ async function runTrain(argv: string[]): Promise<void> {
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
   // Under kiln launch with --accelerator gpu/tpu, every process is one of the XLA client's processes
   // (its devices all of this process's, unless --devices says otherwise).
-  const accelPlace = accelerator === "gpu" || accelerator === "tpu" ? acceleratorProcessPlace(accelerator) : undefined;
+  const accelPlace = launchedAcceleratorPlace({ accelerator })?.place;
   const devices = selectDevices({
     accelerator,
     devices: accelPlace && v.devices === undefined ? "auto" : intFlag("devices", v.devices, 1, 1),
