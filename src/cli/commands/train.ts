@@ -251,8 +251,8 @@ async function runTrain(argv: string[]): Promise<void> {
   const precision = (v.precision ?? "32") as PrecisionName;
   if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
-  // Under kiln launch with --accelerator gpu/tpu, every process is one of the XLA client's processes
-  // (its devices all of this process's, unless --devices says otherwise).
+  // Under kiln launch on GPUs/TPUs (--accelerator gpu/tpu, or auto with a CUDA/TPU plugin found), every
+  // process is one of the XLA client's processes (its devices all of this process's, unless --devices says otherwise).
   const accelPlace = launchedAcceleratorPlace({ accelerator })?.place;
   const devices = selectDevices({
     accelerator,
