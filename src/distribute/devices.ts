@@ -5,6 +5,7 @@
 // made with cpu_device_count = N (xla-cpu:0..N-1) — like XLA's host device count.
 import * as k from "../core/index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
+import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
 
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
 export type DevicesSpec = "auto" | number | readonly number[];
@@ -27,6 +28,48 @@ export function loadAcceleratorExecutor(pluginPath?: string): { executor?: k.Exe
     accelerator = { executor };
   }
   return accelerator;
+}
+
+/** The executor of a process that trains on GPUs/TPUs as one of several, made once per process. */
+let distributedAccelerator: { key: string; executor: k.Executor } | undefined;
+
+/**
+ * The XLA executor of one of several processes (JAX's multi-controller model): its client made with
+ * node_id = rank and num_nodes = the process count, meeting the others through the coordination store;
+ * its programs compiled with compileGlobal span every process's devices.
+ */
+function loadDistributedExecutor(
+  want: "gpu" | "tpu",
+  place: ProcessPlace & { coordinator: { host: string; port: number } },
+  env: NodeJS.ProcessEnv,
+  pluginPath?: string,
+): k.Executor {
+  const { rank, size, coordinator } = place;
+  const key = `${pluginPath ?? ""}|${rank}|${size}|${coordinator.host}:${coordinator.port}`;
+  if (distributedAccelerator?.key === key) return distributedAccelerator.executor;
+  const distributed = { nodeId: rank, numNodes: size, coordinator };
+  // What the client was asked for, as given to it (errors show it).
+  const at = `${distributed.coordinator.host}:${distributed.coordinator.port}`;
+  const where = `nodeId ${distributed.nodeId}, numNodes ${distributed.numNodes}, coordinator ${at}`;
+  // Processes that share this machine's GPUs do not each take 75% of their memory up front.
+  const shared = want === "gpu" && Number(env.KILN_LOCAL_WORLD_SIZE ?? "1") > 1;
+  let executor: k.Executor;
+  try {
+    executor = createXlaExecutor({
+      ...(pluginPath ? { pluginPath } : {}),
+      distributed,
+      ...(shared ? { clientOptions: { preallocate: false } } : {}),
+    });
+  } catch (e) {
+    throw new Error(
+      `rank ${rank} of ${size} could not create its XLA client as one of ${size} processes (${where}): ${(e as Error).message}`,
+    );
+  }
+  if (executor.platform !== want)
+    throw new Error(`accelerator "${want}" was requested, but the PJRT plugin of rank ${rank} (${where}) is for ${executor.platform}`);
+  k.registerExecutor(executor);
+  distributedAccelerator = { key, executor };
+  return executor;
 }
 
 function ortExecutor(): k.Executor {
@@ -101,6 +144,33 @@ export interface DeviceSelection {
   pjrtPlugin?: string;
   /** Where the 'auto' fallback notice goes (default stderr). */
   notice?: (line: string) => void;
+  /**
+   * The launcher's variables (default process.env): a GPU/TPU process started as one of several
+   * (KILN_RANK, KILN_WORLD_SIZE, KILN_COORDINATOR) gets an XLA client for all of them.
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Where a launched process trains on GPUs/TPUs as one of several (its XLA client made for all of them):
+ * with accelerator "gpu"/"tpu", or "auto" where discovery finds a CUDA or TPU plugin; undefined for a
+ * process started alone, or one that trains on CPUs (with MPI). Refuses a launched process with no
+ * coordinator (KILN_COORDINATOR).
+ */
+export function launchedAcceleratorPlace(
+  o: Pick<DeviceSelection, "accelerator" | "pjrtPlugin" | "env">,
+): { place: ProcessPlace & { coordinator: { host: string; port: number } }; platform: "gpu" | "tpu" } | undefined {
+  const env = o.env ?? process.env;
+  const want = o.accelerator ?? "auto";
+  if (want === "cpu" || !processPlace(env)) return undefined;
+  let platform: "gpu" | "tpu";
+  if (want === "auto") {
+    const found = discoverPjrtPlugin({ ...(o.pjrtPlugin ? { pluginPath: o.pjrtPlugin } : {}), env });
+    if ("notFound" in found || (found.kind !== "cuda" && found.kind !== "tpu")) return undefined;
+    platform = found.kind === "cuda" ? "gpu" : "tpu";
+  } else platform = want;
+  const place = acceleratorProcessPlace(platform, undefined, env);
+  return place && { place, platform };
 }
 
 /** The devices of a run, in replica order, with errors that say what was found. */
@@ -114,8 +184,24 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
       `--executor ort runs only on the CPU; --accelerator ${want} always runs on XLA (drop --executor, or use --accelerator cpu)`,
     );
   let executor: k.Executor;
+  const env = o.env ?? process.env;
+  const launched = launchedAcceleratorPlace(o);
   if (want === "cpu") executor = cpuExecutor(cpuName, spec, o.pjrtPlugin);
-  else {
+  else if (launched) {
+    const { place, platform } = launched;
+    executor = loadDistributedExecutor(platform, place, env, o.pjrtPlugin ?? env.KILN_PJRT_PLUGIN);
+    // compileGlobal runs a replica on every device of this process: the run uses them all.
+    if (spec !== "auto" && (typeof spec === "number" ? spec : spec.length) !== executor.devices().length)
+      throw new Error(
+        `devices ${JSON.stringify(spec)}: rank ${place.rank} of ${place.size} trains on every ${platform} device its client has ` +
+          `(${executor.devices().length}: ${executor
+            .devices()
+            .map((d) => d.id)
+            .join(", ")}); give devices: "auto" or ${executor.devices().length}, ` +
+          `or choose each process's devices with CUDA_VISIBLE_DEVICES`,
+      );
+    return [...executor.devices()];
+  } else {
     const acc = loadAcceleratorExecutor(o.pjrtPlugin);
     const platform = acc.executor?.platform;
     if (want === "auto") {

@@ -8,6 +8,7 @@
 import { writeSync } from "node:fs";
 import { MpiCommunicator } from "./mpi/communicator.js";
 import { launcherFlavor } from "./mpi/library.js";
+import { StoreGroupComm, type GroupComm, type KeyValueStore } from "./store-group-comm.js";
 
 export interface ProcessPlace {
   rank: number;
@@ -40,39 +41,84 @@ export function processPlace(env: NodeJS.ProcessEnv = process.env): ProcessPlace
   return place && place.size > 1 ? place : undefined;
 }
 
-/** The processes of one training run, joined through MPI. */
+/** The processes of one training run: joined through MPI (CPUs), or through the coordination store (GPUs, TPUs). */
 export interface ProcessGroup {
   readonly rank: number;
   readonly size: number;
-  readonly comm: MpiCommunicator;
+  /** Barriers, broadcasts and small sums between the processes. */
+  readonly comm: GroupComm;
+  /**
+   * Who sums the gradients: "mpi" (between the compiled programs, CPUs) or "xla" (the compiled step is one
+   * program over every process's devices; its all_reduce crosses processes through XLA's collectives).
+   */
+  readonly collectives: "mpi" | "xla";
   /** Whether the launcher shows each line behind "[rank R] " itself (`kiln launch` does; mpirun does not). */
   readonly launcherPrefixes: boolean;
 }
 
-let joined: ProcessGroup | undefined;
+/** A group joined through MPI (its communicator's library is known). */
+export type MpiProcessGroup = ProcessGroup & { readonly comm: MpiCommunicator; readonly collectives: "mpi" };
+
+let joined: MpiProcessGroup | undefined;
+
+/** Where the coordination store of a launched run is: KILN_COORDINATOR (host:port), set by `kiln launch`. */
+export function coordinatorOf(env: NodeJS.ProcessEnv = process.env): { host: string; port: number } | undefined {
+  const v = env.KILN_COORDINATOR;
+  if (v === undefined || v === "") return undefined;
+  const m = /^(.+):(\d+)$/.exec(v);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port < 1 || port > 65535)
+    throw new Error(`environment variable KILN_COORDINATOR must be host:port (the coordination store kiln launch serves), got "${v}"`);
+  return { host: m[1]!.replace(/^\[(.*)\]$/, "$1"), port };
+}
 
 /**
- * Data parallelism across processes is built for CPU executors (MPI sums the gradients). On GPUs and TPUs
- * the collectives are XLA's own (the client's key-value store and compileGlobal in exec/xla), which the
- * Trainer does not drive yet: a process started as one of several refuses, rather than training alone
- * and writing the same output directory as the others.
+ * The place of a process that trains on GPUs/TPUs as one of several (XLA's collectives sum the gradients
+ * across processes; their clients meet through the coordination store): its rank, the process count and
+ * the store; undefined for a process started alone. Refuses a launched process with no store to meet at.
  */
-export function refuseAcceleratorProcessGroup(platform: string, numNodes = 1, env: NodeJS.ProcessEnv = process.env): void {
+export function acceleratorProcessPlace(
+  platform: string,
+  numNodes?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): (ProcessPlace & { coordinator: { host: string; port: number } }) | undefined {
   const place = processPlace(env);
-  if (!place && numNodes <= 1) return;
-  const what = place ? `this process is rank ${place.rank} of ${place.size} (${place.source})` : `numNodes is ${numNodes}`;
-  throw new Error(
-    `${what}, but training across processes on ${platform} ` +
-      `devices is not supported yet (only on CPUs, with MPI); train in one process over this machine's ${platform} ` +
-      `devices (devices: N), or across processes on CPUs (accelerator: "cpu")`,
-  );
+  if (!place) {
+    if (numNodes !== undefined && numNodes > 1)
+      throw new Error(
+        `numNodes is ${numNodes}, but this process was started alone: start ${numNodes} processes with ` +
+          `kiln launch --nproc-per-node ${numNodes}, each running the same training`,
+      );
+    return undefined;
+  }
+  if (numNodes !== undefined && numNodes !== place.size)
+    throw new Error(`numNodes is ${numNodes}, but ${place.size} processes were started: make them equal`);
+  const coordinator = coordinatorOf(env);
+  if (!coordinator)
+    throw new Error(
+      `this process is rank ${place.rank} of ${place.size} (${place.source}), but no coordination store is known ` +
+        `(KILN_COORDINATOR is unset): training across processes on ${platform} devices needs the store kiln launch serves; ` +
+        `start the processes with kiln launch --nproc-per-node ${place.size}`,
+    );
+  return { ...place, coordinator };
+}
+
+/** The group of processes training on GPUs/TPUs: its barriers and agreements go through the coordination store. */
+export function joinAcceleratorGroup(place: ProcessPlace, store: KeyValueStore): ProcessGroup {
+  return {
+    rank: place.rank,
+    size: place.size,
+    comm: new StoreGroupComm(store, place.rank, place.size),
+    collectives: "xla",
+    launcherPrefixes: place.source === "kiln",
+  };
 }
 
 /**
  * The process group this process belongs to, MPI initialized on first call; undefined for a process
  * started alone. `expected` (Lightning's num_nodes: the number of processes) is checked against it.
  */
-export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv } = {}): ProcessGroup | undefined {
+export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv } = {}): MpiProcessGroup | undefined {
   const env = o.env ?? process.env;
   const place = processPlace(env);
   if (!place) {
@@ -100,7 +146,7 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
           `rank ${place.rank} of ${place.size}: the processes were started by another MPI than the one loaded; ` +
           `set KILN_MPI=openmpi or KILN_MPI=mpich to match the launcher`,
       );
-    joined = { rank: comm.rank, size: comm.size, comm, launcherPrefixes: place.source === "kiln" };
+    joined = { rank: comm.rank, size: comm.size, comm, collectives: "mpi", launcherPrefixes: place.source === "kiln" };
     // At exit: MPI_Finalize after a clean run. After a failure the process leaves without it, and the
     // launcher (mpirun, mpiexec, kiln launch), seeing a rank end with an error, stops the others rather than letting
     // them wait for this one at their next collective. (Not MPI_Abort here: it kills at once, before
@@ -116,7 +162,7 @@ export function joinProcessGroup(o: { expected?: number; env?: NodeJS.ProcessEnv
 }
 
 /** The group joined so far (without joining one). */
-export function currentProcessGroup(): ProcessGroup | undefined {
+export function currentProcessGroup(): MpiProcessGroup | undefined {
   return joined;
 }
 

@@ -15,6 +15,11 @@ export interface ReplicatedOptions {
   name?: string;
   /** Positional arguments whose PerReplica leaves the call may reuse for its outputs (they are invalid afterwards). */
   donateArgs?: readonly number[];
+  /**
+   * Compile over every process's devices (the executor's compileGlobal: XLA clients made for several
+   * processes), `devices` being this process's: the all_reduce then sums across processes.
+   */
+  global?: boolean;
 }
 
 export type Replicated<_F extends (...args: any[]) => any> = ((...args: unknown[]) => any) & { readonly metrics: k.FunctionMetrics };
@@ -24,6 +29,27 @@ const isLeaf = (x: unknown) => x instanceof PerReplica || x instanceof k.Array;
 /** Executors whose devices share one memory (ONNX Runtime's virtual CPU devices): any device's buffer is readable by all. */
 export function sharesMemory(e: k.Executor): boolean {
   return e.name === "ort";
+}
+
+interface GlobalExecutor extends k.Executor {
+  compileGlobal(program: k.Program, options?: { donate?: readonly boolean[] }): k.Executable;
+}
+
+function compileFor(
+  executor: k.Executor,
+  program: k.Program,
+  devices: readonly k.Device[],
+  donate: boolean[],
+  global: boolean,
+  name: string,
+): k.Executable {
+  if (!global) return executor.compile(program, { replicas: devices.length, devices, donate });
+  const g = executor as Partial<GlobalExecutor>;
+  if (typeof g.compileGlobal !== "function")
+    throw new Error(`${name}: global compilation needs an XLA executor (compileGlobal); ${executor.name} has none`);
+  if (devices.length !== executor.devices().length)
+    throw new Error(`${name}: a global program runs on every device of this process (${executor.devices().length}), not ${devices.length}`);
+  return g.compileGlobal(program, { donate });
 }
 
 /**
@@ -59,7 +85,7 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
     else {
       const t0 = performance.now();
       const { program, outTree } = k.traceProgram(name, (...a: unknown[]) => fn(...a), treedef.unflatten(first) as unknown[]);
-      c = { exe: executor.compile(program, { replicas: n, devices, donate }), outTree };
+      c = { exe: compileFor(executor, program, devices, donate, opts.global ?? false, name), outTree };
       cache.set(key, c);
       log.compiled(sig, performance.now() - t0);
     }

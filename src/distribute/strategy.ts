@@ -14,7 +14,13 @@ export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.Funct
 export interface Strategy {
   readonly name: "one-device" | "data-parallel";
   readonly devices: readonly k.Device[];
+  /** This process's replicas. */
   readonly numReplicas: number;
+  /**
+   * Whether compiled functions span every process's devices (an XLA client made for several processes:
+   * the all_reduce sums across processes through XLA's collectives), running this process's replicas.
+   */
+  readonly global: boolean;
   /** Compiles a per-replica function; calling it returns results with PerReplica leaves (plain on one device). */
   compile<F extends (...args: any[]) => any>(fn: F, opts?: { name?: string; donateArgs?: number[] }): CompiledFn;
   /** Keras' strategy.run: fn on every replica (compiled once per fn and signature). */
@@ -49,6 +55,7 @@ export interface Strategy {
 abstract class BaseStrategy implements Strategy {
   abstract readonly name: Strategy["name"];
   private readonly compiled = new WeakMap<Function, CompiledFn>();
+  readonly global: boolean = false;
   constructor(readonly devices: readonly k.Device[]) {}
   get numReplicas(): number {
     return this.devices.length;
@@ -138,14 +145,18 @@ export class OneDevice extends BaseStrategy {
 
 export class DataParallel extends BaseStrategy {
   readonly name = "data-parallel" as const;
-  constructor(devices: readonly k.Device[]) {
+  override readonly global: boolean;
+  /** `global`: compile over every process's devices (see Strategy.global); default when the devices' client spans several processes. */
+  constructor(devices: readonly k.Device[], o: { global?: boolean } = {}) {
     if (devices.length < 1) throw new Error("DataParallel needs at least one device");
     super(devices);
+    this.global = o.global ?? spansProcesses(devices[0]!.executor);
   }
   /** Donated arguments give up their PerReplica leaves (each replica's own buffers); plain Arrays are only read. */
   compile<F extends (...args: any[]) => any>(fn: F, opts: { name?: string; donateArgs?: number[] } = {}): CompiledFn {
     return replicated(fn, {
       devices: this.devices,
+      ...(this.global ? { global: true } : {}),
       ...(opts.name ? { name: opts.name } : {}),
       ...(opts.donateArgs ? { donateArgs: opts.donateArgs } : {}),
     });
@@ -154,9 +165,22 @@ export class DataParallel extends BaseStrategy {
 
 export type StrategyName = "auto" | "one-device" | "data-parallel";
 
-/** 'auto': data parallel over several devices, one device otherwise. */
+/** Whether an executor's client spans several processes (XLA made with `distributed`): more devices in all than its own. */
+export function spansProcesses(e: k.Executor): boolean {
+  const g = (e as { globalDeviceIds?: () => number[] }).globalDeviceIds;
+  return typeof g === "function" && g.call(e).length > e.devices().length;
+}
+
+/** 'auto': data parallel over several devices (or over every process's, for a client that spans processes), one device otherwise. */
 export function makeStrategy(name: StrategyName | Strategy, devices: readonly k.Device[]): Strategy {
   if (typeof name !== "string") return name;
+  if (spansProcesses(devices[0]!.executor)) {
+    if (name === "one-device")
+      throw new Error(
+        `strategy "one-device" runs in one process, but the devices' XLA client spans several: use "auto" or "data-parallel"`,
+      );
+    return new DataParallel(devices, { global: true });
+  }
   if (name === "one-device") {
     if (devices.length !== 1)
       throw new Error(`strategy "one-device" needs exactly one device, got ${devices.length} (${devices.map((d) => d.id).join(", ")})`);

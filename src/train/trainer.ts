@@ -45,7 +45,13 @@ import { objectiveFor } from "./objectives/select.js";
 import { taskSpec } from "./tasks/index.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { ProgressBar } from "./progress.js";
-import { selectDevices, type Accelerator, type CpuExecutorName, type DevicesSpec } from "../distribute/devices.js";
+import {
+  launchedAcceleratorPlace,
+  selectDevices,
+  type Accelerator,
+  type CpuExecutorName,
+  type DevicesSpec,
+} from "../distribute/devices.js";
 import { makeStrategy, type Strategy, type StrategyName } from "../distribute/strategy.js";
 import { PerReplica } from "../distribute/per-replica.js";
 import { lossScaleInit, precisionPolicy, type LossScaleOptions, type PrecisionName, type PrecisionPolicy } from "../optim/precision.js";
@@ -55,9 +61,11 @@ import {
   agreeToStop,
   joinProcessGroup,
   rankPrefix,
-  refuseAcceleratorProcessGroup,
+  acceleratorProcessPlace,
+  joinAcceleratorGroup,
   type ProcessGroup,
 } from "../distribute/multi-process.js";
+import type { KeyValueStore } from "../distribute/store-group-comm.js";
 import { CrossProcessSteps } from "./cross-process-steps.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
@@ -130,6 +138,11 @@ export interface TrainerOptions {
    * Default: as many as were started (1 when started alone).
    */
   numNodes?: number;
+  /**
+   * The run's coordination store (kiln/launch's StoreClient on KILN_COORDINATOR), for processes that train on
+   * GPUs/TPUs as one of several: their barriers and agreements go through it (MPI's on CPUs).
+   */
+  coordinationStore?: KeyValueStore;
   /** Who runs the CPU: "ort" (ONNX Runtime, default) or "xla" (XLA's CPU plugin, a client with as many devices as asked for). */
   executor?: CpuExecutorName;
   /** A PJRT plugin to load (else KILN_PJRT_PLUGIN, else discovery). */
@@ -208,6 +221,7 @@ export class Trainer implements TrainerView {
       | "pjrtPlugin"
       | "strategy"
       | "lossScale"
+      | "coordinationStore"
     >
   > &
     TrainerOptions;
@@ -251,6 +265,15 @@ export class Trainer implements TrainerView {
       ...options,
     };
     this.policy = precisionPolicy(this.o.precision);
+    // A launched GPU/TPU process needs the store before its client (made for all processes) is created.
+    const selects = typeof options.strategy !== "object" && (options.accelerator ?? options.devices ?? options.executor) !== undefined;
+    const launched = selects
+      ? launchedAcceleratorPlace({
+          accelerator: options.accelerator ?? "auto",
+          ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
+        })
+      : undefined;
+    if (launched && !options.coordinationStore) missingStore(launched.place);
     const devices =
       typeof options.strategy === "object"
         ? options.strategy.devices
@@ -264,10 +287,22 @@ export class Trainer implements TrainerView {
             });
     this.strategy = makeStrategy(options.strategy ?? "auto", devices);
     // Across processes, MPI sums the gradients of CPU executors (ONNX Runtime, XLA:CPU, whose plugins
-    // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT.
+    // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT: the step
+    // is one program over every process's devices, and the rest (barriers, agreements) goes through the
+    // coordination store.
     const platform = this.strategy.devices[0]!.platform;
-    if (platform !== "cpu") refuseAcceleratorProcessGroup(platform, options.numNodes);
-    this.group = platform === "cpu" ? joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {}) : undefined;
+    if (platform === "cpu") this.group = joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {});
+    else {
+      const place = acceleratorProcessPlace(platform, options.numNodes);
+      if (place && !this.strategy.global)
+        throw new Error(
+          `this process is rank ${place.rank} of ${place.size}, but its devices (${this.strategy.devices.map((d) => d.id).join(", ")}) ` +
+            `belong to an XLA client for this process alone: give accelerator: "${platform}" (or selectDevices with it) in ` +
+            `the launched process, which makes the client for all ${place.size}`,
+        );
+      if (place && !options.coordinationStore) missingStore(place);
+      this.group = place ? joinAcceleratorGroup(place, options.coordinationStore!) : undefined;
+    }
   }
 
   /** Replicas over all processes: each process's devices × the processes. */
@@ -467,8 +502,9 @@ export class Trainer implements TrainerView {
       nonFiniteUpdate: o.onNonFinite === "skip" ? ("skip" as const) : ("apply" as const),
       ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
     };
-    // One process: one compiled program per call. Several: gradient and update programs with MPI between.
-    const crossProcess = this.group ? new CrossProcessSteps(this.strategy, this.group, stepOptions) : undefined;
+    // One process, or several whose step is one program (XLA's collectives): one compiled program per
+    // call. Several with MPI: gradient and update programs with MPI between.
+    const crossProcess = this.group?.collectives === "mpi" ? new CrossProcessSteps(this.strategy, this.group, stepOptions) : undefined;
     const stepFn = crossProcess
       ? undefined
       : this.strategy.compile(makeMultiStep(makeTrainStep(stepOptions), o.loops?.steps ?? "unrolled"), {
@@ -751,8 +787,9 @@ export class Trainer implements TrainerView {
         evalFn(state.params, this.stepInputs(batch.batch, { epoch: 0, exampleOffset: batch.info.exampleOffset })),
       );
       const scalars = (await out.scalars.data()) as Float32Array;
-      // Each process's replicas summed in the program; the processes' sums summed here.
-      if (group) await group.comm.allReduceSum(scalars);
+      // Each process's replicas summed in the program; the processes' sums summed here (with XLA's
+      // collectives the program's sum already spans every process).
+      if (group?.collectives === "mpi") await group.comm.allReduceSum(scalars);
       const [l, c, n] = scalars;
       lossSum += l!;
       correct += c!;
@@ -783,6 +820,14 @@ export class Trainer implements TrainerView {
 }
 
 type EvalFn = (...args: any[]) => any;
+
+function missingStore(place: { rank: number; size: number; coordinator: { host: string; port: number } }): never {
+  throw new Error(
+    `this process is rank ${place.rank} of ${place.size}: give the Trainer coordinationStore, the run's coordination store ` +
+      `(await StoreClient.connect({ host: "${place.coordinator.host}", port: ${place.coordinator.port} }) from kiln/launch, ` +
+      `KILN_COORDINATOR's address)`,
+  );
+}
 
 /** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
 export interface RunSettings {

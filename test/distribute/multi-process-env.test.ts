@@ -2,7 +2,7 @@
 // it; and the error when none is installed.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { joinProcessGroup, processPlace, refuseAcceleratorProcessGroup } from "../../src/distribute/multi-process.js";
+import { joinProcessGroup, processPlace } from "../../src/distribute/multi-process.js";
 import { launcherFlavor, loadMpi } from "../../src/distribute/mpi/library.js";
 
 test("processPlace reads Open MPI's, MPICH's and kiln launch's variables; a process started alone has none", () => {
@@ -48,14 +48,4 @@ test("no MPI library: the error names the libraries looked for and the apt-get c
       e.message.startsWith("no MPICH library found (looked for libmpich-absent.so.12): this process was started for MPICH") &&
       e.message.endsWith("KILN_MPI=mpich); install it with `apt-get install -y mpich libmpich-dev`"),
   );
-});
-
-test("training across processes on GPUs/TPUs is refused (not yet driven by the Trainer), not run rank by rank", () => {
-  assert.doesNotThrow(() => refuseAcceleratorProcessGroup("gpu", 1, {}));
-  assert.throws(
-    () =>
-      refuseAcceleratorProcessGroup("gpu", 1, { KILN_RANK: "1", KILN_WORLD_SIZE: "2", KILN_LOCAL_RANK: "1", KILN_LOCAL_WORLD_SIZE: "2" }),
-    /rank 1 of 2 \(kiln\), but training across processes on gpu devices is not supported yet/,
-  );
-  assert.throws(() => refuseAcceleratorProcessGroup("tpu", 2, {}), /numNodes is 2, but training across processes on tpu devices/);
 });

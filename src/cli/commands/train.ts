@@ -17,9 +17,10 @@ import { probeRecordLength } from "../../train/data-probe.js";
 import { OutputDirInUseError, prepareOutputDir } from "../../train/output-dir.js";
 import type { Command } from "./types.js";
 import type { TrainingTask } from "../../train/objectives/objective.js";
-import { selectDevices, type Accelerator } from "../../distribute/devices.js";
+import { launchedAcceleratorPlace, selectDevices, type Accelerator } from "../../distribute/devices.js";
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
-import { joinProcessGroup, rankPrefix } from "../../distribute/multi-process.js";
+import { joinAcceleratorGroup, joinProcessGroup, rankPrefix, type ProcessGroup } from "../../distribute/multi-process.js";
+import { StoreClient } from "../../launch/store-client.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
 import { trainOutputs } from "../train-outputs.js";
@@ -250,16 +251,21 @@ async function runTrain(argv: string[]): Promise<void> {
   const precision = (v.precision ?? "32") as PrecisionName;
   if (!PRECISIONS.includes(precision)) throw new UsageError(`--precision must be one of ${PRECISIONS.join(", ")}, got "${v.precision}"`);
   if (v["pjrt-plugin"]) process.env.KILN_PJRT_PLUGIN = v["pjrt-plugin"];
+  // Under kiln launch on GPUs/TPUs (--accelerator gpu/tpu, or auto with a CUDA/TPU plugin found), every
+  // process is one of the XLA client's processes (its devices all of this process's, unless --devices says otherwise).
+  const accelPlace = launchedAcceleratorPlace({ accelerator })?.place;
   const devices = selectDevices({
     accelerator,
-    devices: intFlag("devices", v.devices, 1, 1),
+    devices: accelPlace && v.devices === undefined ? "auto" : intFlag("devices", v.devices, 1, 1),
     ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
   });
   // What the command computes without naming a device (shapes, keys) runs where it trains, as in the
   // quickstart: a run on XLA never loads ONNX Runtime.
   k.setDefaultDevice(devices[0]!);
   // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
-  const group = devices[0]!.platform === "cpu" ? joinProcessGroup() : undefined;
+  const store = accelPlace ? await StoreClient.connect(accelPlace.coordinator) : undefined;
+  const group: ProcessGroup | undefined =
+    devices[0]!.platform === "cpu" ? joinProcessGroup() : accelPlace ? joinAcceleratorGroup(accelPlace, store!) : undefined;
   const replicas = devices.length * (group?.size ?? 1);
   const main = (group?.rank ?? 0) === 0;
   const common = { maxLength, batchSize: batch * replicas, ignoreErrors: Boolean(v["skip-bad-records"]) };
@@ -288,6 +294,7 @@ async function runTrain(argv: string[]): Promise<void> {
     seed,
     gradientAccumulation: accum,
     strategy: makeStrategy(strategy, devices),
+    ...(store ? { coordinationStore: store } : {}),
     precision,
     stepsPerExecution: intFlag("steps-per-execution", v["steps-per-execution"], 1, 1),
     evalEvery: intFlag("eval-every", v["eval-every"], 0, 0),

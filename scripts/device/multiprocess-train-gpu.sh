@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Training as 2 processes on one GPU through XLA's collectives, for a machine with the CUDA PJRT plugin (a
+# jax-cuda*-pjrt wheel in python3's site-packages, or KILN_PJRT_PLUGIN) and an NVIDIA GPU:
+# `kiln launch --nproc-per-node 2 -- kiln train --accelerator gpu` (llama-tiny, 4 steps, 2 rows per replica)
+# against `kiln train --accelerator gpu --devices 1` with the same global batch of 4. It prints ONE JSON
+# line: ok, both runs' step losses, their largest relative difference, and the output tail of what failed.
+# Bounded: each kiln command is killed after KILN_CHECK_PHASE_S seconds (default 240), the script after 560 s.
+#
+# Needs: node ≥ 20 (NODE=/path/to/node if it is not on PATH), Kiln built (dist/).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NODE="${NODE:-node}"
+if [ ! -f dist/test/exec/xla/multiprocess-train-gpu-check.js ]; then
+  echo '{"check":"kiln launch -- kiln train on GPU","ok":false,"error":"Kiln is not built: run npx tsc -p tsconfig.json (dist/ is missing)"}'
+  exit 1
+fi
+exec timeout 560 "$NODE" dist/test/exec/xla/multiprocess-train-gpu-check.js --timeout-s "${KILN_CHECK_PHASE_S:-240}"
