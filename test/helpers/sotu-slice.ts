@@ -28,9 +28,14 @@ export function sotuSlice(speeches: number): CorpusSlice {
  * characters): a corpus that trains a tokenizer and a tiny model in seconds. Returns `path`.
  */
 export function writeSentenceCorpus(path: string, speeches = 2): string {
-  const sentences = sotuSlice(speeches).lines.flatMap((l) => l.split(/(?<=[.!?])\s+/));
-  writeFileSync(path, sentences.filter((s) => s.length > 20).join("\n") + "\n");
+  writeFileSync(path, sentenceCorpus(sotuSlice(speeches).lines));
   return path;
+}
+
+/** Speeches (one a line) as a corpus of their sentences longer than 20 characters, one a line. */
+export function sentenceCorpus(speeches: readonly string[]): string {
+  const sentences = speeches.flatMap((l) => l.split(/(?<=[.!?])\s+/));
+  return sentences.filter((s) => s.length > 20).join("\n") + "\n";
 }
 
 export const EDGE_CASES: readonly string[] = [

