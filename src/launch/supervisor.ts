@@ -107,6 +107,11 @@ function checkOptions(o: SuperviseOptions): { numNodes: number; nodeRank: number
   return { numNodes, nodeRank };
 }
 
+/** What a node says when node 0's launcher, and with it the coordination store, is gone. */
+function storeWentAway(where: string): string {
+  return `the coordination store at ${where} went away (node 0's launcher stopped): this node's processes were stopped`;
+}
+
 /** "exited with code 1", "killed by SIGKILL". */
 function exitCause(code: number | null, signal: NodeJS.Signals | null): string {
   return signal ? `killed by ${signal}` : `exited with code ${code}`;
@@ -310,7 +315,9 @@ class Run {
       const first = await this.client.abort(rank, cause);
       this.stopping = { message: first, rank: rankOf(first) ?? rank };
     } catch {
-      // The store is gone (node 0's launcher stopped): the local cause is all there is to say.
+      // The store is gone: node 0's launcher stopped, which is why a process that joined the run (and
+      // watches the store) exited here too, often before this launcher's own watch saw the store go.
+      this.stopping = { message: storeWentAway(this.client.where), rank };
     }
   }
 
@@ -324,10 +331,7 @@ class Run {
           if (this.finished) return;
           if (e instanceof StoreError && e.code === "DEADLINE_EXCEEDED") continue;
           if (this.stopping) return;
-          const message =
-            e instanceof StoreError && e.code === "ABORTED"
-              ? e.message
-              : `the coordination store at ${this.client.where} went away (node 0's launcher stopped): this node's processes were stopped`;
+          const message = e instanceof StoreError && e.code === "ABORTED" ? e.message : storeWentAway(this.client.where);
           this.stopping = { message, ...(rankOf(message) !== undefined ? { rank: rankOf(message)! } : {}) };
           this.stopProcesses("SIGTERM");
           this.checkAllExited();
