@@ -13,25 +13,14 @@ import os
 import sys
 
 import jax
-import ml_dtypes
-import numpy as np
 
 jax.config.update("jax_enable_x64", True)  # i64 inputs stay i64 (jax narrows them to i32 otherwise)
 jax.config.update("jax_platforms", "cpu")
 
 from jax._src import xla_bridge  # noqa: E402  (the backend is created after the config above)
 
-DTYPES = {
-    "f32": np.float32,
-    "f64": np.float64,
-    "bf16": ml_dtypes.bfloat16,
-    "f16": np.float16,
-    "i32": np.int32,
-    "u32": np.uint32,
-    "i64": np.int64,
-    "bool": np.bool_,
-}
-NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
+from case_files import read_array, write_array  # noqa: E402  (beside this script)
+
 
 
 def run_case(backend, case_dir):
@@ -42,15 +31,9 @@ def run_case(backend, case_dir):
     device = backend.local_devices()[0]
     args = []
     for spec in manifest["inputs"]:
-        data = np.fromfile(os.path.join(case_dir, spec["file"]), dtype=DTYPES[spec["dtype"]])
-        args.append(jax.device_put(data.reshape(spec["shape"]), device))
+        args.append(jax.device_put(read_array(case_dir, spec), device))
     executable = backend.compile_and_load(module, [device])
-    outputs = []
-    for i, out in enumerate(executable.execute(args)):
-        host = np.asarray(out)
-        name = f"out-{i}.bin"
-        np.ascontiguousarray(host).tofile(os.path.join(case_dir, name))
-        outputs.append({"file": name, "dtype": NAMES[host.dtype], "shape": list(host.shape)})
+    outputs = [write_array(case_dir, f"out-{i}.bin", out) for i, out in enumerate(executable.execute(args))]
     return {"outputs": outputs}
 
 

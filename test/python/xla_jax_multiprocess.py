@@ -23,20 +23,9 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_cpu_collectives_implementation", "gloo")
 
-import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
-DTYPES = {
-    "f32": np.float32,
-    "f64": np.float64,
-    "bf16": ml_dtypes.bfloat16,
-    "f16": np.float16,
-    "i32": np.int32,
-    "u32": np.uint32,
-    "i64": np.int64,
-    "bool": np.bool_,
-}
-NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
+from case_files import read_array, write_array  # noqa: E402  (beside this script)
 
 
 def run_case(backend, client_module, case_dir):
@@ -64,20 +53,12 @@ def run_case(backend, client_module, case_dir):
     for i, spec in enumerate(manifest["replicas"][0]):
         shards = []
         for r, d in zip(replicas, local):
-            s = manifest["replicas"][r][i]
-            data = np.fromfile(os.path.join(case_dir, s["file"]), dtype=DTYPES[s["dtype"]]).reshape(s["shape"])
-            shards.append(jax.device_put(data, d))
+            shards.append(jax.device_put(read_array(case_dir, manifest["replicas"][r][i]), d))
         args.append(jax.make_array_from_single_device_arrays(tuple(spec["shape"]), replicated, shards))
     results = executable.execute_sharded(args).disassemble_into_single_device_arrays()
     out = {}
     for k, r in enumerate(replicas):
-        outputs = []
-        for j, per_device in enumerate(results):
-            host = np.asarray(per_device[k])
-            name = f"out-{r}-{j}.bin"
-            np.ascontiguousarray(host).tofile(os.path.join(case_dir, name))
-            outputs.append({"file": name, "dtype": NAMES[host.dtype], "shape": list(host.shape)})
-        out[str(r)] = outputs
+        out[str(r)] = [write_array(case_dir, f"out-{r}-{j}.bin", per_device[k]) for j, per_device in enumerate(results)]
     return {"replicas": out}
 
 
