@@ -37,31 +37,21 @@ export const STEP_DATA = { speeches: 24, vocabSize: 1024, maxLength: 64 } as con
  * large enough for a GPU's library kernels, and 20 steps of 8 × 64 tokens take seconds on a CPU.
  * A learning rate of 1e-3 moves the loss every step, so a wrong gradient shows within a few steps.
  */
+/** What the two tasks' steps share: the schedule, the optimizer's settings and the seeds. */
+const STEP_SETTINGS = {
+  steps: 20,
+  batch: 8,
+  maxLength: STEP_DATA.maxLength,
+  learningRate: 1e-3,
+  weightDecay: 0.01,
+  warmupSteps: 2,
+  seed: 42,
+  dataSeed: 5,
+} as const;
+
 export const STEP_TASKS: readonly StepTask[] = [
-  {
-    task: "mlm",
-    preset: "mlm-mini",
-    steps: 20,
-    batch: 8,
-    maxLength: STEP_DATA.maxLength,
-    learningRate: 1e-3,
-    weightDecay: 0.01,
-    warmupSteps: 2,
-    seed: 42,
-    dataSeed: 5,
-  },
-  {
-    task: "causal-lm",
-    preset: "llama-small",
-    steps: 20,
-    batch: 8,
-    maxLength: STEP_DATA.maxLength,
-    learningRate: 1e-3,
-    weightDecay: 0.01,
-    warmupSteps: 2,
-    seed: 42,
-    dataSeed: 5,
-  },
+  { task: "mlm", preset: "mlm-mini", ...STEP_SETTINGS },
+  { task: "causal-lm", preset: "llama-small", ...STEP_SETTINGS },
 ];
 
 /** Where the data lives inside DATA_DIR (the bundle's data/ layout). */
@@ -98,15 +88,14 @@ export async function runStepTask(t: StepTask, dataDir: string, devices: DeviceC
     // Whatever is made without naming a device lands here too: an XLA run never loads ONNX Runtime.
     k.setDefaultDevice(device);
     const optimizer = { learningRate: t.learningRate, weightDecay: t.weightDecay, warmupSteps: t.warmupSteps };
-    const result =
-      t.task === "causal-lm"
-        ? await trainer.fit({ model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)), train, optimizer })
-        : await trainer.fit({
-            model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)),
-            train,
-            optimizer,
-            masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },
-          });
+    // The masked LM masks its batches in the step; the causal LM's targets are its next tokens.
+    const masking = { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] };
+    const result = await trainer.fit({
+      model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)),
+      train,
+      optimizer,
+      ...(t.task === "mlm" ? { masking } : {}),
+    });
     const losses = result.history.map((h) => h.loss!);
     if (losses.length !== t.steps)
       throw new Error(`${t.task} (${t.preset}) on ${device.id}: ${losses.length} step losses logged, expected ${t.steps}`);

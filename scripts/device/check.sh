@@ -59,11 +59,7 @@ PY=python3
 if [ "$PLATFORM" = cpu ] && [ -x "$KILN/.venv/bin/python" ]; then PY="$KILN/.venv/bin/python"; fi
 export KILN_PYTHON="$PY"
 
-# FILE.xz → OUT, with xz where the machine has it, else python3's lzma (python3 is always there).
-unxz_to() {
-  if command -v xz >/dev/null; then xz -dc "$1" >"$2"
-  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
-}
+source "$HERE/unxz.sh"
 
 # Node 20 or newer: the one on PATH, or the bundle's (node.xz, unpacked with xz or python3's lzma).
 node_ok() { "$1" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null; }

@@ -2,11 +2,7 @@
 # device bundle (device-bundle/scripts/device/ → the bundle's kiln/ package root). Changes into that root
 # and sets NODE: $NODE, else `node` on PATH, else the bundle's node.xz unpacked into a temporary folder
 # (with xz, or python3's lzma where xz is absent: python3 is always there).
-# FILE.xz → OUT, with xz where the machine has it, else python3's lzma.
-unxz_to() {
-  if command -v xz >/dev/null; then xz -dc "$1" >"$2"
-  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/unxz.sh"
 
 top="$(cd "$(dirname "${BASH_SOURCE[1]}")/../.." && pwd)"
 NODE="${NODE:-node}"
