@@ -9,9 +9,9 @@
 // and the buffer the all-reduce sums in place, bucket by bucket; the update program splits it again.
 import * as k from "../core/index.js";
 import type { Params } from "../models/language-model.js";
-import type { ForwardSettings } from "./objectives/objective.js";
 import {
-  microSlices,
+  microParts,
+  partGradients,
   STEP_SCALARS,
   type StepMetrics,
   type StackedStepInputs,
@@ -33,49 +33,17 @@ export function flatGradientLength(params: Params): number {
  * as the trainer groups them); `state` supplies the parameters (and the loss scale under loss scaling).
  */
 export function makeGradientStep(o: TrainStepOptions) {
-  const { objective } = o;
-  const micro = o.microBatches ?? 1;
-  const dtype = o.computeDtype ?? "f32";
   return function gradientStep(state: Pick<TrainState, "params" | "scaler">, inputs: StackedStepInputs, step: k.Array): { flat: k.Array } {
     const one = (x: k.Array) => x.slice([0], [1]).squeeze(0);
-    const batch = { inputIds: one(inputs.inputIds), attentionMask: one(inputs.attentionMask), exampleOffset: one(inputs.exampleOffset) };
-    const epoch = one(inputs.epoch);
-    const idsParts = microSlices(batch.inputIds, micro),
-      maskParts = microSlices(batch.attentionMask, micro);
-    const rowsPer = idsParts[0]!.shape[0]!;
-    const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
-    const scale = state.scaler?.scale;
-    let grads: any = null;
-    let lossSum = k.scalar(0),
-      count = k.scalar(0),
-      correct = k.scalar(0),
-      dropped = k.scalar(0);
-    idsParts.forEach((ids, i) => {
-      const part = { inputIds: ids, attentionMask: maskParts[i]!, epoch, exampleOffset: batch.exampleOffset.add(i * rowsPer) };
-      const targets = objective.targets(part);
-      const forward: ForwardSettings = {
-        dropoutKey,
-        exampleOffset: part.exampleOffset,
-        dtype,
-        ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
-      };
-      const partLoss = (p: Params) => {
-        const out = objective.outputs(p, targets, forward);
-        return [
-          scale ? out.lossSum.mul(scale) : out.lossSum,
-          { lossSum: out.lossSum, correct: out.correct, dropped: out.dropped },
-        ] as const;
-      };
-      const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [
-        [k.Array, { lossSum: k.Array; correct: k.Array; dropped: k.Array }],
-        Params,
-      ];
-      lossSum = lossSum.add(out.lossSum);
-      count = count.add(targets.count);
-      correct = correct.add(out.correct);
-      dropped = dropped.add(out.dropped);
-      grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
-    });
+    const batch = {
+      inputIds: one(inputs.inputIds),
+      attentionMask: one(inputs.attentionMask),
+      exampleOffset: one(inputs.exampleOffset),
+      epoch: one(inputs.epoch),
+    };
+    const parts = microParts(o, batch);
+    const count = parts.map((p) => p.targets.count).reduce((a, b) => a.add(b));
+    const { grads, lossSum, correct, dropped } = partGradients(o, state.params, state.scaler?.scale, parts, step);
     const sum = (x: k.Array) => k.bind("all_reduce", [x], {});
     const flat = k.concat([
       ...k.leaves<k.Array>(grads).map((g) =>

@@ -13,7 +13,7 @@ import type { Params } from "../models/language-model.js";
 import { clipByGlobalNorm } from "../optim/clip.js";
 import { applyOptimizer, type Optimizer, type OptimizerState } from "../optim/optimizer.js";
 import { unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
-import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objectives/objective.js";
+import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, ObjectiveTargets, TrainingObjective } from "./objectives/objective.js";
 
 export interface TrainStepOptions {
   /** What the step minimizes, and on which model (maskedLmObjective, causalLmObjective). */
@@ -70,7 +70,7 @@ export interface TrainState<S extends OptimizerState = OptimizerState> {
 /** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
 export type StepInputs = ObjectiveBatch;
 
-export function microSlices(x: k.Array, n: number): k.Array[] {
+function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
   if (b % n !== 0)
     throw new Error(
@@ -83,55 +83,76 @@ export function microSlices(x: k.Array, n: number): k.Array[] {
   );
 }
 
+/** A replica's batch as its micro-batches, each with the objective's targets (masking, the causal shift). */
+export function microParts(o: TrainStepOptions, batch: StepInputs): { part: StepInputs; targets: ObjectiveTargets }[] {
+  const micro = o.microBatches ?? 1;
+  const idsParts = microSlices(batch.inputIds, micro),
+    maskParts = microSlices(batch.attentionMask, micro);
+  const rowsPer = idsParts[0]!.shape[0]!;
+  return idsParts.map((ids, i) => {
+    const part = { inputIds: ids, attentionMask: maskParts[i]!, epoch: batch.epoch, exampleOffset: batch.exampleOffset.add(i * rowsPer) };
+    return { part, targets: o.objective.targets(part) };
+  });
+}
+
+/**
+ * Forward and backward over the micro-batches, summed: the gradient of Σ loss (times the loss scale
+ * under loss scaling), the loss sum, the correct predictions and the dropped targets of this replica.
+ * With `normalizer` (the one-program step's global target count, known before the forward pass) each
+ * part's loss is divided by it before its gradient; without, the sums stay undivided (the step split
+ * across processes divides once the count of every process is known).
+ */
+export function partGradients(
+  o: TrainStepOptions,
+  params: Params,
+  scale: k.Array | undefined,
+  parts: readonly { part: StepInputs; targets: ObjectiveTargets }[],
+  step: k.Array,
+  normalizer?: k.Array,
+): { grads: Params; lossSum: k.Array; correct: k.Array; dropped: k.Array } {
+  const dtype = o.computeDtype ?? "f32";
+  const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
+  let grads: any = null;
+  let lossSum = k.scalar(0),
+    correct = k.scalar(0),
+    dropped = k.scalar(0);
+  for (const { part: mb, targets } of parts) {
+    const forward: ForwardSettings = {
+      dropoutKey,
+      exampleOffset: mb.exampleOffset,
+      dtype,
+      ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
+    };
+    const partLoss = (p: Params) => {
+      const out = o.objective.outputs(p, targets, forward);
+      const part = normalizer ? out.lossSum.div(normalizer) : out.lossSum;
+      return [scale ? part.mul(scale) : part, { part, correct: out.correct, dropped: out.dropped }] as const;
+    };
+    const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(params) as [
+      [k.Array, { part: k.Array; correct: k.Array; dropped: k.Array }],
+      Params,
+    ];
+    lossSum = lossSum.add(out.part);
+    correct = correct.add(out.correct);
+    dropped = dropped.add(out.dropped);
+    grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
+  }
+  return { grads, lossSum, correct, dropped };
+}
+
 /**
  * The per-replica training step. Under data parallelism the same program runs on every replica and
  * all_reduce sums counts, losses and gradients across them (identity on one replica).
  */
 export function makeTrainStep(o: TrainStepOptions) {
-  const { objective } = o;
-  const micro = o.microBatches ?? 1;
-  const dtype = o.computeDtype ?? "f32";
   return function trainStep(state: TrainState, batch: StepInputs, step: k.Array): { state: TrainState; metrics: StepMetrics } {
-    const idsParts = microSlices(batch.inputIds, micro),
-      maskParts = microSlices(batch.attentionMask, micro);
-    const rowsPer = idsParts[0]!.shape[0]!;
-    const parts = idsParts.map((ids, i) => {
-      const part = { inputIds: ids, attentionMask: maskParts[i]!, epoch: batch.epoch, exampleOffset: batch.exampleOffset.add(i * rowsPer) };
-      return { part, targets: objective.targets(part) };
-    });
+    const parts = microParts(o, batch);
     // The global number of targets: known before the forward pass, so it can normalize every part.
     const localCount = parts.map((p) => p.targets.count).reduce((a, b) => a.add(b));
     const total = k.maximum(k.bind("all_reduce", [localCount], {}), 1);
-    const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
-
-    const scale = state.scaler?.scale;
-    let grads: any = null;
-    let lossSum = k.scalar(0),
-      correct = k.scalar(0),
-      dropped = k.scalar(0);
-    for (const { part: mb, targets } of parts) {
-      const forward: ForwardSettings = {
-        dropoutKey,
-        exampleOffset: mb.exampleOffset,
-        dtype,
-        ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
-      };
-      const partLoss = (p: Params) => {
-        const out = objective.outputs(p, targets, forward);
-        // The part's summed loss divided by the global count.
-        const part = out.lossSum.div(total);
-        return [scale ? part.mul(scale) : part, { part, correct: out.correct, dropped: out.dropped }] as const;
-      };
-      const [[, out], g] = k.valueAndGrad(partLoss, { hasAux: true })(state.params) as [
-        [k.Array, { part: k.Array; correct: k.Array; dropped: k.Array }],
-        Params,
-      ];
-      lossSum = lossSum.add(out.part);
-      correct = correct.add(out.correct);
-      dropped = dropped.add(out.dropped);
-      grads = grads ? k.treeMap((a: k.Array, b: k.Array) => a.add(b), grads, g) : g;
-    }
-    grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), grads);
+    const summed = partGradients(o, state.params, state.scaler?.scale, parts, step, total);
+    const { lossSum, correct, dropped } = summed;
+    const grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), summed.grads);
     const loss = k.bind("all_reduce", [lossSum], {});
     const { next, gradNorm, lr, skipped, nonFinite } = updateFromGradients(o, state, grads, loss);
     return {
