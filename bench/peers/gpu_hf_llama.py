@@ -5,25 +5,14 @@
 # and llama-tiny. The next-token loss over every position. Speaks bench/peers/gpu_worker.py's protocol.
 # Usage: python3 gpu_hf_llama.py --preset smollm-135m|llama-tiny --vocab 49152 --seq 128
 #                                --precision 32|bf16-mixed --mode eager|compile [--device cuda|cpu] [--threads N]
-import argparse, torch
+import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 import gpu_torch_common as common
 from gpu_worker import serve
 
 SHAPES = {"smollm-135m": (576, 30, 9, 3, 1536), "llama-tiny": (16, 2, 4, 2, 32)}  # hidden, layers, heads, kv heads, intermediate
 
-p = argparse.ArgumentParser()
-p.add_argument("--preset", default="smollm-135m", choices=sorted(SHAPES))
-p.add_argument("--vocab", type=int, default=49152)
-p.add_argument("--seq", type=int, default=128)
-p.add_argument("--precision", default="32", choices=["32", "bf16-mixed"])
-p.add_argument("--mode", default="eager", choices=["eager", "compile"])
-p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
-p.add_argument("--threads", type=int, default=0)
-a = p.parse_args()
-if a.threads:
-    torch.set_num_threads(a.threads)
-dev = common.setup(a.device, a.precision)
+a, dev = common.parse_contender_args(SHAPES, "smollm-135m", 49152)
 H, L, A, KV, I = SHAPES[a.preset]
 V, T = a.vocab, a.seq
 cfg = LlamaConfig(vocab_size=V, hidden_size=H, intermediate_size=I, num_hidden_layers=L, num_attention_heads=A,

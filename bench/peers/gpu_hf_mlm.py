@@ -4,25 +4,14 @@
 # 15% of positions are labelled. Speaks bench/peers/gpu_worker.py's protocol on stdin/stdout.
 # Usage: python3 gpu_hf_mlm.py --preset roberta-base|mlm-tiny --vocab 32000 --seq 128
 #                              --precision 32|bf16-mixed --mode eager|compile [--device cuda|cpu] [--threads N]
-import argparse, torch
+import torch
 from transformers import RobertaConfig, RobertaForMaskedLM
 import gpu_torch_common as common
 from gpu_worker import serve
 
 SHAPES = {"roberta-base": (768, 12, 12, 3072), "mlm-tiny": (32, 2, 2, 64)}  # hidden, layers, heads, intermediate
 
-p = argparse.ArgumentParser()
-p.add_argument("--preset", default="roberta-base", choices=sorted(SHAPES))
-p.add_argument("--vocab", type=int, default=32000)
-p.add_argument("--seq", type=int, default=128)
-p.add_argument("--precision", default="32", choices=["32", "bf16-mixed"])
-p.add_argument("--mode", default="eager", choices=["eager", "compile"])
-p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
-p.add_argument("--threads", type=int, default=0)
-a = p.parse_args()
-if a.threads:
-    torch.set_num_threads(a.threads)
-dev = common.setup(a.device, a.precision)
+a, dev = common.parse_contender_args(SHAPES, "roberta-base", 32000)
 H, L, A, I = SHAPES[a.preset]
 V, T = a.vocab, a.seq
 # Positions run from pad_token_id + 1 to pad_token_id + T: room for them.

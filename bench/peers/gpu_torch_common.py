@@ -1,6 +1,24 @@
 # What the PyTorch contenders of the device check share: the device, the precision settings and the
 # timed training session (AdamW, optional bf16 autocast, eager or torch.compile of the loss).
+import argparse
+
 import torch
+
+
+def parse_contender_args(shapes, preset, vocab):
+    """The flags every PyTorch training contender takes; returns them and the device, set up."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--preset", default=preset, choices=sorted(shapes))
+    p.add_argument("--vocab", type=int, default=vocab)
+    p.add_argument("--seq", type=int, default=128)
+    p.add_argument("--precision", default="32", choices=["32", "bf16-mixed"])
+    p.add_argument("--mode", default="eager", choices=["eager", "compile"])
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--threads", type=int, default=0)
+    a = p.parse_args()
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    return a, setup(a.device, a.precision)
 
 
 def setup(device, precision):
