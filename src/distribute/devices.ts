@@ -5,6 +5,7 @@
 // made with cpu_device_count = N (xla-cpu:0..N-1) — like XLA's host device count.
 import * as k from "../core/index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
+import { localGpuOrdinals } from "./local-gpus.js";
 import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
 
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
@@ -42,10 +43,11 @@ function loadDistributedExecutor(
   want: "gpu" | "tpu",
   place: ProcessPlace & { coordinator: { host: string; port: number } },
   env: NodeJS.ProcessEnv,
-  pluginPath?: string,
+  pluginPath: string | undefined,
+  gpus: number[] | undefined,
 ): k.Executor {
   const { rank, size, coordinator } = place;
-  const key = `${pluginPath ?? ""}|${rank}|${size}|${coordinator.host}:${coordinator.port}`;
+  const key = `${pluginPath ?? ""}|${rank}|${size}|${coordinator.host}:${coordinator.port}|${gpus?.join(",") ?? "all"}`;
   if (distributedAccelerator?.key === key) return distributedAccelerator.executor;
   const distributed = { nodeId: rank, numNodes: size, coordinator };
   // What the client was asked for, as given to it (errors show it).
@@ -58,11 +60,15 @@ function loadDistributedExecutor(
     executor = createXlaExecutor({
       ...(pluginPath ? { pluginPath } : {}),
       distributed,
-      ...(shared ? { clientOptions: { preallocate: false } } : {}),
+      ...(shared ? { clientOptions: { preallocate: false, ...(gpus ? { visible_devices: gpus } : {}) } } : {}),
     });
   } catch (e) {
+    const taking = gpus
+      ? `; as local rank ${env.KILN_LOCAL_RANK ?? 0} of ${env.KILN_LOCAL_WORLD_SIZE} on this host it takes GPU ${gpus.join(", ")} ` +
+        "(one GPU per process, or `devices` each): with fewer GPUs than that, set CUDA_VISIBLE_DEVICES to the GPUs the processes share"
+      : "";
     throw new Error(
-      `rank ${rank} of ${size} could not create its XLA client as one of ${size} processes (${where}): ${(e as Error).message}`,
+      `rank ${rank} of ${size} could not create its XLA client as one of ${size} processes (${where}): ${(e as Error).message}${taking}`,
     );
   }
   if (executor.platform !== want)
@@ -189,7 +195,8 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   if (want === "cpu") executor = cpuExecutor(cpuName, spec, o.pjrtPlugin);
   else if (launched) {
     const { place, platform } = launched;
-    executor = loadDistributedExecutor(platform, place, env, o.pjrtPlugin ?? env.KILN_PJRT_PLUGIN);
+    const gpus = platform === "gpu" ? localGpuOrdinals(env, spec) : undefined;
+    executor = loadDistributedExecutor(platform, place, env, o.pjrtPlugin ?? env.KILN_PJRT_PLUGIN, gpus);
     // compileGlobal runs a replica on every device of this process: the run uses them all.
     if (spec !== "auto" && (typeof spec === "number" ? spec : spec.length) !== executor.devices().length)
       throw new Error(

@@ -35,7 +35,9 @@ const tokenizer = join(root, "tokenizer"),
 const report: Record<string, unknown> = { check: "kiln launch -- kiln train on GPU equals one process", root };
 
 function kiln(args: string[], limitS = timeoutS): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: limitS * 1000, env: process.env });
+  // Two processes share one GPU: without CUDA_VISIBLE_DEVICES, local rank 1 would take GPU 1.
+  const env = { ...process.env, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? "0" };
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: limitS * 1000, env });
   return { status: r.status, out: (r.stdout ?? "") + (r.stderr ?? "") + (r.error ? `\n${r.error.message}` : "") };
 }
 
