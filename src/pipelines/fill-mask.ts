@@ -3,6 +3,7 @@
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { OptionError } from "../core/option-error.js";
 
 /** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
 export interface FillMaskTokenizer {
@@ -85,12 +86,16 @@ export class FillMaskPipeline {
     const ids = tok.encode(text);
     const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
     if (maskPositions.length === 0)
-      throw new Error(
-        `fill-mask: the text has no mask token (id ${tok.maskId}); ` +
-          `write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
-      );
+      throw new OptionError({
+        option: "text",
+        value: text,
+        why: `has no mask token (id ${tok.maskId})`,
+        fix: `Write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
+        where: "fill-mask",
+      });
     const limit = maxSequenceLength(this.model.config);
-    if (ids.length > limit) throw new Error(`fill-mask: the text is ${ids.length} tokens long; this model takes at most ${limit}`);
+    if (ids.length > limit)
+      throw new OptionError({ option: "text", value: text, why: `is ${ids.length} tokens long; this model takes at most ${limit}`, where: "fill-mask" });
     const len = Math.min(limit, Math.ceil(ids.length / LENGTH_BUCKET) * LENGTH_BUCKET);
     const padded = new Int32Array(len).fill(tok.padId),
       attn = new Int32Array(len);
