@@ -27,7 +27,10 @@ export const PJRT_PLUGIN_FLAG = {
   help: "a PJRT plugin (.so), or env KILN_PJRT_PLUGIN",
 } as const;
 
-export const VERBOSE_FLAG = { type: "bool", help: "also say which devices were looked for (e.g. that no GPU/TPU plugin was found)" } as const;
+export const VERBOSE_FLAG = {
+  type: "bool",
+  help: "also say which devices were looked for (e.g. that no GPU/TPU plugin was found)",
+} as const;
 
 /**
  * Where `selectDevices` sends its notices (e.g. no GPU/TPU plugin found, so the CPU runs): to stderr

@@ -89,7 +89,9 @@ function usage(table: FlagTable<FlagSpecs>, message: string): UsageError {
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 function formatDefault(value: unknown): string {
-  return typeof value === "number" && value !== 0 && (Math.abs(value) < 1e-3 || Math.abs(value) >= 1e6) ? value.toExponential() : String(value);
+  return typeof value === "number" && value !== 0 && (Math.abs(value) < 1e-3 || Math.abs(value) >= 1e6)
+    ? value.toExponential()
+    : String(value);
 }
 
 function placeholder(spec: FlagSpec): string {
@@ -113,21 +115,28 @@ function placeholder(spec: FlagSpec): string {
 export function helpText(table: FlagTable<FlagSpecs>): string {
   const entries = Object.entries(table.flags);
   const heads = entries.map(([name, spec]) => `--${name}${spec.type === "bool" ? "" : ` ${placeholder(spec)}`}`);
-  const width = Math.min(28, Math.max(0, ...heads.map((h) => h.length)));
+  const width = Math.min(26, Math.max(0, ...heads.map((h) => h.length)));
   const lines: string[] = [];
   let group: string | undefined;
   entries.forEach(([, spec], i) => {
     if (spec.group !== undefined && spec.group !== group) lines.push(spec.group);
     group = spec.group ?? group;
     const defaulted = "default" in spec && spec.default !== undefined && !/\bdefault\b/.test(spec.help);
-    const text = (spec.help + (defaulted ? ` (default ${formatDefault(spec.default)})` : "")).split("\n");
+    const required = spec.required && !/\brequired\b/.test(spec.help);
+    const text = (spec.help + (defaulted ? ` (default ${formatDefault(spec.default)})` : "") + (required ? " (required)" : "")).split("\n");
     const head = heads[i]!;
     lines.push(`  ${head.padEnd(width)}  ${text[0]}`);
     for (const more of text.slice(1)) lines.push(`  ${"".padEnd(width)}  ${more}`);
   });
-  return [table.usage, ...(table.about ? ["", table.about] : []), "", "Flags:", ...lines, ...(table.footer ? ["", table.footer] : [])].join(
-    "\n",
-  );
+  const heading = entries[0]?.[1].group === undefined ? ["Flags:"] : [];
+  return [
+    table.usage,
+    ...(table.about ? ["", table.about] : []),
+    "",
+    ...heading,
+    ...lines,
+    ...(table.footer ? ["", table.footer] : []),
+  ].join("\n");
 }
 
 function refuse(name: string, why: string, shown: string, fix?: string): UsageError {
@@ -158,8 +167,9 @@ function convert(name: string, spec: FlagSpec, raw: string): unknown {
     }
     case "enum": {
       if (spec.values.includes(raw)) return raw;
-      const list = spec.values.length === 2 ? spec.values.join(" or ") : `one of ${spec.values.join(", ")}`;
-      throw refuse(name, spec.why ?? `must be ${list}`, quoted + didYouMean(raw, spec.values, (v) => JSON.stringify(v)));
+      const list = spec.values.length <= 2 ? spec.values.join(" or ") : `one of ${spec.values.join(", ")}`;
+      // Every value is listed in the message: no suggestion needed.
+      throw refuse(name, spec.why ?? `must be ${list}`, quoted);
     }
     case "string":
     case "list":
@@ -209,7 +219,11 @@ export function readFlags<F extends FlagSpecs>(table: FlagTable<F>, argv: readon
       const next = argv[i + 1];
       // A value may start with "-" (a negative number); one that starts with "--" is the next flag, so this one has none.
       if (next === undefined || next.startsWith("--"))
-        throw usage(table, `--${name} needs a value (--${name} ${placeholder(spec)}${next === undefined ? "" : `; for one that starts with --, write --${name}=VALUE`})`);
+        throw usage(
+          table,
+          `--${name} needs a value (--${name} ${placeholder(spec)}` +
+            `${next === undefined ? "" : `; for one that starts with --, write --${name}=VALUE`})`,
+        );
       text = next;
       i++;
     }

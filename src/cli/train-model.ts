@@ -15,19 +15,11 @@ import {
   type ModelConfig,
 } from "../models/index.js";
 import type { TrainingTask } from "../train/objectives/objective.js";
-import { TASK_SPECS, taskSpec } from "../train/tasks/index.js";
+import { taskSpec } from "../train/tasks/index.js";
+import { TASKS } from "./common-flags.js";
 import { UsageError } from "./args.js";
 
-export const TASKS: readonly TrainingTask[] = TASK_SPECS.map((t) => t.name);
-
 const KIND = (task: TrainingTask) => taskSpec(task).kind;
-
-/** --task's value (the first task by default), or a usage error naming the tasks. */
-export function taskFlag(value: string | undefined): TrainingTask {
-  const task = (value ?? TASKS[0]!) as TrainingTask;
-  if (!TASKS.includes(task)) throw new UsageError(`--task must be ${TASKS.join(" or ")}, got "${value}"`);
-  return task;
-}
 
 function taskOf(config: ModelConfig): TrainingTask {
   return modelTask(config);

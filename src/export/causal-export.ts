@@ -20,8 +20,7 @@ export async function buildCausalExport(opts: ExportOptions): Promise<BuiltExpor
     throw new OptionError({
       option: "batch",
       value: opts.batch,
-      why:
-        "is for encoders; a decoder exports with dynamic batch and length (its key/value cache grows by each call's tokens)",
+      why: "is for encoders; a decoder exports with dynamic batch and length (its key/value cache grows by each call's tokens)",
       fix: 'Export it with batch "dynamic"',
       where: "exportModel",
     });

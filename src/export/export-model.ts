@@ -57,7 +57,12 @@ async function readModelTask(dir: string): Promise<ModelTask> {
 
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
-    throw new OptionError({ option: "format", value: opts.format, why: `is not one of the formats, ${EXPORT_FORMATS.join(", ")}`, where: "exportModel" });
+    throw new OptionError({
+      option: "format",
+      value: opts.format,
+      why: `is not one of the formats, ${EXPORT_FORMATS.join(", ")}`,
+      where: "exportModel",
+    });
   if (!(EXPORT_PRECISIONS as readonly string[]).includes(opts.precision))
     throw new OptionError({
       option: "precision",

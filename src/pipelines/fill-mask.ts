@@ -95,7 +95,12 @@ export class FillMaskPipeline {
       });
     const limit = maxSequenceLength(this.model.config);
     if (ids.length > limit)
-      throw new OptionError({ option: "text", value: text, why: `is ${ids.length} tokens long; this model takes at most ${limit}`, where: "fill-mask" });
+      throw new OptionError({
+        option: "text",
+        value: text,
+        why: `is ${ids.length} tokens long; this model takes at most ${limit}`,
+        where: "fill-mask",
+      });
     const len = Math.min(limit, Math.ceil(ids.length / LENGTH_BUCKET) * LENGTH_BUCKET);
     const padded = new Int32Array(len).fill(tok.padId),
       attn = new Int32Array(len);

@@ -29,12 +29,12 @@ test("bad flags, a missing tokenizer, and shards that disagree with the model ar
   const base = ["--tokenizer", corpus.tokenizerDir, "--train-data", shards, "--output-dir", join(root, "out"), "--preset", "mlm-small"];
   let r = kiln(...base, "--learning-rat", "1");
   assert.equal(r.code, 2);
-  assert.match(r.err, /Unknown option '--learning-rat'.*\n.*kiln train --help/);
+  assert.match(r.err, /^kiln train: unknown flag --learning-rat \(did you mean --learning-rate\?\)\n.*kiln train --help/);
   r = kiln(...base.map((a) => (a === corpus.tokenizerDir ? join(root, "nope") : a)));
   assert.equal(r.code, 2);
   assert.match(r.err, /--tokenizer .*nope: no tokenizer\.json there \(train one with `kiln tokenizer train`\)/);
   r = kiln(...base, "--max-length", "32");
-  assert.match(r.err, /--max-length 32 does not match the shards: .*dataset-0-8\.tfrecord holds records of 16 tokens/);
+  assert.match(r.err, /--max-length "32": does not match the shards: .*dataset-0-8\.tfrecord holds records of 16 tokens/);
   r = kiln(...base.slice(0, -2));
   assert.match(r.err, /give exactly one of --preset and --model-config/);
   const config = join(root, "config.json");

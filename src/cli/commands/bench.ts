@@ -23,7 +23,9 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
     preset: {
       type: "string",
       value: "NAME",
-      help: `mlm: ${presetNames("mlm").join(" | ")} (default mlm-small)\ncausal-lm: ${presetNames("causal-lm").join(" | ")} (default llama-small)`,
+      help:
+        `mlm: ${presetNames("mlm").join(" | ")} (default mlm-small)\n` +
+        `causal-lm: ${presetNames("causal-lm").join(" | ")} (default llama-small)`,
     },
     precision: PRECISION_FLAG,
     "per-replica-batch-size": { type: "int", min: 1, default: 32, help: "examples per step" },
@@ -33,7 +35,9 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
       type: "enum",
       values: ["labelled", "all"],
       default: "labelled",
-      help: "mlm: the vocabulary head on the labelled positions only (default), or on every\nposition (the work the JAX and PyTorch peers do)",
+      help:
+        "mlm: the vocabulary head on the labelled positions only (default), or on every\n" +
+        "position (the work the JAX and PyTorch peers do)",
     },
     steps: { type: "int", min: 1, default: 5, help: "timed steps" },
     warmup: { type: "int", min: 1, default: 2, help: "untimed steps before them" },

@@ -29,7 +29,12 @@ chunk may start in the middle of a document, as in transformers' run_clm.py (gro
     "shard-size": { type: "int", min: 1, default: 1000, help: "records per shard" },
     "group-size": { type: "int", min: 1, default: 1000, help: "rows concatenated before chunking" },
     split: { type: "string", value: "NAME", default: "train", help: "split that receives the rows" },
-    "validation-fraction": { type: "number", value: "F", default: 0, help: 'also write a "validation" split with this fraction of the rows' },
+    "validation-fraction": {
+      type: "number",
+      value: "F",
+      default: 0,
+      help: 'also write a "validation" split with this fraction of the rows',
+    },
     "test-fraction": { type: "number", value: "F", default: 0, help: 'also write a "test" split with this fraction of the rows' },
     seed: { type: "int", default: 0, help: "seed of the row-to-split assignment" },
     compression: { type: "enum", values: ["none", "gzip"], default: "none", help: "GZIP-compress shards (.tfrecord.gz)" },

@@ -29,7 +29,8 @@ by transformers' save_pretrained.
       help:
         "dynamic: batch and sequence length chosen per call, up to --max-length tokens;\n" +
         "N: a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length; encoders only)",
-      check: (v) => (v === "dynamic" || (Number.isInteger(Number(v)) && Number(v) >= 1) ? undefined : 'must be "dynamic" or an integer ≥ 1'),
+      check: (v) =>
+        v === "dynamic" || (Number.isInteger(Number(v)) && Number(v) >= 1) ? undefined : 'must be "dynamic" or an integer ≥ 1',
     },
     "max-length": { type: "int", min: 1, help: "the longest sequence (default 128, or the model's limit when lower)" },
     precision: { type: "string", value: "f32", default: "f32", help: "weights and outputs in f32 (the only precision exported so far)" },

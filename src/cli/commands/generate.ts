@@ -25,10 +25,18 @@ when all are done.`,
       type: "int",
       min: 1,
       default: 32,
-      help: "new tokens per prompt at most; a row stops earlier at the model's\nend-of-sequence token. A prompt plus N must fit the model's positions.",
+      help:
+        "new tokens per prompt at most; a row stops earlier at the model's\n" +
+        "end-of-sequence token. A prompt plus N must fit the model's positions.",
     },
     temperature: { type: "number", value: "T", default: SAMPLING_DEFAULTS.temperature, help: "sampling: divide the logits by T (> 0)" },
-    "top-k": { type: "int", value: "K", min: 0, default: SAMPLING_DEFAULTS.topK, help: "sampling: keep the K most likely tokens (0 keeps all)" },
+    "top-k": {
+      type: "int",
+      value: "K",
+      min: 0,
+      default: SAMPLING_DEFAULTS.topK,
+      help: "sampling: keep the K most likely tokens (0 keeps all)",
+    },
     "top-p": {
       type: "number",
       value: "P",

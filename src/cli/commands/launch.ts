@@ -44,8 +44,20 @@ launcher exits 128 + the signal's number once they have exited.`,
       value: "HOST:PORT",
       help: "where node 0 serves the coordination store (default: a free port on 127.0.0.1;\nrequired with more than one node)",
     },
-    "grace-period": { type: "number", value: "SECONDS", default: 30, help: "between SIGTERM and SIGKILL when the run stops", check: seconds },
-    "join-timeout": { type: "number", value: "SECONDS", default: 120, help: "how long to wait for the coordinator and the other nodes", check: seconds },
+    "grace-period": {
+      type: "number",
+      value: "SECONDS",
+      default: 30,
+      help: "between SIGTERM and SIGKILL when the run stops",
+      check: seconds,
+    },
+    "join-timeout": {
+      type: "number",
+      value: "SECONDS",
+      default: 120,
+      help: "how long to wait for the coordinator and the other nodes",
+      check: seconds,
+    },
   },
 });
 
