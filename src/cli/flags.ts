@@ -264,14 +264,16 @@ export function flagOf(option: string): string | undefined {
 }
 
 /**
- * The library's option names in `text` as the command's flags: those of two words or more ("maxLength",
- * or a flag's declared option), whose names cannot be mistaken for plain words.
+ * The library's option names in `text` as the command's flags: an option followed by a quoted value
+ * (`task "mlm"` → `--task mlm`), and the names of two words or more anywhere ("maxLength" → "--max-length"),
+ * which cannot be mistaken for plain words.
  */
 function inFlagWords(text: string, table: FlagTable<FlagSpecs>): string {
   let out = text;
   for (const [name, spec] of Object.entries(table.flags)) {
-    const option = spec.option ?? camel(name);
-    if (/[A-Z.]/.test(option)) out = out.replace(new RegExp(`\\b${option.replace(/\./g, "\\.")}\\b`, "g"), `--${name}`);
+    const option = (spec.option ?? camel(name)).replace(/\./g, "\\.");
+    out = out.replace(new RegExp(`\\b${option} "([^"\\s]*)"`, "g"), `--${name} $1`);
+    if (/[A-Z.]/.test(option)) out = out.replace(new RegExp(`\\b${option}\\b`, "g"), `--${name}`);
   }
   return out;
 }
@@ -282,9 +284,11 @@ function inFlagWords(text: string, table: FlagTable<FlagSpecs>): string {
  */
 export function optionErrorMessage(e: OptionError): string {
   const flag = flagOf(e.option);
-  if (flag === undefined || !current) return `kiln: ${e.message}`;
+  const spec = flag === undefined ? undefined : current?.table.flags[flag];
+  // A flag names the value only where the user set it, or where its default did (a value the
+  // user did not choose, say a tokenizer read from the model's own directory, keeps the library's words).
+  if (flag === undefined || !current || !spec || (current.raw[flag] === undefined && !("default" in spec))) return `kiln: ${e.message}`;
   const typed = current.raw[flag];
-  const spec = current.table.flags[flag]!;
   const shown = spec.type === "bool" ? "" : ` ${typed !== undefined ? JSON.stringify(typed) : JSON.stringify(String(e.value))}`;
   const words = (text: string) => inFlagWords(text, current!.table);
   return `kiln ${current.table.command}: --${flag}${shown}: ${words(e.why)}${e.fix ? `. ${words(e.fix)}` : ""}`;

@@ -38,21 +38,24 @@ export interface FillMaskSources {
  */
 function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
   const model = `the model (${sources.model ?? "its config"})`;
-  const tok = `the tokenizer (${sources.tokenizer ?? "as given"})`;
-  const remedy = "use the tokenizer saved with the model";
+  const refuse = (why: string) =>
+    new OptionError({
+      option: "tokenizer",
+      value: sources.tokenizer ?? "the tokenizer given",
+      why,
+      fix: "Use the tokenizer saved with the model",
+      where: "fill-mask",
+    });
   const table = config.vocab_size;
-  if (tokenizer.vocabSize !== table)
-    throw new Error(`fill-mask: ${tok} has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}; ${remedy}`);
+  if (tokenizer.vocabSize !== table) throw refuse(`has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}`);
   for (const [role, id] of [
     ["mask", tokenizer.maskId],
     ["pad", tokenizer.padId],
   ] as const)
     if (!(Number.isInteger(id) && id >= 0 && id < table))
-      throw new Error(
-        `fill-mask: ${tok} has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}; ${remedy}`,
-      );
+      throw refuse(`has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}`);
   if (tokenizer.padId !== config.pad_token_id)
-    throw new Error(`fill-mask: ${tok} has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}; ${remedy}`);
+    throw refuse(`has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}`);
 }
 
 /** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */

@@ -1,7 +1,6 @@
 // `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
 // shards, with the reference pipeline's flags.
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { UsageError } from "../args.js";
@@ -22,11 +21,11 @@ import { launchedAcceleratorPlace, selectDevices } from "../../distribute/device
 import { makeStrategy, type StrategyName } from "../../distribute/strategy.js";
 import { joinAcceleratorGroup, joinProcessGroup, rankPrefix, type ProcessGroup } from "../../distribute/multi-process.js";
 import { StoreClient } from "../../launch/store-client.js";
-import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
+import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
 import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
-import { checkSameTokenizer, trainModelConfig } from "../train-model.js";
+import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig } from "../../train/model-source.js";
 
 const STRATEGIES: readonly StrategyName[] = ["auto", "one-device", "data-parallel"];
 
@@ -79,7 +78,14 @@ const FLAGS = flagTable({
         "first layer's heads start attending to the tokens 1, 2, … to either side); the\n" +
         "parameters and checkpoint are the same",
     },
-    tokenizer: { type: "string", value: "DIR", required: true, group: MODEL, help: "tokenizer directory (tokenizer.json)" },
+    tokenizer: {
+      type: "string",
+      value: "DIR",
+      required: true,
+      option: "tokenizerDir",
+      group: MODEL,
+      help: "tokenizer directory (tokenizer.json)",
+    },
     "train-data": {
       type: "list",
       value: "PATH",
@@ -282,18 +288,18 @@ async function runTrain(argv: string[]): Promise<void> {
   const tokenizer = await loadTokenizer(tokenizerDir);
   // A resumed run continues with the tokenizer its checkpoint was trained with.
   const resumeFrom = v.resume ? (await listCheckpoints(outputs.localDir)).at(-1) : undefined;
-  if (resumeFrom) await checkSameTokenizer(resumeFrom.path, `--resume from ${resumeFrom.path}`, tokenizerDir, tokenizer);
+  if (resumeFrom) await checkSameTokenizer(resumeFrom.path, tokenizerDir, tokenizer);
   if (resumeFrom) await checkSameOptimizer(resumeFrom.path, v.optimizer);
   const maxLength = await dataRecordLength(v["train-data"], v["max-length"]);
-  const config = await trainModelConfig(
+  const config = await trainingModelConfig(
     task,
     {
       ...(v.preset !== undefined ? { preset: v.preset } : {}),
       ...(modelConfig !== undefined ? { modelConfig } : {}),
       ...(initFrom !== undefined ? { initFrom } : {}),
-      tokenizerDir,
     },
     tokenizer,
+    tokenizerDir,
     maxLength,
   );
 
@@ -417,21 +423,6 @@ async function runTrain(argv: string[]): Promise<void> {
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
-}
-
-/** --resume continues with the optimizer its checkpoint was trained with (the state saved is that optimizer's). */
-async function checkSameOptimizer(checkpoint: string, optimizer: OptimizerName): Promise<void> {
-  let trainedWith: string;
-  try {
-    trainedWith = JSON.parse(await readFile(join(checkpoint, "trainer_state.json"), "utf8")).run_settings?.optimizer ?? "adamw";
-  } catch {
-    return; // a damaged checkpoint: the Trainer says why and falls back past it
-  }
-  if (trainedWith !== optimizer)
-    throw new UsageError(
-      `kiln train: --resume from ${checkpoint}, which was trained with --optimizer ${trainedWith}: ` +
-        `give --optimizer ${trainedWith}, or train into another --output-dir`,
-    );
 }
 
 /** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */
