@@ -268,7 +268,8 @@ export function flagOf(option: string): string | undefined {
  * (`task "mlm"` → `--task mlm`), and the names of two words or more anywhere ("maxLength" → "--max-length"),
  * which cannot be mistaken for plain words.
  */
-function inFlagWords(text: string, table: FlagTable<FlagSpecs>): string {
+export function inFlagWords(text: string, table: FlagTable<FlagSpecs> | undefined = current?.table): string {
+  if (!table) return text;
   let out = text;
   for (const [name, spec] of Object.entries(table.flags)) {
     const option = (spec.option ?? camel(name)).replace(/\./g, "\\.");

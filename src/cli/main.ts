@@ -7,7 +7,7 @@ import { kilnVersion } from "./version.js";
 import { TrainingDivergedError } from "../train/divergence.js";
 import { OutputDirInUseError } from "../train/output-dir.js";
 import { OptionError } from "../core/option-error.js";
-import { currentCommand, flagOf, optionErrorMessage } from "./flags.js";
+import { currentCommand, flagOf, inFlagWords, optionErrorMessage } from "./flags.js";
 import { didYouMean } from "./nearest.js";
 import { currentProcessGroup, rankPrefix } from "../distribute/multi-process.js";
 
@@ -75,7 +75,8 @@ main(process.argv.slice(2)).then(
       console.error(`${prefix}kiln ${currentCommand() ?? "train"}: ${OutputDirInUseError.describe(err.dir, err.entries, flag)}`);
       process.exitCode = 2;
     } else if (err instanceof TrainingDivergedError) {
-      console.error(`${prefix}kiln: ${err.message}`);
+      // Its advice names library options (clipNorm): the command's flags here.
+      console.error(`${prefix}kiln: ${inFlagWords(err.message)}`);
       process.exitCode = 3;
     } else {
       console.error(prefix + (err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : String(err)));

@@ -120,7 +120,7 @@ test("flags of the other task are refused up front, saying what to do", () => {
   r = kiln("train", "--task", "causal-lm", "--preset", "llama-huge", ...data, ...out);
   assert.match(
     r.err,
-    /--preset "llama-huge": is unknown\. The presets of task "causal-lm": llama-tiny, .*gpt2-124m \(task "mlm": mlm-tiny/,
+    /--preset "llama-huge": is unknown\. The presets of --task causal-lm: llama-tiny, .*gpt2-124m \(--task mlm: mlm-tiny/,
   );
 });
 

@@ -28,7 +28,8 @@ by transformers' save_pretrained.
       default: "dynamic",
       help:
         "dynamic: batch and sequence length chosen per call, up to --max-length tokens;\n" +
-        "N: a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length; encoders only)",
+        "N: a fixed signature [N, max-length] (XLA-style serving; inputs padded to max-length;\n" +
+        "encoders only)",
       check: (v) =>
         v === "dynamic" || (Number.isInteger(Number(v)) && Number(v) >= 1) ? undefined : 'must be "dynamic" or an integer ≥ 1',
     },

@@ -71,7 +71,7 @@ export async function checkPreparedDir(dir: string, shards?: readonly string[]):
   if (problems.length > 0)
     throw new Error(
       `${dir}: the shards are not the ones data prepare wrote there: ${problems.join("; ")}. ` +
-        `Remove the files that do not belong, or prepare the data again into a new --out directory.`,
+        `Remove the files that do not belong, or prepare the data again into a new directory.`,
     );
 }
 
