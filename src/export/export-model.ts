@@ -45,11 +45,11 @@ export interface ExportResult {
 
 async function readModelTask(dir: string): Promise<ModelTask> {
   const path = join(dir, "config.json");
-  if (!existsSync(path)) throw new Error(`kiln export: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
+  if (!existsSync(path)) throw new Error(`exportModel: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
   const type = JSON.parse(await readFile(path, "utf8")).model_type;
   if (!EXPORTABLE_MODEL_TYPES.includes(type))
     throw new Error(
-      `kiln export: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
+      `exportModel: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
         `it exports ${EXPORTABLE_MODEL_TYPES.join(", ")} models`,
     );
   return findModelSpec(type)!.task;

@@ -65,7 +65,7 @@ test("--learning-rate -1 is read as a value and refused by its check, not as an 
   assert.doesNotMatch(r.err, /ambiguous/);
 });
 
-test("kiln train takes --max-length from the data's prepare.json, refuses another, and says nothing of plugins unasked", () => {
+test("kiln train takes --max-length from the data's prepare.json, refuses another, and says nothing of plugins unasked", async () => {
   const prepared = kiln(
     "data",
     "prepare",
@@ -85,6 +85,28 @@ test("kiln train takes --max-length from the data's prepare.json, refuses anothe
     r.err.trim(),
     `kiln train: --max-length "12": does not match the data: ${join(data, "train", "prepare.json")} says it was prepared with ` +
       `--max-length 16. Prepare the data with --max-length 12, or leave --max-length out to train on records of 16`,
+  );
+  // Data prepared with another tokenizer (of the same size, so the model fits it) is refused before any work.
+  const other = await makeTestCorpus(3, 300);
+  r = kiln(
+    "train",
+    "--tokenizer",
+    other.tokenizerDir,
+    "--train-data",
+    join(data, "train"),
+    "--model-config",
+    config,
+    "--output-dir",
+    join(root, "other-out"),
+    "--max-steps",
+    "1",
+  );
+  assert.equal(r.code, 2, r.err);
+  assert.match(
+    r.err.trim(),
+    new RegExp(
+      `^kiln train: --tokenizer "${other.tokenizerDir}": is not the tokenizer the shards in ${join(data, "train")} were prepared with`,
+    ),
   );
   r = train("out");
   assert.equal(r.code, 0, r.err);
