@@ -163,6 +163,7 @@ function convert(name: string, spec: FlagSpec, raw: string): unknown {
     case "number": {
       const n = Number(raw);
       if (raw.trim() === "" || !Number.isFinite(n)) throw refuse(name, "must be a number", quoted);
+      // A number its check refuses is shown as typed (`got -1`): it is plainly a number.
       return checked(name, n, raw, spec.check);
     }
     case "enum": {
