@@ -5,6 +5,10 @@ import { COMMANDS } from "./commands/index.js";
 import { UsageError } from "./args.js";
 import { kilnVersion } from "./version.js";
 import { TrainingDivergedError } from "../train/divergence.js";
+import { OutputDirInUseError } from "../train/output-dir.js";
+import { OptionError } from "../core/option-error.js";
+import { currentCommand, flagOf, inFlagWords, optionErrorMessage } from "./flags.js";
+import { didYouMean } from "./nearest.js";
 import { currentProcessGroup, rankPrefix } from "../distribute/multi-process.js";
 
 function help(): string {
@@ -33,7 +37,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    console.error(`kiln: unknown command "${name}"\n\n${help()}`);
+    const near = didYouMean(
+      name,
+      COMMANDS.map((c) => c.name),
+      (n) => `"${n}"`,
+    );
+    console.error(`kiln: unknown command "${name}"${near}\n\n${help()}`);
     return 2;
   }
   // The CPU executor reads KILN_CPU_THREADS and KILN_CPU_DEVICES lazily; reading them here makes a bad
@@ -52,11 +61,22 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // One of several processes (mpirun): ranks other than 0 say which they are.
     const prefix = rankPrefix(currentProcessGroup());
+    // Exit codes as README.md's table has them: 2 for what was refused before any work (a bad flag or
+    // value, a setting the library refused, an output directory that holds another run), 3 for a
+    // diverged run, 1 for the rest.
     if (err instanceof UsageError) {
       console.error(prefix + err.message);
       process.exitCode = 2;
+    } else if (err instanceof OptionError) {
+      console.error(prefix + optionErrorMessage(err));
+      process.exitCode = 2;
+    } else if (err instanceof OutputDirInUseError) {
+      const flag = (option: string) => (flagOf(option) ? `--${flagOf(option)}` : option);
+      console.error(`${prefix}kiln ${currentCommand() ?? "train"}: ${OutputDirInUseError.describe(err.dir, err.entries, flag)}`);
+      process.exitCode = 2;
     } else if (err instanceof TrainingDivergedError) {
-      console.error(`${prefix}kiln: ${err.message}`);
+      // Its advice names library options (clipNorm): the command's flags here.
+      console.error(`${prefix}kiln: ${inFlagWords(err.message)}`);
       process.exitCode = 3;
     } else {
       console.error(prefix + (err instanceof Error ? (process.env.KILN_DEBUG ? err.stack : `kiln: ${err.message}`) : String(err)));

@@ -4,6 +4,7 @@
 // ones. CPU devices are as many as asked for: ONNX Runtime's virtual cpu:0..N-1, or an XLA CPU client
 // made with cpu_device_count = N (xla-cpu:0..N-1) — like XLA's host device count.
 import * as k from "../core/index.js";
+import { OptionError } from "../core/option-error.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exec/xla/index.js";
 import { localGpuOrdinals } from "./local-gpus.js";
 import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
@@ -94,16 +95,24 @@ const xlaCpuExecutors = new Map<string, k.Executor>();
 function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Executor {
   const path = pluginPath ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
   if (!path)
-    throw new Error(
-      "--executor xla on the CPU needs XLA's CPU PJRT plugin: install the xla-cpu-pjrt wheel (site-packages/xla_plugins/), " +
-        "or name a CPU plugin with --pjrt-plugin / KILN_PJRT_PLUGIN",
-    );
+    throw new OptionError({
+      option: "executor",
+      value: "xla",
+      why: "on the CPU needs XLA's CPU PJRT plugin, and none was found",
+      fix: "Install the xla-cpu-pjrt wheel (site-packages/xla_plugins/), or name a CPU plugin with pjrtPlugin / KILN_PJRT_PLUGIN",
+      where: "selectDevices",
+    });
   const key = `${path}|${count ?? "default"}`;
   let e = xlaCpuExecutors.get(key);
   if (!e) {
     e = createXlaExecutor({ pluginPath: path, ...(count !== undefined ? { cpuDeviceCount: count } : {}) });
     if (e.platform !== "cpu")
-      throw new Error(`--executor xla with --accelerator cpu: ${path} is a ${e.platform} plugin, not XLA's CPU plugin`);
+      throw new OptionError({
+        option: "pjrtPlugin",
+        value: path,
+        why: `is a ${e.platform} plugin, not XLA's CPU plugin (executor "xla" on the CPU needs that one)`,
+        where: "selectDevices",
+      });
     xlaCpuExecutors.set(key, e);
     k.registerExecutor(e);
   }
@@ -184,11 +193,16 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   const want = o.accelerator ?? "auto";
   const spec = o.devices ?? "auto";
   const cpuName = o.executor ?? "ort";
-  if (!CPU_EXECUTORS.includes(cpuName)) throw new Error(`executor must be ${CPU_EXECUTORS.join(" or ")}, got "${cpuName}"`);
+  if (!CPU_EXECUTORS.includes(cpuName))
+    throw new OptionError({ option: "executor", value: cpuName, why: `must be ${CPU_EXECUTORS.join(" or ")}`, where: "selectDevices" });
   if (cpuName === "ort" && o.executor && (want === "gpu" || want === "tpu"))
-    throw new Error(
-      `--executor ort runs only on the CPU; --accelerator ${want} always runs on XLA (drop --executor, or use --accelerator cpu)`,
-    );
+    throw new OptionError({
+      option: "executor",
+      value: cpuName,
+      why: `runs only on the CPU; accelerator "${want}" always runs on XLA`,
+      fix: 'Leave executor out, or use accelerator "cpu"',
+      where: "selectDevices",
+    });
   let executor: k.Executor;
   const env = o.env ?? process.env;
   const launched = launchedAcceleratorPlace(o);
@@ -220,11 +234,15 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
       }
     } else if (acc.executor && platform === want) executor = acc.executor;
     else {
-      throw new Error(
-        `accelerator "${want}" was requested but none was found: ${acc.notFound ?? `the plugin found is for ${platform}`}.\n` +
-          `Devices here: ${describeAvailable()}. Use --accelerator cpu (or auto), ` +
-          `or point --pjrt-plugin / KILN_PJRT_PLUGIN at a ${want.toUpperCase()} PJRT plugin.`,
-      );
+      throw new OptionError({
+        option: "accelerator",
+        value: want,
+        why: `was requested but none was found: ${acc.notFound ?? `the plugin found is for ${platform}`}`,
+        fix:
+          `Devices here: ${describeAvailable()}. Use accelerator "cpu" (or "auto"), ` +
+          `or point pjrtPlugin / KILN_PJRT_PLUGIN at a ${want.toUpperCase()} PJRT plugin`,
+        where: "selectDevices",
+      });
     }
   }
   if (typeof spec === "number") {

@@ -6,6 +6,7 @@ import { loadModel } from "../models/pretrained.js";
 import { causalStepProgram } from "./causal-program.js";
 import { causalCacheNames, causalOnnxModel } from "./causal-onnx.js";
 import type { ExportOptions } from "./export-model.js";
+import { OptionError } from "../core/option-error.js";
 
 export interface BuiltExport {
   bytes: Uint8Array;
@@ -16,14 +17,22 @@ export interface BuiltExport {
 
 export async function buildCausalExport(opts: ExportOptions): Promise<BuiltExport> {
   if (opts.batch !== "dynamic")
-    throw new Error(
-      `kiln export: --batch ${opts.batch} is for encoders; a decoder exports with dynamic batch and length ` +
-        `(its key/value cache grows by each call's tokens): leave --batch out`,
-    );
+    throw new OptionError({
+      option: "batch",
+      value: opts.batch,
+      why: "is for encoders; a decoder exports with dynamic batch and length (its key/value cache grows by each call's tokens)",
+      fix: 'Export it with batch "dynamic"',
+      where: "exportModel",
+    });
   const { model, params, notices } = await loadModel(opts.modelDir, { task: "causal-lm" });
   const maxLength = opts.maxLength ?? Math.min(128, model.maxLength);
   if (maxLength < 1 || maxLength > model.maxLength)
-    throw new Error(`kiln export: --max-length ${maxLength} is outside 1..${model.maxLength}, the lengths this model's positions cover`);
+    throw new OptionError({
+      option: "maxLength",
+      value: maxLength,
+      why: `is outside 1..${model.maxLength}, the lengths this model's positions cover`,
+      where: "exportModel",
+    });
   const layers = model.initCache(1, 1).layers;
   const [, kvHeads, , headDim] = layers[0]!.key.shape as [number, number, number, number];
   const bytes = causalOnnxModel(

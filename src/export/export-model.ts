@@ -12,6 +12,7 @@ import { writeFileAtomic, writeJsonAtomic } from "../io/atomic-file.js";
 import { inferenceOutputNames, inferenceProgram } from "./inference-program.js";
 import { onnxModel } from "./onnx-model.js";
 import { buildCausalExport, type BuiltExport } from "./causal-export.js";
+import { OptionError } from "../core/option-error.js";
 
 export const EXPORT_FORMATS = ["onnx"] as const;
 export const EXPORT_PRECISIONS = ["f32"] as const;
@@ -44,11 +45,11 @@ export interface ExportResult {
 
 async function readModelTask(dir: string): Promise<ModelTask> {
   const path = join(dir, "config.json");
-  if (!existsSync(path)) throw new Error(`kiln export: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
+  if (!existsSync(path)) throw new Error(`exportModel: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
   const type = JSON.parse(await readFile(path, "utf8")).model_type;
   if (!EXPORTABLE_MODEL_TYPES.includes(type))
     throw new Error(
-      `kiln export: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
+      `exportModel: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
         `it exports ${EXPORTABLE_MODEL_TYPES.join(", ")} models`,
     );
   return findModelSpec(type)!.task;
@@ -56,9 +57,19 @@ async function readModelTask(dir: string): Promise<ModelTask> {
 
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
-    throw new Error(`kiln export: unknown --format "${opts.format}"; the formats are ${EXPORT_FORMATS.join(", ")}`);
+    throw new OptionError({
+      option: "format",
+      value: opts.format,
+      why: `is not one of the formats, ${EXPORT_FORMATS.join(", ")}`,
+      where: "exportModel",
+    });
   if (!(EXPORT_PRECISIONS as readonly string[]).includes(opts.precision))
-    throw new Error(`kiln export: unknown --precision "${opts.precision}"; the precisions are ${EXPORT_PRECISIONS.join(", ")}`);
+    throw new OptionError({
+      option: "precision",
+      value: opts.precision,
+      why: `is not one of the precisions, ${EXPORT_PRECISIONS.join(", ")}`,
+      where: "exportModel",
+    });
   const { bytes, outputs, maxLength, notices } = await BUILDERS[await readModelTask(opts.modelDir)](opts);
 
   const outDir = opts.outDir ?? opts.modelDir;
@@ -83,7 +94,12 @@ async function buildMaskedExport(opts: ExportOptions): Promise<BuiltExport> {
   const limit = maxSequenceLength(config);
   const maxLength = opts.maxLength ?? Math.min(128, limit);
   if (maxLength < 1 || maxLength > limit)
-    throw new Error(`kiln export: --max-length ${maxLength} is outside 1..${limit}, the lengths this model's position embeddings cover`);
+    throw new OptionError({
+      option: "maxLength",
+      value: maxLength,
+      why: `is outside 1..${limit}, the lengths this model's position embeddings cover`,
+      where: "exportModel",
+    });
 
   const outputs = inferenceOutputNames(withLogits);
   const trace = (batch: number, length: number) => inferenceProgram(model, params, { batch, length }, withLogits);

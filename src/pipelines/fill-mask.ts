@@ -3,6 +3,7 @@
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { OptionError } from "../core/option-error.js";
 
 /** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
 export interface FillMaskTokenizer {
@@ -37,21 +38,24 @@ export interface FillMaskSources {
  */
 function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
   const model = `the model (${sources.model ?? "its config"})`;
-  const tok = `the tokenizer (${sources.tokenizer ?? "as given"})`;
-  const remedy = "use the tokenizer saved with the model";
+  const refuse = (why: string) =>
+    new OptionError({
+      option: "tokenizer",
+      value: sources.tokenizer ?? "the tokenizer given",
+      why,
+      fix: "Use the tokenizer saved with the model",
+      where: "fill-mask",
+    });
   const table = config.vocab_size;
-  if (tokenizer.vocabSize !== table)
-    throw new Error(`fill-mask: ${tok} has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}; ${remedy}`);
+  if (tokenizer.vocabSize !== table) throw refuse(`has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}`);
   for (const [role, id] of [
     ["mask", tokenizer.maskId],
     ["pad", tokenizer.padId],
   ] as const)
     if (!(Number.isInteger(id) && id >= 0 && id < table))
-      throw new Error(
-        `fill-mask: ${tok} has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}; ${remedy}`,
-      );
+      throw refuse(`has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}`);
   if (tokenizer.padId !== config.pad_token_id)
-    throw new Error(`fill-mask: ${tok} has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}; ${remedy}`);
+    throw refuse(`has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}`);
 }
 
 /** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */
@@ -85,12 +89,21 @@ export class FillMaskPipeline {
     const ids = tok.encode(text);
     const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
     if (maskPositions.length === 0)
-      throw new Error(
-        `fill-mask: the text has no mask token (id ${tok.maskId}); ` +
-          `write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
-      );
+      throw new OptionError({
+        option: "text",
+        value: text,
+        why: `has no mask token (id ${tok.maskId})`,
+        fix: `Write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
+        where: "fill-mask",
+      });
     const limit = maxSequenceLength(this.model.config);
-    if (ids.length > limit) throw new Error(`fill-mask: the text is ${ids.length} tokens long; this model takes at most ${limit}`);
+    if (ids.length > limit)
+      throw new OptionError({
+        option: "text",
+        value: text,
+        why: `is ${ids.length} tokens long; this model takes at most ${limit}`,
+        where: "fill-mask",
+      });
     const len = Math.min(limit, Math.ceil(ids.length / LENGTH_BUCKET) * LENGTH_BUCKET);
     const padded = new Int32Array(len).fill(tok.padId),
       attn = new Int32Array(len);

@@ -95,7 +95,7 @@ export class TextGenerationPipeline {
     if (!isCausalConfig(config))
       throw new GenerateInputError(
         `generate: ${configPath} describes a ${config.model_type} masked language model; text generation needs a causal LM ` +
-          `(${modelTypes("causal-lm").join(", ")}): train one with --task causal-lm, or use fill-mask with this one`,
+          `(${modelTypes("causal-lm").join(", ")}): train one with task "causal-lm", or use fill-mask with this one`,
       );
     const [{ model, params, notices }, tokenizer] = await Promise.all([loadModel(dir, { task: "causal-lm" }), loadTokenizer(tokenizerDir)]);
     const pipe = new TextGenerationPipeline(

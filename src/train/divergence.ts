@@ -42,8 +42,8 @@ export class DivergenceWatch {
 
   private hint(): string {
     const ways = [`lower the learning rate (it is ${this.o.learningRate})`];
-    if (!this.o.clipNorm) ways.push("clip gradients (--clip-norm 1.0)");
-    if (this.o.precision === "16-mixed") ways.push("use --precision bf16-mixed instead of 16-mixed");
+    if (!this.o.clipNorm) ways.push("clip gradients (clipNorm 1.0)");
+    if (this.o.precision === "16-mixed") ways.push('use precision "bf16-mixed" instead of 16-mixed');
     return ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(", ")} or ${ways.at(-1)}`;
   }
 
@@ -63,7 +63,7 @@ export class DivergenceWatch {
       if (this.o.policy === "stop")
         throw new TrainingDivergedError(
           `training diverged at step ${step}: ${what}; ${this.last()}. Nothing from the diverged state was saved. ` +
-            `To fix it, ${this.hint()}, then start again or --resume from the last checkpoint.`,
+            `To fix it, ${this.hint()}, then start again or resume from the last checkpoint.`,
           step,
         );
       this.skippedTotal++;

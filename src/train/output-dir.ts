@@ -18,17 +18,26 @@ const RUN_FILES = new Set([
   "onnx",
 ]);
 
+/**
+ * A fresh run refused for an output directory that holds files. Its message names the library options
+ * (`resume`, `overwrite`, `outputDir`); `describe` words it with other names (the CLI's flags).
+ */
 export class OutputDirInUseError extends Error {
   constructor(
     readonly dir: string,
     readonly entries: string[],
   ) {
-    const shown = entries.slice(0, 4).join(", ") + (entries.length > 4 ? `, … (${entries.length} entries)` : "");
-    super(
-      `the output directory ${dir} is not empty (${shown}): pass --resume to continue the run in it, ` +
-        `--overwrite to replace it, or choose another --output-dir`,
-    );
+    super(OutputDirInUseError.describe(dir, entries, (option) => (option === "outputDir" ? option : `${option}: true`)));
     this.name = "OutputDirInUseError";
+  }
+
+  /** The message, each option named by `name` ("resume" → "--resume"). */
+  static describe(dir: string, entries: readonly string[], name: (option: "resume" | "overwrite" | "outputDir") => string): string {
+    const shown = entries.slice(0, 4).join(", ") + (entries.length > 4 ? `, … (${entries.length} entries)` : "");
+    return (
+      `the output directory ${dir} is not empty (${shown}): pass ${name("resume")} to continue the run in it, ` +
+      `${name("overwrite")} to replace it, or choose another ${name("outputDir")}`
+    );
   }
 }
 

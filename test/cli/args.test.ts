@@ -4,7 +4,6 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { noPositionals, UsageError } from "../../src/cli/args.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -12,15 +11,6 @@ function kiln(...args: string[]) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
-
-test("noPositionals names the command and the first stray argument", () => {
-  noPositionals("devices", []);
-  assert.throws(
-    () => noPositionals("train", ["foo", "bar"]),
-    (e: Error) =>
-      e instanceof UsageError && e.message === 'kiln train: unexpected argument "foo" (flags start with --; run `kiln train --help`)',
-  );
-});
 
 test("kiln devices, quickstart, export and bench train refuse a stray argument before doing anything", () => {
   for (const [command, args] of [

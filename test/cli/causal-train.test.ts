@@ -109,13 +109,19 @@ test("flags of the other task are refused up front, saying what to do", () => {
   assert.match(r.err, /--position-init starts a masked LM's position table; --task causal-lm has none/);
   r = kiln("train", "--preset", "llama-tiny", ...data, ...out);
   assert.equal(r.code, 2);
-  assert.match(r.err, /--preset llama-tiny is a causal LM \(llama\), but --task is mlm: add --task causal-lm to train it/);
+  assert.match(
+    r.err,
+    /^kiln train: --preset "llama-tiny": is a causal LM \(llama\), not a masked LM as --task mlm trains\. Train it with --task causal-lm/,
+  );
   r = kiln("train", "--task", "causal-lm", "--preset", "mlm-tiny", ...data, ...out);
-  assert.match(r.err, /--preset mlm-tiny is a masked LM \(roberta\), but --task is causal-lm/);
+  assert.match(r.err, /--preset "mlm-tiny": is a masked LM \(roberta\), not a causal LM as --task causal-lm trains/);
   r = kiln("train", "--task", "clm", "--preset", "llama-tiny", ...data, ...out);
   assert.match(r.err, /--task must be mlm or causal-lm, got "clm"/);
   r = kiln("train", "--task", "causal-lm", "--preset", "llama-huge", ...data, ...out);
-  assert.match(r.err, /--preset "llama-huge" is unknown; presets: llama-tiny, .*gpt2-124m \(--task mlm: mlm-tiny/);
+  assert.match(
+    r.err,
+    /--preset "llama-huge": is unknown\. The presets of --task causal-lm: llama-tiny, .*gpt2-124m \(--task mlm: mlm-tiny/,
+  );
 });
 
 test("kiln train --task causal-lm killed with SIGKILL, then --resume: the losses equal an uninterrupted run's", async () => {

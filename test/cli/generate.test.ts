@@ -93,7 +93,7 @@ test("bad flags and prompts that do not fit are refused with exit 2 and one line
     [["generate", "--model", model, "p", "--top-k=-1"], /^--top-k must be an integer ≥ 0, got "-1"/],
     [["generate", "--model", model, "p", "--max-new-tokens", "0"], /^--max-new-tokens must be an integer ≥ 1, got "0"/],
     [["generate", "--model", model, "p", "--seed", "x"], /^--seed must be an integer ≥ 0, got "x"/],
-    [["generate", "--model", model, "p", "--beams", "2"], /^kiln generate: Unknown option '--beams'/],
+    [["generate", "--model", model, "p", "--beams", "2"], /^kiln generate: unknown flag --beams\n/],
     [
       ["generate", "--model", model, "p", "--max-new-tokens", "100"],
       /^kiln generate: the prompt is \d+ tokens; with 100 new tokens that is \d+ positions, but the model has positions for 64/,

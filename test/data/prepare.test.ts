@@ -148,7 +148,7 @@ test("a re-run with different settings is refused rather than mixing shards", as
   await prepareDataset(options(out));
   await assert.rejects(
     prepareDataset(options(out, { maxLength: 64 })),
-    /already holds shards prepared with different settings \(--max-length changed\)/,
+    /already holds shards prepared with different settings \(maxLength changed\)/,
   );
 });
 
@@ -181,7 +181,7 @@ test("bad inputs are reported with file and line", async () => {
   );
   await assert.rejects(
     prepareDataset(options(join(fixture.dir, "out-x"), { maxLength: 0 })),
-    /--max-length must be a positive integer, got 0/,
+    /prepareDataset: maxLength = 0 must be a positive integer/,
   );
   assert.ok(!existsSync(join(fixture.dir, "out-x")));
 });

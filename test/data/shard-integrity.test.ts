@@ -131,7 +131,8 @@ test("shards are checked against the tokenizer they were prepared with", async (
     checkDataTokenizer(ds.files, other),
     message(
       new RegExp(
-        `^the shards in ${join(prepared, "train")} were prepared with another tokenizer: ` +
+        `^checkDataTokenizer: tokenizerDir = ".*" \\(a string\\) ` +
+          `is not the tokenizer the shards in ${join(prepared, "train")} were prepared with: ` +
           `.*prepare\\.json records tokenizer\\.json sha256 [0-9a-f]{12}…, but ${join(other, "tokenizer.json")} has sha256`,
       ),
     ),

@@ -82,7 +82,7 @@ test(
     // Started alone, the CPU plugin is just not a GPU: the local path, as before.
     assert.throws(
       () => selectDevices({ accelerator: "gpu", pjrtPlugin: cpuPlugin!, env: {} }),
-      /accelerator "gpu" was requested but none was found/,
+      /accelerator = "gpu" \(a string\) was requested but none was found/,
     );
   },
 );

@@ -24,6 +24,9 @@ test("accelerator auto with a CPU plugin named: the CPU, on the executor chosen 
   );
   // The client was made with exactly the devices asked for (cpu_device_count), not the plugin's default.
   assert.equal(xla[0]!.executor.devices().length, 3);
-  assert.throws(() => selectDevices({ accelerator: "gpu", executor: "ort", pjrtPlugin }), /--executor ort runs only on the CPU/);
-  assert.throws(() => selectDevices({ accelerator: "cpu", executor: "tvm" as "xla" }), /executor must be ort or xla, got "tvm"/);
+  assert.throws(
+    () => selectDevices({ accelerator: "gpu", executor: "ort", pjrtPlugin }),
+    /executor = "ort" \(a string\) runs only on the CPU; accelerator "gpu" always runs on XLA/,
+  );
+  assert.throws(() => selectDevices({ accelerator: "cpu", executor: "tvm" as "xla" }), /executor = "tvm" \(a string\) must be ort or xla/);
 });

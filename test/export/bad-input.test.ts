@@ -35,7 +35,7 @@ test("a directory with no weights: names the missing file and what to pass", () 
 
 test("an unknown --format lists the formats", () => {
   const dir = modelDir("unknown-format", tinyConfig);
-  assertFails(["--model", dir, "--format", "tflite"], /unknown --format "tflite"; the formats are onnx/);
+  assertFails(["--model", dir, "--format", "tflite"], /^kiln export: --format "tflite": is not one of the formats, onnx$/m);
 });
 
 test("a model type the exporter does not know says which it knows", () => {
@@ -48,7 +48,10 @@ test("a model type the exporter does not know says which it knows", () => {
 
 test("a decoder refuses a fixed --batch: its cache makes the signature dynamic", () => {
   const dir = modelDir("llama-fixed", { model_type: "llama" });
-  assertFails(["--model", dir, "--format", "onnx", "--batch", "2"], /--batch 2 is for encoders; a decoder exports with dynamic batch/);
+  assertFails(
+    ["--model", dir, "--format", "onnx", "--batch", "2"],
+    /^kiln export: --batch "2": is for encoders; a decoder exports with dynamic batch/m,
+  );
   assert.ok(!existsSync(join(dir, "onnx")), "nothing written");
 });
 
@@ -56,11 +59,14 @@ test("a missing directory, an unknown precision, a length beyond the positions: 
   assertFails(["--model", join(root, "nowhere"), "--format", "onnx"], /nowhere\/config\.json not found/);
   const dir = modelDir("flags", tinyConfig);
   copyFileSync(fixture("roberta-tiny.safetensors"), join(dir, "model.safetensors"));
-  assertFails(["--model", dir, "--format", "onnx", "--precision", "int4"], /unknown --precision "int4"; the precisions are f32/);
+  assertFails(
+    ["--model", dir, "--format", "onnx", "--precision", "int4"],
+    /^kiln export: --precision "int4": is not one of the precisions, f32$/m,
+  );
   assertFails(["--model", dir, "--format", "onnx", "--batch", "none"], /--batch must be "dynamic" or an integer ≥ 1, got "none"/);
   assertFails(
     ["--model", dir, "--format", "onnx", "--max-length", "20"],
-    /--max-length 20 is outside 1\.\.8, the lengths this model's position embeddings cover/,
+    /^kiln export: --max-length "20": is outside 1\.\.8, the lengths this model's position embeddings cover$/m,
   );
   assert.ok(!existsSync(join(dir, "onnx")), "nothing written");
 });

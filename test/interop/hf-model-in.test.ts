@@ -262,8 +262,8 @@ test(
     assert.match(
       f.err,
       new RegExp(
-        "--init-from .*model: the model's vocab_size 30522 differs from the tokenizer's 600 \\(.*tokenizer\\); " +
-          "pass the tokenizer the model was trained with",
+        "--init-from \".*model\": the model's vocab_size 30522 differs from the tokenizer's 600 \\(.*tokenizer\\)\\. " +
+          "Pass the tokenizer the model was trained with",
       ),
     );
     f = kilnRun(...trainArgs(out, "--init-from", join(hf, "roberta"), "--preset", "mlm-small"));
@@ -281,9 +281,9 @@ test(
     assert.match(
       f.err,
       new RegExp(
-        "--tokenizer .*tokenizer is not the model's tokenizer: " +
-          'id \\d+ is "[^"]*" there but "[^"]*" in .*roberta-with-tokenizer\\/tokenizer\\.json ' +
-          "\\(pass --tokenizer .*roberta-with-tokenizer\\)",
+        '--tokenizer "[^"]*": is not the tokenizer of .*roberta-with-tokenizer: ' +
+          'id \\d+ is "[^"]*" there but "[^"]*" in .*roberta-with-tokenizer\\/tokenizer\\.json\\. ' +
+          "Pass the tokenizer in .*roberta-with-tokenizer",
       ),
     );
     const config = JSON.parse(readFileSync(join(hf, "bert", "config.json"), "utf8"));
@@ -291,7 +291,7 @@ test(
     cpSync(join(hf, "bert"), wrongPad, { recursive: true });
     writeFileSync(join(wrongPad, "config.json"), JSON.stringify({ ...config, pad_token_id: 0 }));
     f = kilnRun(...trainArgs(out, "--init-from", wrongPad, "--max-steps", "1"));
-    assert.match(f.err, /bert-wrong-pad: the model's pad_token_id 0 differs from the tokenizer's pad id 3/);
+    assert.match(f.err, /bert-wrong-pad": the model's pad_token_id 0 differs from the tokenizer's pad id 3/);
   },
 );
 

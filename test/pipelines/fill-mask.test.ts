@@ -64,15 +64,16 @@ test("a tokenizer of another vocabulary, or with ids outside the embedding table
     () => new FillMaskPipeline(model, params, other, sources),
     (e: Error) =>
       e.message ===
-      "fill-mask: the tokenizer (t/tokenizer.json) has 300 tokens but the model (m/config.json) has vocab_size 500; " +
-        "use the tokenizer saved with the model",
+      'fill-mask: tokenizer = "t/tokenizer.json" (a string) has 300 tokens but the model (m/config.json) has vocab_size 500. ' +
+        "Use the tokenizer saved with the model",
   );
   const at = (over: Partial<{ maskId: number; padId: number }>) =>
     Object.assign(Object.create(tokenizer) as typeof tokenizer, over) as typeof tokenizer;
   assert.throws(
     () => new FillMaskPipeline(model, params, at({ maskId: 500 }), sources),
     new RegExp(
-      "the tokenizer \\(t\\/tokenizer\\.json\\) has mask id 500, outside the embedding table of the model \\(m\\/config\\.json\\), " +
+      'tokenizer = "t\\/tokenizer\\.json" \\(a string\\) has mask id 500, ' +
+        "outside the embedding table of the model \\(m\\/config\\.json\\), " +
         "which has vocab_size 500",
     ),
   );
@@ -90,14 +91,20 @@ test("kiln fill-mask refuses a model directory holding another vocabulary's toke
   const good = kilnRun("fill-mask", "--model", dir, "--tokenizer", corpus.tokenizerDir, "The [MASK] of the Union.", "--top-k", "1");
   assert.equal(good.code, 0, good.err);
   let r = kilnRun("fill-mask", "--model", dir, "--tokenizer", other.tokenizerDir, "The [MASK] of the Union.");
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 2, "a tokenizer that does not match is refused before any work");
   assert.equal(
     r.err.trim(),
-    `kiln: fill-mask: the tokenizer (${join(other.tokenizerDir, "tokenizer.json")}) has 300 tokens ` +
-      `but the model (${join(dir, "config.json")}) has vocab_size 500; use the tokenizer saved with the model`,
+    `kiln fill-mask: --tokenizer ${JSON.stringify(other.tokenizerDir)}: has 300 tokens ` +
+      `but the model (${join(dir, "config.json")}) has vocab_size 500. Use the tokenizer saved with the model`,
   );
   cpSync(other.tokenizerDir, dir, { recursive: true });
   r = kilnRun("fill-mask", "--model", dir, "The [MASK] of the Union.");
-  assert.equal(r.code, 1);
-  assert.match(r.err, /tokenizer \(.*model\/tokenizer\.json\) has 300 tokens but the model \(.*model\/config\.json\) has vocab_size 500/);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.err,
+    new RegExp(
+      '^kiln: fill-mask: tokenizer = ".*model/tokenizer\\.json" \\(a string\\) has 300 tokens ' +
+        "but the model \\(.*model/config\\.json\\) has vocab_size 500",
+    ),
+  );
 });

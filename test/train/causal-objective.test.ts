@@ -106,7 +106,7 @@ test("padding is never a target: what padded positions hold and predict changes 
 });
 
 test("rows of fewer than 2 tokens are refused with the fix", () => {
-  assert.throws(() => nextTokenTargets(ints([[1], [2]]), ints([[1], [1]])), /at least 2 tokens.*--max-length 2 or more/);
+  assert.throws(() => nextTokenTargets(ints([[1], [2]]), ints([[1], [1]])), /at least 2 tokens.*maxLength of 2 or more/);
 });
 
 test("llama-tiny: gradients of the objective's mean next-token loss match finite differences (f64)", () => {

@@ -91,8 +91,8 @@ test("a learning rate of 1e9 stops the run at the first non-finite step; nothing
       new RegExp(
         "^training diverged at step (\\d+): (the loss is NaN|the loss is Infinity|the gradients are not finite \\(loss [\\d.e+]+\\)); " +
           "the last finite loss was [\\d.]+ at step \\d+\\. Nothing from the diverged state was saved\\. " +
-          "To fix it, lower the learning rate \\(it is 1000000000\\) or clip gradients \\(--clip-norm 1\\.0\\), " +
-          "then start again or --resume from the last checkpoint\\.$",
+          "To fix it, lower the learning rate \\(it is 1000000000\\) or clip gradients \\(clipNorm 1\\.0\\), " +
+          "then start again or resume from the last checkpoint\\.$",
       ).test(e.message),
   );
   assert.ok(!existsSync(join(dir, "model.safetensors")), "no final model");
@@ -131,7 +131,7 @@ test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overfl
   for (let i = 0; i < MAX_OVERFLOWS_IN_A_ROW - 1; i++) assert.equal(watch.step(++step, 4, false, true), undefined);
   assert.throws(
     () => watch.step(++step, 4, false, true),
-    /f16 gradients overflowed at 50 steps in a row .*use --precision bf16-mixed instead of 16-mixed/,
+    /f16 gradients overflowed at 50 steps in a row .*use precision "bf16-mixed" instead of 16-mixed/,
   );
   const warn = new DivergenceWatch({ vocabSize: 100, learningRate: 1000, policy: "stop", clipNorm: 1 });
   assert.equal(warn.step(1, 4.6, false, false), undefined);
@@ -158,6 +158,7 @@ test("kiln train: --learning-rate 1e9 exits 3 with the step and the hint; 1e3 tr
   let r = kiln("cli-nan", "--learning-rate", "1e9", "--max-steps", "6");
   assert.equal(r.code, 3, r.err);
   assert.match(r.err, /^kiln: training diverged at step \d+: .*lower the learning rate \(it is 1000000000\)/m);
+  assert.match(r.err, /or clip gradients \(--clip-norm 1\.0\), then start again/, "the advice in the words of the command line");
   assert.ok(!existsSync(join(root, "cli-nan", "model.safetensors")));
 
   r = kiln("cli-high", "--learning-rate", "1e3", "--max-steps", "4", "--warmup", "9");

@@ -109,7 +109,7 @@ test("a fresh run refuses a directory holding a finished run; overwrite replaces
       e instanceof OutputDirInUseError &&
       e.message ===
         `the output directory ${dir} is not empty (checkpoint-2, checkpoint-4, config.json, loss_curve.html, … (8 entries)): ` +
-          `pass --resume to continue the run in it, --overwrite to replace it, or choose another --output-dir`,
+          `pass resume: true to continue the run in it, overwrite: true to replace it, or choose another outputDir`,
   );
   const { value } = await stderrOf(() => trainTiny(data, dir, 2, { trainer: { overwrite: true } }));
   assert.equal(value.globalStep, 2);

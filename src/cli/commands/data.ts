@@ -1,13 +1,16 @@
 // `kiln data prepare`: text files → sharded TFRecord dataset (see src/data/prepare/prepare.ts).
-import { parseFlags, intFlag, numberFlag, UsageError, checkOutputFlag } from "../args.js";
+import { UsageError, checkOutputFlag } from "../args.js";
+import { flagTable, helpText, readFlags } from "../flags.js";
+import { didYouMean } from "../nearest.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { probeRemote } from "../gcs-paths.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import type { Command } from "./types.js";
 
-const PREPARE_HELP = `Usage: kiln data prepare --tokenizer DIR --input FILE... --out DIR|gs://bucket/prefix [flags]
-
-Tokenizes text (one document per line) with special tokens, concatenates the tokens of each group of
+const PREPARE = flagTable({
+  command: "data prepare",
+  usage: "Usage: kiln data prepare --tokenizer DIR --input FILE... --out DIR|gs://bucket/prefix [flags]",
+  about: `Tokenizes text (one document per line) with special tokens, concatenates the tokens of each group of
 rows, cuts them into chunks of --max-length (dropping each group's remainder) and writes TFRecord
 shards of tf.train.Example records (input_ids, attention_mask) to {out}/{split}/dataset-{shard}-{records}.tfrecord.
 Shards are written atomically; re-running the same command finishes an interrupted run.
@@ -16,23 +19,29 @@ The same shards train both tasks of \`kiln train\`: --task mlm masks them inside
 --task causal-lm predicts each next token (the shift is done inside the step). Each document is wrapped in
 the tokenizer's [CLS] … [SEP], which a causal preset takes as its bos and eos tokens: the model learns where
 documents start and end (generation stops at eos), as GPT-2's <|endoftext|> separates its documents. A
-chunk may start in the middle of a document, as in transformers' run_clm.py (group_texts).
-
-Flags:
-  --tokenizer DIR             directory holding tokenizer.json (required)
-  --input FILE...             input text files, local or gs:// (required; repeat the flag or list several)
-  --out DIR                   output directory, local or gs:// (required)
-  --max-length N              tokens per record (default 128)
-  --shard-size N              records per shard (default 1000)
-  --group-size N              rows concatenated before chunking (default 1000)
-  --split NAME                split that receives the rows (default train)
-  --validation-fraction F     also write a "validation" split with this fraction of the rows (default 0)
-  --test-fraction F           also write a "test" split with this fraction of the rows (default 0)
-  --seed N                    seed of the row-to-split assignment (default 0)
-  --compression none|gzip     GZIP-compress shards (.tfrecord.gz) (default none)
-  --workers N                 encoder threads (default: cores - 1, at least 1; the main thread
-                              reads, chunks and writes)
-  --quiet                     no progress bar`;
+chunk may start in the middle of a document, as in transformers' run_clm.py (group_texts).`,
+  positionals: "FILE…",
+  flags: {
+    tokenizer: { type: "string", value: "DIR", required: true, help: "directory holding tokenizer.json" },
+    input: { type: "list", value: "FILE...", help: "input text files, local or gs:// (required; repeat the flag or list several)" },
+    out: { type: "string", value: "DIR", required: true, help: "output directory, local or gs://" },
+    "max-length": { type: "int", min: 1, default: 128, help: "tokens per record" },
+    "shard-size": { type: "int", min: 1, default: 1000, help: "records per shard" },
+    "group-size": { type: "int", min: 1, default: 1000, help: "rows concatenated before chunking" },
+    split: { type: "string", value: "NAME", default: "train", help: "split that receives the rows" },
+    "validation-fraction": {
+      type: "number",
+      value: "F",
+      default: 0,
+      help: 'also write a "validation" split with this fraction of the rows',
+    },
+    "test-fraction": { type: "number", value: "F", default: 0, help: 'also write a "test" split with this fraction of the rows' },
+    seed: { type: "int", default: 0, help: "seed of the row-to-split assignment" },
+    compression: { type: "enum", values: ["none", "gzip"], default: "none", help: "GZIP-compress shards (.tfrecord.gz)" },
+    workers: { type: "int", min: 1, help: "encoder threads (default: cores - 1, at least 1; the main thread\nreads, chunks and writes)" },
+    quiet: { type: "bool", help: "no progress bar" },
+  },
+});
 
 const HELP = `Usage: kiln data <subcommand> [flags]
 
@@ -40,53 +49,28 @@ Subcommands:
   prepare    tokenize text into sharded TFRecord files (kiln data prepare --help)`;
 
 async function prepare(argv: string[]): Promise<void> {
-  const { values, positionals } = parseFlags("data prepare", argv, {
-    tokenizer: { type: "string" },
-    input: { type: "string", multiple: true },
-    out: { type: "string" },
-    "max-length": { type: "string" },
-    "shard-size": { type: "string" },
-    "group-size": { type: "string" },
-    split: { type: "string" },
-    "validation-fraction": { type: "string" },
-    "test-fraction": { type: "string" },
-    seed: { type: "string" },
-    compression: { type: "string" },
-    workers: { type: "string" },
-    quiet: { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help) {
-    console.log(PREPARE_HELP);
-    return;
-  }
+  const flags = readFlags(PREPARE, argv);
+  if (!flags) return;
+  const { values, positionals } = flags;
   // `--input a.txt b.txt` leaves b.txt as a positional: every positional is another input.
   const inputs = [...(values.input ?? []), ...positionals];
-  for (const [flag, value] of [
-    ["tokenizer", values.tokenizer],
-    ["out", values.out],
-  ] as const) {
-    if (!value) throw new UsageError(`kiln data prepare: --${flag} is required\n\n${PREPARE_HELP}`);
-  }
-  if (inputs.length === 0) throw new UsageError(`kiln data prepare: --input is required\n\n${PREPARE_HELP}`);
-  const compression = values.compression ?? "none";
-  if (compression !== "none" && compression !== "gzip") throw new UsageError(`--compression must be none or gzip, got "${compression}"`);
-  checkOutputFlag("out", values.out!);
-  if (isGcsPath(values.out!)) await probeRemote("out", values.out!);
+  if (inputs.length === 0) throw new UsageError(`kiln data prepare: --input is required\n\n${helpText(PREPARE)}`);
+  checkOutputFlag("out", values.out);
+  if (isGcsPath(values.out)) await probeRemote("out", values.out);
 
   const result = await prepareDataset({
-    tokenizer: values.tokenizer!,
+    tokenizer: values.tokenizer,
     inputs,
-    out: values.out!,
-    maxLength: intFlag("max-length", values["max-length"], 128, 1),
-    shardSize: intFlag("shard-size", values["shard-size"], 1000, 1),
-    groupSize: intFlag("group-size", values["group-size"], 1000, 1),
-    split: values.split ?? "train",
-    validationFraction: numberFlag("validation-fraction", values["validation-fraction"], 0),
-    testFraction: numberFlag("test-fraction", values["test-fraction"], 0),
-    seed: intFlag("seed", values.seed, 0),
-    compression,
-    ...(values.workers !== undefined ? { workers: intFlag("workers", values.workers, 1, 1) } : {}),
+    out: values.out,
+    maxLength: values["max-length"],
+    shardSize: values["shard-size"],
+    groupSize: values["group-size"],
+    split: values.split,
+    validationFraction: values["validation-fraction"],
+    testFraction: values["test-fraction"],
+    seed: values.seed,
+    compression: values.compression,
+    ...(values.workers !== undefined ? { workers: values.workers } : {}),
     ...(values.quiet ? { progress: null } : {}),
   });
   for (const s of result.splits) {
@@ -117,6 +101,6 @@ export const dataCommand: Command = {
       return;
     }
     if (sub === "prepare") return prepare(rest);
-    throw new UsageError(`kiln data: unknown subcommand "${sub}"\n\n${HELP}`);
+    throw new UsageError(`kiln data: unknown subcommand "${sub}"${didYouMean(sub, ["prepare"], (n) => `"${n}"`)}\n\n${HELP}`);
   },
 };

@@ -4,17 +4,22 @@
 // loaded to ask it for its PJRT API version, attributes, platform and devices, then closed.
 import { registeredExecutors } from "../../index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtPluginFound } from "../../exec/xla/index.js";
-import { noPositionals, parseFlags } from "../args.js";
+import { flagTable, readFlags } from "../flags.js";
 import type { Command } from "./types.js";
 
-const HELP = `Usage: kiln devices [--pjrt-plugin PATH]
-
-Lists every executor with its version and threads, and the devices it provides; the first device listed
+const FLAGS = flagTable({
+  command: "devices",
+  usage: "Usage: kiln devices [--pjrt-plugin PATH]",
+  about: `Lists every executor with its version and threads, and the devices it provides; the first device listed
 is the default one. Then the PJRT plugins the XLA executor can use, each with its path, the PJRT C API
 version it implements, its xla_version and StableHLO versions, its platform and its devices:
   - the plugin --pjrt-plugin or KILN_PJRT_PLUGIN names, or else a GPU/TPU plugin found installed
     (a jax-cuda*-pjrt wheel, or libtpu);
-  - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).`;
+  - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).`,
+  flags: {
+    "pjrt-plugin": { type: "string", value: "PATH", help: "the PJRT plugin (.so) to describe (or env KILN_PJRT_PLUGIN)" },
+  },
+});
 
 /** One plugin, loaded and described; its client is closed again. */
 function describePlugin(plugin: PjrtPluginFound): { text: string; platform?: string } {
@@ -34,15 +39,9 @@ export const devicesCommand: Command = {
   name: "devices",
   summary: "list the executors and their devices (the first is the default), and the PJRT plugins found",
   run(argv) {
-    const { values, positionals } = parseFlags("devices", argv, {
-      help: { type: "boolean", short: "h" },
-      "pjrt-plugin": { type: "string" },
-    });
-    if (values.help) {
-      console.log(HELP);
-      return;
-    }
-    noPositionals("devices", positionals);
+    const flags = readFlags(FLAGS, argv);
+    if (!flags) return;
+    const values = flags.values;
     for (const e of registeredExecutors()) {
       let about: string;
       try {

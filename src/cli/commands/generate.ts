@@ -2,68 +2,78 @@
 // the terminal as it comes; several are generated as one batch and printed when done. What was
 // compiled, and how long it took, goes to stderr.
 import { join } from "node:path";
-import { parseFlags, intFlag, numberFlag, UsageError } from "../args.js";
+import { UsageError } from "../args.js";
+import { flagTable, helpText, readFlags } from "../flags.js";
 import { localInputDir } from "../gcs-paths.js";
 import { TextGenerationPipeline, type TextGeneration, type TokenEvent } from "../../pipelines/text-generation.js";
 import { GenerateInputError } from "../../pipelines/generation/buckets.js";
 import { SAMPLING_DEFAULTS, samplingProblem } from "../../pipelines/generation/sampling.js";
 import type { Command } from "./types.js";
 
-const HELP = `Usage: kiln generate --model DIR "prompt" ["prompt2" …] [--max-new-tokens 32]
-                     [--temperature 1 --top-k 50 --top-p 1 --seed 0 | --greedy] [--no-eos-stop] [--json]
-
-Continues each prompt with the causal language model in DIR (a directory written by \`kiln train
+const FLAGS = flagTable({
+  command: "generate",
+  usage: `Usage: kiln generate --model DIR "prompt" ["prompt2" …] [--max-new-tokens 32]
+                     [--temperature 1 --top-k 50 --top-p 1 --seed 0 | --greedy] [--no-eos-stop] [--json]`,
+  about: `Continues each prompt with the causal language model in DIR (a directory written by \`kiln train
 --task causal-lm\` or by transformers' save_pretrained: config.json, model.safetensors, tokenizer files;
 local or gs://). One prompt streams its new text as it comes; several run as one batch and are printed
-when all are done.
-
-  --max-new-tokens N  new tokens per prompt at most (default 32); a row stops earlier at the model's
-                      end-of-sequence token. A prompt plus N must fit the model's positions.
-  --temperature T     sampling: divide the logits by T (> 0; default 1)
-  --top-k K           sampling: keep the K most likely tokens (default 50; 0 keeps all)
-  --top-p P           sampling: keep the most likely tokens whose probabilities add up to P (0 < P ≤ 1; default 1)
-  --seed S            sampling: the same seed gives the same text (default 0)
-  --greedy            the most likely token every step instead of sampling (no seed needed)
-  --no-eos-stop       always generate N tokens, past end-of-sequence tokens
-  --tokenizer DIR     read the tokenizer from another directory (it must be the model's own vocabulary)
-  --json              print [{prompt, generated_text, new_text, token_ids, finish_reason}] instead
-
-Prompts are padded into length buckets (16, 32, 64, …) so that the prefill and decode programs compile
-once per bucket; stderr says what was compiled and how fast the tokens came.`;
+when all are done.`,
+  positionals: "PROMPT…",
+  flags: {
+    model: { type: "string", value: "DIR", required: true, help: "the causal language model's directory, local or gs://" },
+    "max-new-tokens": {
+      type: "int",
+      min: 1,
+      default: 32,
+      help:
+        "new tokens per prompt at most; a row stops earlier at the model's\n" +
+        "end-of-sequence token. A prompt plus N must fit the model's positions.",
+    },
+    temperature: { type: "number", value: "T", default: SAMPLING_DEFAULTS.temperature, help: "sampling: divide the logits by T (> 0)" },
+    "top-k": {
+      type: "int",
+      value: "K",
+      min: 0,
+      default: SAMPLING_DEFAULTS.topK,
+      help: "sampling: keep the K most likely tokens (0 keeps all)",
+    },
+    "top-p": {
+      type: "number",
+      value: "P",
+      default: SAMPLING_DEFAULTS.topP,
+      help: "sampling: keep the most likely tokens whose probabilities add up to P (0 < P ≤ 1)",
+    },
+    seed: { type: "int", value: "S", min: 0, default: 0, help: "sampling: the same seed gives the same text" },
+    greedy: { type: "bool", help: "the most likely token every step instead of sampling (no seed needed)" },
+    "no-eos-stop": { type: "bool", help: "always generate N tokens, past end-of-sequence tokens" },
+    tokenizer: { type: "string", value: "DIR", help: "read the tokenizer from another directory (it must be the model's own vocabulary)" },
+    json: { type: "bool", help: "print [{prompt, generated_text, new_text, token_ids, finish_reason}] instead" },
+  },
+  footer: `Prompts are padded into length buckets (16, 32, 64, …) so that the prefill and decode programs compile
+once per bucket; stderr says what was compiled and how fast the tokens came.`,
+});
 
 export const generateCommand: Command = {
   name: "generate",
   summary: "continue prompts with a causal language model (greedy or sampled, streamed)",
   async run(argv) {
-    const { values, positionals } = parseFlags("generate", argv, {
-      model: { type: "string" },
-      "max-new-tokens": { type: "string" },
-      temperature: { type: "string" },
-      "top-k": { type: "string" },
-      "top-p": { type: "string" },
-      seed: { type: "string" },
-      greedy: { type: "boolean" },
-      "no-eos-stop": { type: "boolean" },
-      tokenizer: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    });
-    if (values.help) return console.log(HELP);
-    if (!values.model) throw new UsageError(`kiln generate: --model is required\n\n${HELP}`);
-    if (positionals.length === 0) throw new UsageError(`kiln generate: give at least one prompt (quote it)\n\n${HELP}`);
-    const samplingFlags = (["temperature", "top-k", "top-p", "seed"] as const).filter((f) => values[f] !== undefined);
+    const flags = readFlags(FLAGS, argv);
+    if (!flags) return;
+    const { values, positionals, given } = flags;
+    if (positionals.length === 0) throw new UsageError(`kiln generate: give at least one prompt (quote it)\n\n${helpText(FLAGS)}`);
+    const samplingFlags = (["temperature", "top-k", "top-p", "seed"] as const).filter((f) => given.has(f));
     if (values.greedy && samplingFlags.length)
       throw new UsageError(
         `kiln generate: --greedy takes the most likely token, so --${samplingFlags[0]} would do nothing; ` +
           `leave out --greedy to sample, or --${samplingFlags[0]} to decode greedily`,
       );
     const opts = {
-      maxNewTokens: intFlag("max-new-tokens", values["max-new-tokens"], 32, 1),
-      greedy: values.greedy ?? false,
-      temperature: numberFlag("temperature", values.temperature, SAMPLING_DEFAULTS.temperature),
-      topK: intFlag("top-k", values["top-k"], SAMPLING_DEFAULTS.topK, 0),
-      topP: numberFlag("top-p", values["top-p"], SAMPLING_DEFAULTS.topP),
-      seed: intFlag("seed", values.seed, 0, 0),
+      maxNewTokens: values["max-new-tokens"],
+      greedy: values.greedy,
+      temperature: values.temperature,
+      topK: values["top-k"],
+      topP: values["top-p"],
+      seed: values.seed,
       stopAtEos: !values["no-eos-stop"],
     };
     const problem = samplingProblem(opts);
@@ -73,7 +83,7 @@ export const generateCommand: Command = {
     const pipe = await inputErrorsAsUsage(() =>
       TextGenerationPipeline.fromPretrained(dir, {
         tokenizerDir,
-        sources: { model: join(values.model!, "config.json"), tokenizer: join(values.tokenizer ?? values.model!, "tokenizer.json") },
+        sources: { model: join(values.model, "config.json"), tokenizer: join(values.tokenizer ?? values.model, "tokenizer.json") },
       }),
     );
     for (const notice of pipe.notices) console.error(`kiln generate: ${notice}`);

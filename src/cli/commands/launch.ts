@@ -2,7 +2,8 @@
 // the command starts at `--` or at the first word that is not a flag; `kiln` (or a kiln command name
 // alone, e.g. `train`) means this very CLI.
 import { fileURLToPath } from "node:url";
-import { UsageError, intFlag, numberFlag, parseFlags } from "../args.js";
+import { UsageError } from "../args.js";
+import { flagTable, readFlags } from "../flags.js";
 import {
   LaunchError,
   parseHostPort,
@@ -13,9 +14,10 @@ import {
 } from "../../launch/index.js";
 import type { Command } from "./types.js";
 
-const HELP = `Usage: kiln launch --nproc-per-node N [--nnodes M --node-rank R --coordinator HOST:PORT] [--] COMMAND ARGS…
-
-Runs COMMAND as N processes on this node, each told its place in the run by environment variables:
+const FLAGS = flagTable({
+  command: "launch",
+  usage: "Usage: kiln launch --nproc-per-node N [--nnodes M --node-rank R --coordinator HOST:PORT] [--] COMMAND ARGS…",
+  about: `Runs COMMAND as N processes on this node, each told its place in the run by environment variables:
 KILN_RANK, KILN_WORLD_SIZE, KILN_LOCAL_RANK, KILN_LOCAL_WORLD_SIZE, KILN_NODE_RANK, KILN_NUM_NODES,
 KILN_COORDINATOR (host:port of the coordination store), and torchrun's RANK, WORLD_SIZE, LOCAL_RANK,
 LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT. Every line a process writes is shown behind "[rank R] ".
@@ -31,25 +33,33 @@ same --nnodes and --coordinator (node 0's address and a free port) and its own -
 When a process exits non-zero or is killed, every other process on every node is stopped (SIGTERM, then
 SIGKILL after the grace period) and the launcher exits 1 with one line naming the rank and the cause.
 SIGTERM or SIGINT to the launcher is forwarded to every process (so they can save their work), and the
-launcher exits 128 + the signal's number once they have exited.
-
-  --nproc-per-node N      processes on this node (required)
-  --nnodes M              nodes in the run (default 1)
-  --node-rank R           this node's index, 0 … M-1 (default 0)
-  --coordinator HOST:PORT where node 0 serves the coordination store (default: a free port on 127.0.0.1;
-                          required with more than one node)
-  --grace-period SECONDS  between SIGTERM and SIGKILL when the run stops (default 30)
-  --join-timeout SECONDS  how long to wait for the coordinator and the other nodes (default 120)`;
-
-const FLAGS = {
-  "nproc-per-node": { type: "string" },
-  nnodes: { type: "string" },
-  "node-rank": { type: "string" },
-  coordinator: { type: "string" },
-  "grace-period": { type: "string" },
-  "join-timeout": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+launcher exits 128 + the signal's number once they have exited.`,
+  positionals: "COMMAND ARGS…",
+  flags: {
+    "nproc-per-node": { type: "int", min: 1, required: true, help: "processes on this node" },
+    nnodes: { type: "int", value: "M", min: 1, default: 1, help: "nodes in the run" },
+    "node-rank": { type: "int", value: "R", min: 0, default: 0, help: "this node's index, 0 … M-1" },
+    coordinator: {
+      type: "string",
+      value: "HOST:PORT",
+      help: "where node 0 serves the coordination store (default: a free port on 127.0.0.1;\nrequired with more than one node)",
+    },
+    "grace-period": {
+      type: "number",
+      value: "SECONDS",
+      default: 30,
+      help: "between SIGTERM and SIGKILL when the run stops",
+      check: seconds,
+    },
+    "join-timeout": {
+      type: "number",
+      value: "SECONDS",
+      default: 120,
+      help: "how long to wait for the coordinator and the other nodes",
+      check: seconds,
+    },
+  },
+});
 
 /** Splits the launcher's flags from the command it runs (at `--`, or at the first word that is not a flag or its value). */
 function splitCommand(argv: string[]): { flags: string[]; command: string[] } {
@@ -58,8 +68,8 @@ function splitCommand(argv: string[]): { flags: string[]; command: string[] } {
     if (a === "--") return { flags: argv.slice(0, i), command: argv.slice(i + 1) };
     if (!a.startsWith("-")) return { flags: argv.slice(0, i), command: argv.slice(i) };
     const name = a.replace(/^--?/, "").split("=")[0]!;
-    const spec = (FLAGS as Record<string, { type: string }>)[name];
-    if (spec?.type === "string" && !a.includes("=")) i++; // its value
+    const spec = (FLAGS.flags as Record<string, { type: string }>)[name];
+    if (spec !== undefined && spec.type !== "bool" && !a.includes("=")) i++; // its value
   }
   return { flags: argv, command: [] };
 }
@@ -75,10 +85,10 @@ export const launchCommand: Command = {
   summary: "run a command (kiln train, or any program) as N processes per node, with a coordination store",
   async run(argv) {
     const split = splitCommand(argv);
-    const { values, positionals } = parseFlags("launch", split.flags, FLAGS);
-    if (values.help) return console.log(HELP);
+    const flags = readFlags(FLAGS, split.flags);
+    if (!flags) return;
+    const { values, positionals } = flags;
     const words = [...positionals, ...split.command];
-    if (values["nproc-per-node"] === undefined) throw new UsageError(`kiln launch: --nproc-per-node is required\n\n${HELP}`);
     if (words.length === 0) throw new UsageError(`kiln launch: no command to run (give it after the flags, e.g. -- kiln train …)`);
     const { COMMANDS } = await import("./index.js"); // the command table imports this file
     const [first, ...rest] = words as [string, ...string[]];
@@ -86,11 +96,11 @@ export const launchCommand: Command = {
       first === "kiln" ? kilnItself(rest) : COMMANDS.some((c) => c.name === first) ? kilnItself(words) : { command: first, args: rest };
     const options: SuperviseOptions = {
       ...target,
-      nprocPerNode: intFlag("nproc-per-node", values["nproc-per-node"], 1, 1),
-      numNodes: intFlag("nnodes", values.nnodes, 1, 1),
-      nodeRank: intFlag("node-rank", values["node-rank"], 0, 0),
-      gracePeriodMs: seconds("grace-period", values["grace-period"], 30),
-      joinTimeoutMs: seconds("join-timeout", values["join-timeout"], 120),
+      nprocPerNode: values["nproc-per-node"],
+      numNodes: values.nnodes,
+      nodeRank: values["node-rank"],
+      gracePeriodMs: Math.round(values["grace-period"] * 1000),
+      joinTimeoutMs: Math.round(values["join-timeout"] * 1000),
     };
     if (values.coordinator !== undefined) {
       try {
@@ -119,8 +129,7 @@ export const launchCommand: Command = {
   },
 };
 
-function seconds(flag: string, value: string | undefined, fallback: number): number {
-  const s = numberFlag(flag, value, fallback);
-  if (s < 0) throw new UsageError(`--${flag} must be a number of seconds ≥ 0, got "${value}"`);
-  return Math.round(s * 1000);
+/** A duration flag's check: a number of seconds, not below 0. */
+function seconds(s: number): string | undefined {
+  return s < 0 ? "must be a number of seconds ≥ 0" : undefined;
 }

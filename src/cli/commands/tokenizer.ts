@@ -1,7 +1,9 @@
 // `kiln tokenizer train|encode`: train a Unigram tokenizer on corpus files and write it as a Hugging
 // Face tokenizer directory, or encode text with a trained one.
 import { rm } from "node:fs/promises";
-import { checkOutputFlag, intFlag, numberFlag, parseFlags, UsageError } from "../args.js";
+import { checkOutputFlag, UsageError } from "../args.js";
+import { flagTable, readFlags } from "../flags.js";
+import { didYouMean } from "../nearest.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localStandIn } from "../../data/storage/transfer.js";
 import { localInputDir, localInputFile, probeRemote, publishDir } from "../gcs-paths.js";
@@ -16,31 +18,57 @@ import {
 } from "../../text/index.js";
 import type { Command } from "./types.js";
 
-const TRAIN_HELP = `Usage: kiln tokenizer train --input FILE... --vocab-size N --out DIR [flags]
+const TRAIN = flagTable({
+  command: "tokenizer train",
+  usage: "Usage: kiln tokenizer train --input FILE... --vocab-size N --out DIR [flags]",
+  about: `Trains a Unigram tokenizer (SentencePiece's algorithm) and writes DIR/tokenizer.json (Hugging Face
+format), tokenizer_config.json and special_tokens_map.json.`,
+  positionals: "FILE…",
+  flags: {
+    input: {
+      type: "list",
+      value: "FILE...",
+      help:
+        "corpus files, local or gs:// (downloaded first): plain text, one document\n" +
+        "per line, or JSON Lines with --text-field; either may be gzip-compressed.\n" +
+        "Repeat the flag or list several files after it.",
+    },
+    "text-field": { type: "string", value: "NAME", help: "read JSON Lines and take the document from this field" },
+    "vocab-size": { type: "int", min: 1, required: true, help: "vocabulary size, special tokens included" },
+    out: { type: "string", value: "DIR", required: true, help: "where to write the tokenizer, local or gs://bucket/prefix" },
+    "special-tokens": {
+      type: "string",
+      value: "A,B,...",
+      default: DEFAULT_SPECIAL_TOKENS.join(","),
+      help: "special tokens, ids 0.. in this order",
+      check: (v) => (v.split(",").some((t) => t.trim() === "") ? "has an empty entry; separate tokens with single commas" : undefined),
+    },
+    "unk-token": { type: "string", value: "T", default: DEFAULT_ROLES.unk, help: "the special token that plays unk" },
+    "cls-token": { type: "string", value: "T", default: DEFAULT_ROLES.cls, help: "the special token that plays cls" },
+    "sep-token": { type: "string", value: "T", default: DEFAULT_ROLES.sep, help: "the special token that plays sep" },
+    "pad-token": { type: "string", value: "T", default: DEFAULT_ROLES.pad, help: "the special token that plays pad" },
+    "mask-token": { type: "string", value: "T", default: DEFAULT_ROLES.mask, help: "the special token that plays mask" },
+    "max-piece-length": { type: "int", min: 1, default: 16, help: "longest piece in characters" },
+    "character-coverage": {
+      type: "number",
+      default: 1,
+      help: "share of character occurrences that must get their own piece; rarer\ncharacters become <unk>",
+      check: (v) => (v > 0 && v <= 1 ? undefined : "must be in (0, 1]"),
+    },
+    "model-max-length": { type: "int", min: 1, default: 512, help: "longest model input, written for transformers" },
+  },
+});
 
-Trains a Unigram tokenizer (SentencePiece's algorithm) and writes DIR/tokenizer.json (Hugging Face
-format), tokenizer_config.json and special_tokens_map.json.
-
-  --input FILE...            corpus files, local or gs:// (downloaded first): plain text, one document
-                             per line, or JSON Lines with --text-field; either may be gzip-compressed.
-                             Repeat the flag or list several files after it.
-  --text-field NAME          read JSON Lines and take the document from this field
-  --vocab-size N             vocabulary size, special tokens included (required)
-  --out DIR                  where to write the tokenizer, local or gs://bucket/prefix (required)
-  --special-tokens A,B,...   special tokens, ids 0.. in this order (default ${DEFAULT_SPECIAL_TOKENS.join(",")})
-  --unk-token T  --cls-token T  --sep-token T  --pad-token T  --mask-token T
-                             which special token plays each role (defaults ${Object.values(DEFAULT_ROLES).join(" ")})
-  --max-piece-length N       longest piece in characters (default 16)
-  --character-coverage X     share of character occurrences that must get their own piece; rarer
-                             characters become <unk> (default 1)
-  --model-max-length N       longest model input, written for transformers (default 512)`;
-
-const ENCODE_HELP = `Usage: kiln tokenizer encode --tokenizer DIR [--no-special-tokens] TEXT...
-
-Prints one JSON line per TEXT: its ids and tokens.
-
-  --tokenizer DIR            a directory written by \`kiln tokenizer train\`, local or gs://
-  --no-special-tokens        leave out [CLS] and [SEP]`;
+const ENCODE = flagTable({
+  command: "tokenizer encode",
+  usage: "Usage: kiln tokenizer encode --tokenizer DIR [--no-special-tokens] TEXT...",
+  about: "Prints one JSON line per TEXT: its ids and tokens.",
+  positionals: "TEXT…",
+  flags: {
+    tokenizer: { type: "string", value: "DIR", required: true, help: "a directory written by `kiln tokenizer train`, local or gs://" },
+    "no-special-tokens": { type: "bool", help: "leave out [CLS] and [SEP]" },
+  },
+});
 
 const HELP = `Usage: kiln tokenizer <train|encode> [flags]
 
@@ -48,12 +76,6 @@ const HELP = `Usage: kiln tokenizer <train|encode> [flags]
   encode   encode text with a trained tokenizer
 
 Run \`kiln tokenizer train --help\` or \`kiln tokenizer encode --help\` for their flags.`;
-
-function required(command: string, name: string, value: string | undefined): string {
-  if (value === undefined || value === "")
-    throw new UsageError(`kiln ${command}: --${name} is required\nRun \`kiln ${command} --help\` for the flags it takes.`);
-  return value;
-}
 
 /**
  * Prints one line per training step on stderr. While the corpus is read, a terminal sees the running
@@ -102,40 +124,19 @@ function progressPrinter(): { onProgress: (p: TrainProgress) => void; finish: ()
 
 async function train(argv: string[]): Promise<void> {
   const command = "tokenizer train";
-  const { values, positionals } = parseFlags(command, argv, {
-    help: { type: "boolean", short: "h" },
-    input: { type: "string", multiple: true },
-    "text-field": { type: "string" },
-    "vocab-size": { type: "string" },
-    out: { type: "string" },
-    "special-tokens": { type: "string" },
-    "unk-token": { type: "string" },
-    "cls-token": { type: "string" },
-    "sep-token": { type: "string" },
-    "pad-token": { type: "string" },
-    "mask-token": { type: "string" },
-    "max-piece-length": { type: "string" },
-    "character-coverage": { type: "string" },
-    "model-max-length": { type: "string" },
-  });
-  if (values.help) {
-    console.log(TRAIN_HELP);
-    return;
-  }
+  const flags = readFlags(TRAIN, argv);
+  if (!flags) return;
+  const { values, positionals } = flags;
   const inputs = [...(values.input ?? []), ...positionals];
   if (inputs.length === 0)
     throw new UsageError(
       `kiln ${command}: no input files; name them with --input FILE...\nRun \`kiln ${command} --help\` for the flags it takes.`,
     );
-  const vocabSize = intFlag("vocab-size", required(command, "vocab-size", values["vocab-size"]), 0, 1);
-  const out = required(command, "out", values.out);
-  const specialTokens = values["special-tokens"] === undefined ? undefined : values["special-tokens"].split(",").map((t) => t.trim());
-  if (specialTokens?.some((t) => t === ""))
-    throw new UsageError(`--special-tokens has an empty entry in "${values["special-tokens"]}"; separate tokens with single commas`);
-  const coverage = numberFlag("character-coverage", values["character-coverage"], 1);
-  if (!(coverage > 0 && coverage <= 1))
-    throw new UsageError(`--character-coverage must be in (0, 1], got "${values["character-coverage"]}"`);
-  const modelMaxLength = intFlag("model-max-length", values["model-max-length"], 512, 1);
+  const vocabSize = values["vocab-size"];
+  const out = values.out;
+  const specialTokens = flags.given.has("special-tokens") ? values["special-tokens"].split(",").map((t) => t.trim()) : undefined;
+  const coverage = values["character-coverage"];
+  const modelMaxLength = values["model-max-length"];
   checkOutputFlag("out", out);
   // A gs:// output is written to a local stand-in and uploaded at the end; it is probed now, so that a
   // bucket that cannot be reached fails before training.
@@ -152,13 +153,13 @@ async function train(argv: string[]): Promise<void> {
       vocabSize,
       specialTokens,
       roles: {
-        unk: values["unk-token"] ?? DEFAULT_ROLES.unk,
-        cls: values["cls-token"] ?? DEFAULT_ROLES.cls,
-        sep: values["sep-token"] ?? DEFAULT_ROLES.sep,
-        pad: values["pad-token"] ?? DEFAULT_ROLES.pad,
-        mask: values["mask-token"] ?? DEFAULT_ROLES.mask,
+        unk: values["unk-token"],
+        cls: values["cls-token"],
+        sep: values["sep-token"],
+        pad: values["pad-token"],
+        mask: values["mask-token"],
       },
-      maxPieceLength: intFlag("max-piece-length", values["max-piece-length"], 16, 1),
+      maxPieceLength: values["max-piece-length"],
       characterCoverage: coverage,
       onProgress: progress.onProgress,
     });
@@ -176,16 +177,10 @@ async function train(argv: string[]): Promise<void> {
 
 async function encode(argv: string[]): Promise<void> {
   const command = "tokenizer encode";
-  const { values, positionals } = parseFlags(command, argv, {
-    help: { type: "boolean", short: "h" },
-    tokenizer: { type: "string" },
-    "no-special-tokens": { type: "boolean" },
-  });
-  if (values.help) {
-    console.log(ENCODE_HELP);
-    return;
-  }
-  const dir = required(command, "tokenizer", values.tokenizer);
+  const flags = readFlags(ENCODE, argv);
+  if (!flags) return;
+  const { values, positionals } = flags;
+  const dir = values.tokenizer;
   if (positionals.length === 0)
     throw new UsageError(`kiln ${command}: give the text to encode as an argument\nRun \`kiln ${command} --help\` for the flags it takes.`);
   const tokenizer = await loadTokenizer(await localInputDir("tokenizer", dir));
@@ -206,6 +201,6 @@ export const tokenizerCommand: Command = {
       console.log(HELP);
       return;
     }
-    throw new UsageError(`kiln tokenizer: unknown subcommand "${sub}"\n\n${HELP}`);
+    throw new UsageError(`kiln tokenizer: unknown subcommand "${sub}"${didYouMean(sub, ["train", "encode"], (n) => `"${n}"`)}\n\n${HELP}`);
   },
 };

@@ -1,6 +1,7 @@
 // `prepare.json`, the manifest `data prepare` keeps in each split directory: the settings, whether the
 // run finished, and the record count. Readers check shards against it before trusting them.
 import { createHash } from "node:crypto";
+import { OptionError } from "../../core/option-error.js";
 import { storageFor, joinPath } from "../storage/index.js";
 import { recordsFromFileName } from "../shards.js";
 
@@ -70,7 +71,7 @@ export async function checkPreparedDir(dir: string, shards?: readonly string[]):
   if (problems.length > 0)
     throw new Error(
       `${dir}: the shards are not the ones data prepare wrote there: ${problems.join("; ")}. ` +
-        `Remove the files that do not belong, or prepare the data again into a new --out directory.`,
+        `Remove the files that do not belong, or prepare the data again into a new directory.`,
     );
 }
 
@@ -89,11 +90,15 @@ export async function checkDataTokenizer(files: readonly string[], tokenizerDir:
       .update(await storageFor(tokenizerPath).readAll(tokenizerPath))
       .digest("hex");
     if (recorded !== digest)
-      throw new Error(
-        `the shards in ${dir} were prepared with another tokenizer: ` +
+      throw new OptionError({
+        option: "tokenizerDir",
+        value: tokenizerDir,
+        why:
+          `is not the tokenizer the shards in ${dir} were prepared with: ` +
           `${joinPath(dir, MANIFEST)} records tokenizer.json sha256 ${recorded.slice(0, 12)}…, ` +
-          `but ${tokenizerPath} has sha256 ${digest.slice(0, 12)}…. ` +
-          `Pass the tokenizer the data was prepared with, or prepare the data again with this one.`,
-      );
+          `but ${tokenizerPath} has sha256 ${digest.slice(0, 12)}…`,
+        fix: "Pass the tokenizer the data was prepared with, or prepare the data again with this one",
+        where: "checkDataTokenizer",
+      });
   }
 }

@@ -25,6 +25,7 @@ import type { Compression } from "../tfrecord/files.js";
 import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
 import { checkShard } from "../shard-check.js";
 import { MANIFEST } from "./manifest.js";
+import { OptionError } from "../../core/option-error.js";
 
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
@@ -223,28 +224,35 @@ function resolveOptions(options: PrepareOptions): Resolved {
     workers: options.workers ?? defaultWorkers(),
     progress: options.progress,
   };
-  if (o.inputs.length === 0) throw new Error("no input files: pass at least one text file with --input");
+  const refuse = (option: string, value: unknown, why: string, fix?: string) =>
+    new OptionError({ option, value, why, ...(fix ? { fix } : {}), where: "prepareDataset" });
+  if (o.inputs.length === 0) throw refuse("inputs", o.inputs, "is empty", "Pass at least one text file");
   for (const [name, v] of [
-    ["max-length", o.maxLength],
-    ["shard-size", o.shardSize],
-    ["group-size", o.groupSize],
+    ["maxLength", o.maxLength],
+    ["shardSize", o.shardSize],
+    ["groupSize", o.groupSize],
   ] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
+    if (!Number.isInteger(v) || v < 1) throw refuse(name, v, "must be a positive integer");
   }
   for (const [name, v] of [
-    ["validation-fraction", o.validationFraction],
-    ["test-fraction", o.testFraction],
+    ["validationFraction", o.validationFraction],
+    ["testFraction", o.testFraction],
   ] as const) {
-    if (!(v >= 0 && v < 1)) throw new Error(`--${name} must be in [0, 1), got ${v}`);
+    if (!(v >= 0 && v < 1)) throw refuse(name, v, "must be in [0, 1)");
   }
   if (o.validationFraction + o.testFraction >= 1)
-    throw new Error(`--validation-fraction + --test-fraction must be below 1 so that --split ${o.split} gets rows`);
+    throw refuse(
+      "testFraction",
+      o.testFraction,
+      `plus validationFraction ${o.validationFraction} must be below 1`,
+      `Lower them so that split "${o.split}" gets rows`,
+    );
   if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..")
-    throw new Error(`--split must be a plain directory name like "train", got "${o.split}"`);
+    throw refuse("split", o.split, 'must be a plain directory name like "train"');
   if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test")) {
-    throw new Error(`--split ${o.split} collides with the split carved out by the fractions; name the main split differently`);
+    throw refuse("split", o.split, "collides with the split carved out by the fractions", "Name the main split differently");
   }
-  if (!Number.isInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
+  if (!Number.isInteger(o.seed)) throw refuse("seed", o.seed, "must be an integer");
   return o;
 }
 
@@ -260,22 +268,20 @@ async function totalInputBytes(inputs: readonly string[]): Promise<number> {
 async function tokenizerDigest(dir: string): Promise<string> {
   const path = joinPath(dir, "tokenizer.json");
   if (!(await storageFor(path).isFile(path)))
-    throw new Error(`no tokenizer at ${path}: pass --tokenizer the directory holding tokenizer.json`);
+    throw new OptionError({
+      option: "tokenizer",
+      value: dir,
+      why: `holds no tokenizer (${path} is missing)`,
+      fix: "Pass the directory holding tokenizer.json",
+      where: "prepareDataset",
+    });
   return createHash("sha256")
     .update(await storageFor(path).readAll(path))
     .digest("hex");
 }
 
-/** How the settings recorded in prepare.json are called on the command line. */
+/** How the settings recorded in prepare.json are named in messages. */
 const SETTING_NAMES: Record<string, string> = {
-  maxLength: "--max-length",
-  shardSize: "--shard-size",
-  groupSize: "--group-size",
-  split: "--split",
-  validationFraction: "--validation-fraction",
-  testFraction: "--test-fraction",
-  seed: "--seed",
-  compression: "--compression",
   tokenizerSha256: "the tokenizer",
   inputs: "the inputs",
 };
@@ -294,16 +300,25 @@ async function claimSplitDir(dir: string, settings: object): Promise<void> {
       .filter((k) => JSON.stringify(previous.settings?.[k]) !== JSON.stringify(now[k]))
       .map((k) => SETTING_NAMES[k] ?? k);
     if (differing.length > 0) {
-      throw new Error(
-        `${dir} already holds shards prepared with different settings (${differing.join(", ")} changed). ` +
-          `Write to a new --out directory, or delete ${dir} to start over.`,
-      );
+      throw new OptionError({
+        option: "out",
+        value: dir,
+        why: `already holds shards prepared with different settings (${differing.join(", ")} changed)`,
+        fix: `Write to a new out directory, or delete ${dir} to start over`,
+        where: "prepareDataset",
+      });
     }
     return void (await removeTemporaries(dir));
   }
   const shards = await storage.glob(joinPath(dir, "*.tfrecord*"));
   if (shards.length > 0)
-    throw new Error(`${dir} already holds ${shards.length} TFRecord files not made by data prepare; write to a new --out directory`);
+    throw new OptionError({
+      option: "out",
+      value: dir,
+      why: `already holds ${shards.length} TFRecord files not made by data prepare`,
+      fix: "Write to a new out directory",
+      where: "prepareDataset",
+    });
   await removeTemporaries(dir);
   await writeJson(path, { settings, complete: false });
 }

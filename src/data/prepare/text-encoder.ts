@@ -32,7 +32,7 @@ export async function openEncoder(tokenizerDir: string): Promise<Encoder> {
     tokenizer = await loadTokenizer(tokenizerDir, readFromStorage);
   } catch (e) {
     throw new Error(
-      `cannot load the tokenizer in ${tokenizerDir}: ${(e as Error).message}. Pass --tokenizer the directory holding tokenizer.json.`,
+      `cannot load the tokenizer in ${tokenizerDir}: ${(e as Error).message}. Pass the directory holding tokenizer.json as the tokenizer.`,
     );
   }
   const encodeBatchFlat = async (texts: string[]): Promise<EncodedTexts> => {

@@ -22,7 +22,7 @@ export function nextTokenTargets(inputIds: k.Array, attentionMask: k.Array): Nex
   if (inputIds.ndim !== 2 || length < 2)
     throw new Error(
       `next-token targets need token rows [rows, length] of at least 2 tokens, got ${JSON.stringify(inputIds.shape)}: ` +
-        `prepare the data with --max-length 2 or more`,
+        `prepare the data with a maxLength of 2 or more`,
     );
   const next = k.sliceAxis(inputIds, 1, 1, length);
   const real = attentionMask.notEqual(0);

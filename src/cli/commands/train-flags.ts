@@ -1,0 +1,225 @@
+// `kiln train`'s flags: one table (parsing, --help, checks), read by commands/train.ts.
+import { flagTable } from "../flags.js";
+import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
+import { modelTypes, presetNames, POSITION_INITS } from "../../models/index.js";
+import type { StrategyName } from "../../distribute/strategy.js";
+import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
+
+const STRATEGIES: readonly StrategyName[] = ["auto", "one-device", "data-parallel"];
+
+const FAMILIES = `${modelTypes("mlm").join("/")}, or ${modelTypes("causal-lm").join("/")}`;
+
+const MODEL = "Model and data:";
+const TRAINING = "Training:";
+const DEVICES = "Devices and precision:";
+const OUTPUT = "Output:";
+
+export const TRAIN_FLAGS = flagTable({
+  command: "train",
+  usage:
+    `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
+    `(--preset NAME | --model-config FILE | --init-from DIR) [flags]`,
+  about: `Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
+\`kiln data prepare\` (the same shards for both tasks):
+  --task mlm        (default) a masked LM (RoBERTa/BERT). Masking (15% of tokens: 80% [MASK], 10% random,
+                    10% kept) runs inside the compiled training step and is redrawn every epoch.
+  --task causal-lm  a causal LM (Llama/GPT-2): next-token cross-entropy, the shift done inside the compiled
+                    step, padding never a target; evaluation logs eval_perplexity (exp of eval_loss).`,
+  flags: {
+    task: { ...TASK_FLAG, group: MODEL },
+    preset: {
+      type: "string",
+      value: "NAME",
+      group: MODEL,
+      help:
+        `mlm: ${presetNames("mlm").join(" | ")}\ncausal-lm: ${presetNames("causal-lm").join(" | ")}\n` +
+        "(vocabulary and special ids from the tokenizer)",
+    },
+    "model-config": { type: "string", value: "FILE", group: MODEL, help: `a Hugging Face config.json instead of a preset (${FAMILIES})` },
+    "init-from": {
+      type: "string",
+      value: "DIR",
+      group: MODEL,
+      help:
+        "fine-tune a pretrained model: a directory from `kiln train` or transformers'\n" +
+        "save_pretrained (config.json, model.safetensors); the optimizer starts fresh,\n" +
+        "a missing masked-LM head is initialized; --tokenizer must be the model's own",
+    },
+    "position-init": {
+      type: "enum",
+      values: POSITION_INITS,
+      default: "normal",
+      group: MODEL,
+      help:
+        "mlm from scratch: normal (default, as transformers) | sinusoidal (the position table\n" +
+        "starts from sinusoids at the initializer's scale) | local-attention (sinusoids, and the\n" +
+        "first layer's heads start attending to the tokens 1, 2, … to either side); the\n" +
+        "parameters and checkpoint are the same",
+    },
+    tokenizer: {
+      type: "string",
+      value: "DIR",
+      required: true,
+      option: "tokenizerDir",
+      group: MODEL,
+      help: "tokenizer directory (tokenizer.json)",
+    },
+    "train-data": {
+      type: "list",
+      value: "PATH",
+      required: true,
+      group: MODEL,
+      help: "directory, glob or file of *.tfrecord shards, local or gs://",
+    },
+    "eval-data": { type: "list", value: "PATH", group: MODEL, help: "evaluation shards (optional)" },
+    "max-length": {
+      type: "int",
+      min: 1,
+      group: MODEL,
+      help: "tokens per record; must match the shards (default: the data's prepare.json, or\nthe shards' first record)",
+    },
+    "per-replica-batch-size": { type: "int", min: 1, default: 8, group: TRAINING, help: "examples per step" },
+    epochs: { type: "int", min: 1, default: 1, group: TRAINING, help: "passes over the training data" },
+    "max-steps": { type: "int", min: 1, group: TRAINING, help: "stop after N optimizer steps (overrides --epochs)" },
+    "learning-rate": { type: "number", default: 1e-4, group: TRAINING, help: "peak learning rate", check: atLeastZero },
+    optimizer: {
+      type: "enum",
+      values: OPTIMIZER_NAMES,
+      default: "adamw",
+      group: TRAINING,
+      help:
+        "adamw (default) | adafactor (transformers' Adafactor at the scheduled rate: factored\n" +
+        "second moments, no parameter scaling) | lion (optax's: sign updates; a 3-10x smaller\n" +
+        "rate than AdamW's); --resume continues with the run's own",
+    },
+    "weight-decay": {
+      type: "number",
+      default: 1e-3,
+      group: TRAINING,
+      help: "decoupled weight decay, not on LayerNorm or biases",
+      check: atLeastZero,
+    },
+    warmup: { type: "int", min: 0, group: TRAINING, help: "warmup steps (default: a twentieth of the total), then linear decay to 0" },
+    "mlm-probability": {
+      type: "number",
+      default: 0.15,
+      group: TRAINING,
+      help: "mlm: share of tokens selected for prediction",
+      check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
+    },
+    "shuffle-buffer-size": { type: "int", min: 1, default: 2 ** 18, group: TRAINING, help: "records in the shuffle buffer" },
+    "gradient-accumulation": { type: "int", min: 1, default: 1, group: TRAINING, help: "micro-batches per optimizer step" },
+    "steps-per-execution": {
+      type: "int",
+      min: 1,
+      default: 1,
+      group: TRAINING,
+      help: "optimizer steps per compiled call, one host round trip each",
+    },
+    "clip-norm": {
+      type: "number",
+      group: TRAINING,
+      help: "clip gradients to this global norm, > 0 (default: no clipping)",
+      check: (n) => (n > 0 ? undefined : "must be > 0 (a negative norm would turn training into gradient ascent)"),
+    },
+    "on-nan": {
+      type: "enum",
+      values: ["stop", "skip"],
+      default: "stop",
+      option: "onNonFinite",
+      group: TRAINING,
+      help:
+        "a step whose loss or gradients are NaN/Inf: stop the run (default; nothing from\n" +
+        "the diverged state is saved) or skip that update (stopping after 10 in a row)",
+    },
+    seed: { type: "int", min: 0, default: 42, group: TRAINING, help: "seed of init, shuffling, masking and dropout" },
+    accelerator: {
+      type: "enum",
+      values: ACCELERATORS,
+      default: "auto",
+      group: DEVICES,
+      help: "cpu | gpu | tpu | auto (default auto: a GPU/TPU when a PJRT plugin is found, else the CPU)",
+    },
+    devices: { type: "int", min: 1, group: DEVICES, help: "replicas for data parallelism (default 1; on the CPU, N virtual devices)" },
+    strategy: { type: "enum", values: STRATEGIES, default: "auto", group: DEVICES, help: "auto | one-device | data-parallel" },
+    precision: {
+      ...PRECISION_FLAG,
+      group: DEVICES,
+      help: "32 | bf16-mixed | bf16-true | 16-mixed (default 32; bf16/f16 are emulated on the CPU)",
+    },
+    executor: {
+      ...EXECUTOR_FLAG,
+      group: DEVICES,
+      help:
+        "ort | xla: who runs the CPU (default ort, ONNX Runtime; xla: XLA's CPU plugin with\n" +
+        "--devices N devices); GPUs and TPUs always run on XLA",
+    },
+    "pjrt-plugin": {
+      ...PJRT_PLUGIN_FLAG,
+      group: DEVICES,
+      help: "a PJRT plugin (.so) for --accelerator gpu/tpu, or XLA's CPU plugin for --executor xla\n(or env KILN_PJRT_PLUGIN)",
+    },
+    verbose: { ...VERBOSE_FLAG, group: DEVICES },
+    "output-dir": {
+      type: "string",
+      value: "DIR",
+      required: true,
+      group: OUTPUT,
+      help:
+        "checkpoints, final model, metrics.jsonl, runs/ (TensorBoard), loss_curve.html;\n" +
+        "a gs://bucket/prefix trains in a local staging directory and pushes as --push-to does",
+    },
+    "push-to": {
+      type: "string",
+      value: "gs://BUCKET/PATH",
+      group: OUTPUT,
+      help:
+        "upload each checkpoint there in the background (skipped while an upload runs)\n" +
+        "and the final model and last checkpoint at the end, before the command exits",
+    },
+    "eval-every": { type: "int", min: 0, group: OUTPUT, help: "evaluate every N steps (default: each epoch and at the end)" },
+    "early-stopping-patience": {
+      type: "int",
+      min: 1,
+      group: OUTPUT,
+      help:
+        "stop when eval_loss has not improved for N evaluations in a row (needs\n" +
+        "--eval-data; the model is saved as at the end of a full run)",
+    },
+    "early-stopping-min-delta": {
+      type: "number",
+      group: OUTPUT,
+      help: "the least decrease of eval_loss that counts as an improvement (default 0)",
+      check: atLeastZero,
+    },
+    "log-lr": { type: "bool", group: OUTPUT, help: 'log the learning rate ("lr") every --log-every steps (metrics.jsonl, TensorBoard)' },
+    "log-every": { type: "int", min: 1, default: 10, group: OUTPUT, help: "log metrics every N steps" },
+    "checkpoint-every": { type: "int", min: 0, group: OUTPUT, help: "checkpoint every N steps (default: at the end)" },
+    "keep-checkpoints": { type: "int", min: 1, default: 3, group: OUTPUT, help: "checkpoints to keep" },
+    resume: {
+      type: "bool",
+      group: OUTPUT,
+      help: "continue from the newest checkpoint in --output-dir, past damaged ones (for gs://,\ndownloaded first)",
+    },
+    overwrite: {
+      type: "bool",
+      group: OUTPUT,
+      help:
+        "replace the run in a non-empty --output-dir (removes its model, checkpoints\n" +
+        "and logs); without it, or --resume, a non-empty --output-dir is refused",
+    },
+    "skip-bad-records": {
+      type: "bool",
+      group: OUTPUT,
+      help:
+        "skip records whose framing or checksums are damaged (counted, and listed\n" +
+        "by file at the end) instead of stopping at the first one",
+    },
+    quiet: { type: "bool", group: OUTPUT, help: "no progress bar" },
+  },
+});
+
+/** The check of a flag that must not be negative. */
+function atLeastZero(x: number): string | undefined {
+  return x >= 0 ? undefined : "must be ≥ 0";
+}
