@@ -105,6 +105,7 @@ test("a new project installs the packed package as README says, runs README's pr
   assert.ok(existsSync(ortLib), `onnxruntime-node has its CPU library for ${process.platform}-${process.arch}`);
   assert.ok(!readdirSync(ortLib).some((f) => f.includes("cuda")), "onnxruntime-node's install script did not download CUDA binaries");
   console.log(`node_modules: ${sh("du -sm node_modules", project, env).stdout.split("\t")[0]} MB`);
+  assert.match(sh("npx kiln --help", project, env).stdout, /Usage: kiln <command>/, "the package installs the kiln command");
 
   // README's two programs, as written, with the commands that README gives to run them.
   for (const heading of ["A masked language model in TypeScript", "A causal language model in TypeScript"]) {
