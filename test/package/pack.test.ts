@@ -8,7 +8,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
@@ -52,6 +52,7 @@ test("a new project installs the packed package as README says, runs README's pr
   assert.equal(pkg.repository?.url?.startsWith("git+https://"), true, "package.json names its repository");
 
   const dir = mkdtempSync(join(tmpdir(), "kiln-pack-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true })); // the project's node_modules is some 370 MB
   const home = join(dir, "home");
   mkdirSync(home);
   const env = userEnv(home);
