@@ -19,8 +19,8 @@ import {
   saveTokenizer,
   trainUnigram,
   type FillMaskResult,
-} from "kiln";
-import { writeSotuCorpus } from "kiln/data";
+} from "@kiln-ml/kiln";
+import { writeSotuCorpus } from "@kiln-ml/kiln/data";
 
 const out = process.argv[3] ?? join("runs", "examples", "pipeline");
 const steps = Number(process.env.KILN_EXAMPLE_STEPS ?? 300);

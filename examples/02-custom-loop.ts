@@ -8,11 +8,20 @@
 // (virtual CPU devices; on a machine with GPUs, `accelerator: "gpu"`). KILN_EXAMPLE_STEPS=N (default 100);
 // KILN_EXAMPLE_SIZE=tiny for the mlm-tiny model.
 import { join } from "node:path";
-import * as k from "kiln";
-import { AdamW, DataParallel, RobertaForMaskedLM, allReduceMean, linearWarmupDecay, loadTokenizer, openDataset, selectDevices } from "kiln";
-import { maskTokensTraced } from "kiln/data";
-import { maskedLmLoss, type Params } from "kiln/models";
-import type { AdamWState } from "kiln/optim";
+import * as k from "@kiln-ml/kiln/core";
+import {
+  AdamW,
+  DataParallel,
+  RobertaForMaskedLM,
+  allReduceMean,
+  linearWarmupDecay,
+  loadTokenizer,
+  openDataset,
+  selectDevices,
+} from "@kiln-ml/kiln";
+import { maskTokensTraced } from "@kiln-ml/kiln/data";
+import { maskedLmLoss, type Params } from "@kiln-ml/kiln/models";
+import type { AdamWState } from "@kiln-ml/kiln/optim";
 
 const pipeline = join("runs", "examples", "pipeline");
 const tokenizerDir = process.argv[2] ?? join(pipeline, "tokenizer");

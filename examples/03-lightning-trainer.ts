@@ -7,8 +7,8 @@
 // runs/examples/lightning. KILN_EXAMPLE_ACCELERATOR=cpu|gpu|tpu|auto (default auto: a GPU/TPU when a
 // PJRT plugin is found, else the CPU), KILN_EXAMPLE_STEPS=N (default 100), KILN_EXAMPLE_SIZE=tiny.
 import { join } from "node:path";
-import { Trainer, RobertaForMaskedLM, loadTokenizer, openDataset, type Accelerator } from "kiln";
-import { LearningRateMonitor } from "kiln/train";
+import { Trainer, RobertaForMaskedLM, loadTokenizer, openDataset, type Accelerator } from "@kiln-ml/kiln";
+import { LearningRateMonitor } from "@kiln-ml/kiln/train";
 
 const pipeline = join("runs", "examples", "pipeline");
 const tokenizerDir = process.argv[2] ?? join(pipeline, "tokenizer");

@@ -8,8 +8,8 @@
 // MODEL_DIR needs a tokenizer.json Kiln reads (a Unigram one, e.g. from `kiln tokenizer train` or
 // example 01). Output under OUT_DIR (default runs/examples/fine-tune). KILN_EXAMPLE_STEPS=N (default 100).
 import { join } from "node:path";
-import { FillMaskPipeline, Trainer, loadModel, loadTokenizer, openDataset, prepareDataset, type FillMaskResult } from "kiln";
-import { maxSequenceLength } from "kiln/models";
+import { FillMaskPipeline, Trainer, loadModel, loadTokenizer, openDataset, prepareDataset, type FillMaskResult } from "@kiln-ml/kiln";
+import { maxSequenceLength } from "@kiln-ml/kiln/models";
 
 const [modelDir, corpus] = process.argv.slice(2);
 if (!modelDir || !corpus) throw new Error("usage: node dist/examples/04-fine-tune.js MODEL_DIR CORPUS.txt [OUT_DIR]");

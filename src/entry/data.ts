@@ -1,2 +1,32 @@
-// The package's "kiln/data" entry: src/data's public API (it needs no executor).
-export * from "../data/index.js";
+// The package's "@kiln-ml/kiln/data" entry: src/data's public API, named one by one (the layer's
+// internals stay out). It needs no executor.
+
+export {
+  openDataset,
+  TFRecordDataset,
+  DatasetIterator,
+  prepareDataset,
+  TFRecordWriter,
+  RecordReader,
+  readRecords,
+  writeRecords,
+  countRecords,
+  encodeExample,
+  decodeExample,
+  storageFor,
+  maskTokens,
+  maskTokensTraced,
+  checkShards,
+  readManifest,
+  writeSotuCorpus,
+  TFRecordError,
+  type DatasetOptions,
+  type DatasetState,
+  type BatchInfo,
+  type PrepareOptions,
+  type TokenBatch,
+  type MaskedBatch,
+  type Feature,
+  type Storage,
+  type TracedMaskOptions,
+} from "../data/index.js";

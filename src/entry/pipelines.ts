@@ -1,4 +1,27 @@
-// The package's "kiln/pipelines" entry: src/pipelines's public API, with the CPU and reference executors registered.
+// The package's "@kiln-ml/kiln/pipelines" entry: src/pipelines's public API, named one by one (the layer's
+// internals stay out), with the CPU and reference executors registered.
 import "../executors.js";
 
-export * from "../pipelines/index.js";
+export {
+  pipeline,
+  PIPELINE_TASKS,
+  FillMaskPipeline,
+  TextGenerationPipeline,
+  Generator,
+  GenerateInputError,
+  warpLogits,
+  type PipelineTask,
+  type PipelineOptions,
+  type FillMask,
+  type TextGenerator,
+  type FillMaskResult,
+  type FillMaskOptions,
+  type FillMaskTokenizer,
+  type TextGeneration,
+  type TextGenerationOptions,
+  type TokenEvent,
+  type GenerateOptions,
+  type GeneratorOptions,
+  type TokenGeneration,
+  type SamplingOptions,
+} from "../pipelines/index.js";

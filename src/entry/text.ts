@@ -1,2 +1,16 @@
-// The package's "kiln/text" entry: src/text's public API (it needs no executor).
-export * from "../text/index.js";
+// The package's "@kiln-ml/kiln/text" entry: src/text's public API, named one by one (the layer's
+// internals stay out). It needs no executor.
+
+export {
+  trainUnigram,
+  loadTokenizer,
+  saveTokenizer,
+  UnigramTokenizer,
+  readTextLines,
+  vocabularyDifference,
+  type Tokenizer,
+  type UnigramTrainOptions,
+  type EncodeOptions,
+  type DecodeOptions,
+  type SaveTokenizerOptions,
+} from "../text/index.js";

@@ -1,4 +1,36 @@
-// The package's "kiln/train" entry: src/train's public API, with the CPU and reference executors registered.
+// The package's "@kiln-ml/kiln/train" entry: src/train's public API, named one by one (the layer's
+// internals stay out), with the CPU and reference executors registered.
 import "../executors.js";
 
-export * from "../train/index.js";
+export {
+  Trainer,
+  ModelCheckpoint,
+  EarlyStopping,
+  LearningRateMonitor,
+  JsonLinesLogger,
+  TensorBoardLogger,
+  saveCheckpoint,
+  loadCheckpoint,
+  loadNewestCheckpoint,
+  listCheckpoints,
+  makeTrainStep,
+  makeEvalStep,
+  makeMultiStep,
+  maskedLmObjective,
+  causalLmObjective,
+  nextTokenTargets,
+  nextTokenLoss,
+  TrainingDivergedError,
+  OutputDirInUseError,
+  type TrainerOptions,
+  type OptimizerSettings,
+  type FitArgs,
+  type FitResult,
+  type Callback,
+  type TrainerView,
+  type Metrics,
+  type MetricsLogger,
+  type TrainStepOptions,
+  type TrainingObjective,
+  type TrainingTask,
+} from "../train/index.js";

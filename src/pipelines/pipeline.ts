@@ -1,0 +1,68 @@
+// pipeline(task, dir): a model directory as one async function, in the shape of transformers.js'
+// `pipeline` (`const fillMask = await pipeline("fill-mask", dir); await fillMask(text)`). The classes
+// underneath (FillMaskPipeline, TextGenerationPipeline) stay reachable as `.pipeline`.
+import { join } from "node:path";
+import { OptionError } from "../core/option-error.js";
+import { loadModel } from "../models/pretrained.js";
+import { loadTokenizer } from "../text/index.js";
+import { FillMaskPipeline, type FillMaskOptions, type FillMaskResult } from "./fill-mask.js";
+import { TextGenerationPipeline, type TextGeneration, type TextGenerationOptions } from "./text-generation.js";
+import type { GeneratorOptions } from "./generation/generator.js";
+
+/** The tasks `pipeline` builds, named as in transformers. */
+export const PIPELINE_TASKS = ["fill-mask", "text-generation"] as const;
+export type PipelineTask = (typeof PIPELINE_TASKS)[number];
+
+/** `await fillMask(text)`: the top guesses for the text's [MASK] (one list per mask when it has several). */
+export type FillMask = ((text: string, opts?: FillMaskOptions) => Promise<FillMaskResult[] | FillMaskResult[][]>) & {
+  readonly task: "fill-mask";
+  readonly pipeline: FillMaskPipeline;
+};
+
+/** `await generate(prompt)`: each prompt's continuation, with its token ids and how it finished. */
+export type TextGenerator = ((prompts: string | readonly string[], opts?: TextGenerationOptions) => Promise<TextGeneration>) & {
+  readonly task: "text-generation";
+  readonly pipeline: TextGenerationPipeline;
+};
+
+export interface PipelineOptions {
+  /** Where tokenizer.json is, when it is not beside the model (default: the model directory). */
+  tokenizerDir?: string;
+}
+
+/**
+ * Loads the model and tokenizer in `dir` (a directory `kiln train` or `Trainer.fit` wrote, or
+ * transformers' `save_pretrained` with a Kiln tokenizer beside it) for `task`, and returns it as a
+ * function. Text generation also takes the Generator's options (e.g. `decodeLoop`).
+ */
+export async function pipeline(task: "fill-mask", dir: string, opts?: PipelineOptions): Promise<FillMask>;
+export async function pipeline(task: "text-generation", dir: string, opts?: PipelineOptions & GeneratorOptions): Promise<TextGenerator>;
+export async function pipeline(
+  task: PipelineTask,
+  dir: string,
+  opts: PipelineOptions & GeneratorOptions = {},
+): Promise<FillMask | TextGenerator> {
+  if (task === "fill-mask") {
+    const tokenizerDir = opts.tokenizerDir ?? dir;
+    const [{ model, params }, tokenizer] = await Promise.all([loadModel(dir, { task: "mlm" }), loadTokenizer(tokenizerDir)]);
+    const pipe = new FillMaskPipeline(model, params, tokenizer, {
+      model: join(dir, "config.json"),
+      tokenizer: join(tokenizerDir, "tokenizer.json"),
+    });
+    return Object.assign((text: string, o?: FillMaskOptions) => pipe.call(text, o), { task, pipeline: pipe } as const);
+  }
+  if (task === "text-generation") {
+    const pipe = await TextGenerationPipeline.fromPretrained(dir, opts);
+    return Object.assign((prompts: string | readonly string[], o?: TextGenerationOptions) => pipe.generate(prompts, o), {
+      task,
+      pipeline: pipe,
+    } as const);
+  }
+  throw new OptionError({
+    option: "task",
+    value: task,
+    why: `is not a task Kiln has a pipeline for`,
+    fix: `Use one of ${PIPELINE_TASKS.map((t) => `"${t}"`).join(", ")}`,
+    where: "pipeline",
+  });
+}
