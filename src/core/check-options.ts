@@ -28,6 +28,8 @@ export interface OptionRules {
   /** Options that take one of a few values. */
   choices?: Readonly<Record<string, readonly unknown[]>>;
   conflicts?: readonly OptionConflict[];
+  /** The name of the object the options sit in, for nested ones: "optimizer" reports "optimizer.learningRate". */
+  prefix?: string;
 }
 
 /** Edit distance (insertions, deletions, substitutions), for suggesting the name that was meant. */
@@ -58,6 +60,8 @@ export function nearestName(name: string, known: readonly string[]): string | un
 /** "did you mean maxNewTokens? The options are …" for a name that is not one of `known`. */
 export function unknownNameFix(name: string, known: readonly string[], kind = "options"): string {
   const near = nearestName(name, known);
+  // A long list adds little beside a near match; without one, it is the only help.
+  if (near && known.length > 12) return `Did you mean ${near}?`;
   return (near ? `Did you mean ${near}? ` : "") + `The ${kind} are ${known.join(", ")}`;
 }
 
@@ -82,10 +86,11 @@ function numberFix(option: string, value: unknown, example: string): string {
  */
 export function checkOptions(where: string, given: unknown, known: readonly string[], rules: OptionRules = {}): void {
   if (given === undefined) return;
+  const dotted = (name: string) => (rules.prefix ? `${rules.prefix}.${name}` : name);
   if (!isPlainObject(given))
     throw new OptionError({
       where,
-      option: "options",
+      option: rules.prefix ?? "options",
       value: given,
       why: "is not an options object",
       fix: `Pass an object of named settings, e.g. { ${known[0] ?? "name"}: … }`,
@@ -94,7 +99,7 @@ export function checkOptions(where: string, given: unknown, known: readonly stri
     if (!known.includes(name))
       throw new OptionError({
         where,
-        option: name,
+        option: dotted(name),
         value: given[name],
         why: `is not an option of ${where}`,
         fix: unknownNameFix(name, known),
@@ -114,27 +119,33 @@ export function checkOptions(where: string, given: unknown, known: readonly stri
     if (typeof v !== "number" || !Number.isSafeInteger(v))
       throw new OptionError({
         where,
-        option: name,
+        option: dotted(name),
         value: v,
         why: `must be ${kind}`,
-        fix: numberFix(name, v, positive.has(name) ? "1" : "0"),
+        fix: numberFix(dotted(name), v, positive.has(name) ? "1" : "0"),
       });
     const bad = range(name, v);
-    if (bad) throw new OptionError({ where, option: name, value: v, why: `must be ${kind}` });
+    if (bad) throw new OptionError({ where, option: dotted(name), value: v, why: `must be ${kind}` });
   }
   for (const name of rules.numbers ?? []) {
     if (!has(name)) continue;
     const v = given[name];
     if (typeof v !== "number" || !Number.isFinite(v))
-      throw new OptionError({ where, option: name, value: v, why: "must be a finite number", fix: numberFix(name, v, "0.5") });
+      throw new OptionError({
+        where,
+        option: dotted(name),
+        value: v,
+        why: "must be a finite number",
+        fix: numberFix(dotted(name), v, "0.5"),
+      });
     const bad = range(name, v);
-    if (bad) throw new OptionError({ where, option: name, value: v, why: bad });
+    if (bad) throw new OptionError({ where, option: dotted(name), value: v, why: bad });
   }
   for (const name of rules.booleans ?? []) {
     if (has(name) && typeof given[name] !== "boolean")
       throw new OptionError({
         where,
-        option: name,
+        option: dotted(name),
         value: given[name],
         why: "must be true or false",
         fix: `Pass ${name}: true or ${name}: false`,
@@ -142,13 +153,13 @@ export function checkOptions(where: string, given: unknown, known: readonly stri
   }
   for (const name of rules.strings ?? []) {
     if (has(name) && typeof given[name] !== "string")
-      throw new OptionError({ where, option: name, value: given[name], why: "must be a string" });
+      throw new OptionError({ where, option: dotted(name), value: given[name], why: "must be a string" });
   }
   for (const [name, choices] of Object.entries(rules.choices ?? {})) {
     if (has(name) && !choices.includes(given[name]))
       throw new OptionError({
         where,
-        option: name,
+        option: dotted(name),
         value: given[name],
         why: `is not one of ${choices.map((c) => JSON.stringify(c)).join(", ")}`,
         ...(typeof given[name] === "string" ? { fix: unknownNameFix(given[name] as string, choices.map(String), "choices") } : {}),
@@ -159,9 +170,9 @@ export function checkOptions(where: string, given: unknown, known: readonly stri
     if (has(a) && has(b) && (c.when?.(given) ?? true))
       throw new OptionError({
         where,
-        option: b,
+        option: dotted(b),
         value: given[b],
-        why: `conflicts with ${a} = ${JSON.stringify(given[a])}`,
+        why: `conflicts with ${dotted(a)} = ${JSON.stringify(given[a])}`,
         fix: c.fix,
       });
   }

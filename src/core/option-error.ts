@@ -24,6 +24,12 @@ export function describeValue(value: unknown): string {
     Array.isArray((value as { shape?: unknown }).shape)
   )
     return `an array ${(value as { dtype: string }).dtype}[${(value as { shape: number[] }).shape.join(",")}]`;
+  // An instance of a class is named by its class ("a TFRecordDataset"), a plain object by its keys.
+  const proto: unknown = typeof value === "object" ? Object.getPrototypeOf(value) : null;
+  if (proto !== null && proto !== Object.prototype) {
+    const name = (value as object).constructor?.name ?? "object";
+    return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+  }
   if (typeof value === "object") return `an object (${Object.keys(value).slice(0, 4).join(", ") || "no keys"})`;
   if (typeof value === "function") return "a function";
   return String(value);

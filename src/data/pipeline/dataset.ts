@@ -179,6 +179,11 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
     return checkShards(this.files, { ...(compression ? { compression } : {}), ignoreErrors, ...(onSkip ? { onSkip } : {}), ...options });
   }
 
+  /** Tokens per record (the input_ids and attention_mask length every batch has). */
+  get maxLength(): number {
+    return this.setup.stream.maxLength;
+  }
+
   /** Examples per batch. */
   get batchSize(): number {
     return this.setup.stream.batchSize;
