@@ -4,7 +4,14 @@
 import type * as k from "../core/index.js";
 import type { Gpt2Config } from "./gpt2/config.js";
 import type { LlamaConfig } from "./llama/config.js";
-import { findModelSpec, presetConfig, type CausalConfig, type CausalModelType } from "./registry.js";
+import {
+  findModelSpec,
+  presetConfig,
+  type CausalConfig,
+  type CausalModelType,
+  type FamilyPresetName,
+  type RuntimeString,
+} from "./registry.js";
 import type { PresetTokenizerIds } from "./spec.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
 import type { Params } from "./language-model.js";
@@ -49,7 +56,7 @@ async function pretrainedAs<M extends CausalLanguageModel>(
 }
 
 function presetOf(name: string, type: CausalModelType, tokenizer: PresetTokenizerIds, maxLength?: number): CausalConfig {
-  const c = presetConfig(name, tokenizer, maxLength);
+  const c = presetConfig(name as string, tokenizer, maxLength);
   if (c.model_type !== type) throw new Error(`preset "${name}" is a ${c.model_type} model, not ${type}`);
   return c as CausalConfig;
 }
@@ -61,7 +68,11 @@ export class LlamaForCausalLM extends ForCausalLM {
     super(config, "llama");
   }
   /** A preset's architecture ("llama-tiny", "llama-small", "smollm-135m") sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): LlamaForCausalLM {
+  static fromPreset<S extends string>(
+    name: S & (FamilyPresetName<"llama"> | RuntimeString<S>),
+    tokenizer: PresetTokenizerIds,
+    maxLength?: number,
+  ): LlamaForCausalLM {
     return new LlamaForCausalLM(presetOf(name, "llama", tokenizer, maxLength) as LlamaConfig);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
@@ -77,7 +88,11 @@ export class GPT2LMHeadModel extends ForCausalLM {
     super(config, "gpt2");
   }
   /** A preset's architecture ("gpt2-tiny", "gpt2-small", "gpt2-124m") sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): GPT2LMHeadModel {
+  static fromPreset<S extends string>(
+    name: S & (FamilyPresetName<"gpt2"> | RuntimeString<S>),
+    tokenizer: PresetTokenizerIds,
+    maxLength?: number,
+  ): GPT2LMHeadModel {
     return new GPT2LMHeadModel(presetOf(name, "gpt2", tokenizer, maxLength) as Gpt2Config);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */

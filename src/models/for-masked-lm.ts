@@ -3,7 +3,7 @@
 // Each is the MaskedLanguageModel that createMaskedLM builds for its model_type, as a class.
 import type * as k from "../core/index.js";
 import type { MlmConfig, ModelType } from "./config.js";
-import { presetConfig } from "./registry.js";
+import { presetConfig, type FamilyPresetName, type RuntimeString } from "./registry.js";
 import type { PresetTokenizerIds } from "./spec.js";
 import type { MaskedLanguageModel, Params, ForwardOptions } from "./masked-lm.js";
 import { createMaskedLM } from "./create.js";
@@ -39,8 +39,12 @@ export class RobertaForMaskedLM extends ForMaskedLM {
     super(config, "roberta", "RobertaForMaskedLM");
   }
   /** A preset's architecture ("mlm-small", "roberta-base", …) sized to the tokenizer's vocabulary and ids. */
-  static fromPreset(name: string, tokenizer: PresetTokenizerIds, maxLength?: number): RobertaForMaskedLM {
-    return new RobertaForMaskedLM(presetConfig(name, tokenizer, maxLength) as MlmConfig);
+  static fromPreset<S extends string>(
+    name: S & (FamilyPresetName<"roberta"> | RuntimeString<S>),
+    tokenizer: PresetTokenizerIds,
+    maxLength?: number,
+  ): RobertaForMaskedLM {
+    return new RobertaForMaskedLM(presetConfig(name as string, tokenizer, maxLength) as MlmConfig);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
   static fromPretrained(dir: string, opts: LoadModelOptions = {}): Promise<PretrainedModel & { model: RobertaForMaskedLM }> {
