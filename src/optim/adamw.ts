@@ -1,7 +1,7 @@
 // AdamW with decoupled weight decay (Loshchilov & Hutter), as one pure update over parameter trees that
 // runs inside the compiled training step. Weight decay skips LayerNorm weights and biases.
 import * as k from "../core/index.js";
-import { asSchedule, type Optimizer, type OptimizerState } from "./optimizer.js";
+import { asSchedule, type Optimizer, type OptimizerState, type OptimizerUpdate } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
 export interface AdamWOptions {
@@ -53,7 +53,7 @@ export class AdamW implements Optimizer<AdamWState> {
   }
 
   /** One update; grads and params are trees of the same structure. Returns the rate used too. */
-  update(grads: unknown, state: AdamWState, params: unknown): { params: any; state: AdamWState; lr: k.Array } {
+  update<P>(grads: P, state: AdamWState, params: P): OptimizerUpdate<AdamWState, P> {
     const { beta1: b1, beta2: b2, eps, weightDecay } = this;
     const lr = this.lr(state.step);
     const t = state.step.add(1);

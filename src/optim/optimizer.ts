@@ -12,8 +12,9 @@ export interface OptimizerState {
 }
 
 /** One update: the new parameters (in their own dtype), the new state, and the learning rate used (for logs). */
-export interface OptimizerUpdate<S extends OptimizerState = OptimizerState> {
-  params: any;
+export interface OptimizerUpdate<S extends OptimizerState = OptimizerState, P = any> {
+  /** The updated parameters: the same tree type as the parameters given. */
+  params: P;
   state: S;
   lr: k.Array;
 }
@@ -23,8 +24,8 @@ export interface Optimizer<S extends OptimizerState = OptimizerState> {
   readonly name: string;
   /** The state before the first update, for parameters of this tree's shapes. */
   init(params: unknown): S;
-  /** One update; grads and params are trees of the same structure. */
-  update(grads: unknown, state: S, params: unknown): OptimizerUpdate<S>;
+  /** One update; grads and params are trees of the same structure, and the new params have their type. */
+  update<P>(grads: P, state: S, params: P): OptimizerUpdate<S, P>;
 }
 
 /**
@@ -32,13 +33,13 @@ export interface Optimizer<S extends OptimizerState = OptimizerState> {
  * where `keep` is false (a loss-scaled step that overflowed, or a non-finite step that is skipped), the
  * parameters and optimizer state stay exactly as they were.
  */
-export function applyOptimizer<S extends OptimizerState>(
+export function applyOptimizer<S extends OptimizerState, P>(
   optimizer: Optimizer<S>,
-  grads: unknown,
-  params: any,
+  grads: P,
+  params: P,
   opt: S,
   keep?: k.Array,
-): { params: any; opt: S; lr: k.Array } {
+): { params: P; opt: S; lr: k.Array } {
   const upd = optimizer.update(grads, opt, params);
   if (!keep) return { params: upd.params, opt: upd.state, lr: upd.lr };
   return { params: keepIfSkipped(keep, upd.params, params), opt: keepIfSkipped(keep, upd.state, opt), lr: upd.lr };
