@@ -1,7 +1,7 @@
 // Making arrays: from JS data, constants, ranges. Under a trace these are staged (a scalar constant
 // broadcast in the program), so they cost nothing at trace time whatever their size.
 import { Array, type ArrayOrScalar } from "../array.js";
-import type { DType, HostArray } from "../dtype.js";
+import type { DType, DTypeOfHost, HostArray } from "../dtype.js";
 import { fromNumbers } from "../dtype.js";
 import type { Device } from "../executor.js";
 import type { Shape } from "../shape.js";
@@ -34,6 +34,9 @@ function inferShape(x: unknown): number[] {
  * than `dtype` is converted when `dtype` holds its values exactly (an Int32Array into f32), and refused
  * otherwise (1.5 into i32); a Uint16Array is read as bf16 or f16 bit patterns.
  */
+export function fromHost<H extends HostArray>(data: H, shape: readonly number[], dtype?: undefined, device?: Device): Array<DTypeOfHost<H>>;
+export function fromHost<D extends DType>(data: HostArray, shape: readonly number[], dtype: D, device?: Device): Array<D>;
+export function fromHost(data: HostArray, shape: readonly number[], dtype?: DType, device?: Device): Array;
 export function fromHost(data: HostArray, shape: readonly number[], dtype?: DType, device?: Device): Array {
   return fromHostAt("fromHost", data, shape, dtype, device);
 }
@@ -60,6 +63,9 @@ function fromHostAt(where: string, data: unknown, shape: unknown, dtype: unknown
  * An array from nested JS arrays, a flat list of numbers or a typed array.
  * `array([[1, 2], [3, 4]])` is f32[2,2]; `array(new Int32Array(6), { shape: [2, 3] })` is i32[2,3].
  */
+export function array<D extends DType>(values: unknown, opts: ArrayOptions & { dtype: D }): Array<D>;
+export function array<H extends HostArray>(values: H, opts?: Omit<ArrayOptions, "dtype">): Array<DTypeOfHost<H>>;
+export function array(values: unknown, opts?: ArrayOptions): Array;
 export function array(values: unknown, opts: ArrayOptions = {}): Array {
   checkOptions("array", opts, ["dtype", "shape", "device"]);
   if (opts.dtype !== undefined) checkDType("array", opts.dtype);
@@ -106,10 +112,14 @@ function literal(value: number | boolean, dtype: DType, weak: boolean): Array {
 }
 
 /** A 0-d array of the given dtype (default f32, or bool for booleans). */
+export function scalar(value: boolean): Array<"bool">;
+export function scalar(value: number): Array<"f32">;
+export function scalar<D extends DType>(value: number | boolean, dtype: D): Array<D>;
 export function scalar(value: number | boolean, dtype: DType = typeof value === "boolean" ? "bool" : "f32"): Array {
   return full([], value, dtype);
 }
 
+export function full<D extends DType = "f32">(shape: Shape, value: number | boolean, dtype?: D): Array<D>;
 export function full(shape: Shape, value: number | boolean, dtype: DType = "f32"): Array {
   return fullAt("full", shape, value, dtype);
 }
@@ -122,12 +132,14 @@ function fullAt(where: string, shape: unknown, value: unknown, dtype: unknown): 
   return bind("broadcast_in_dim", [literal(value, dtype, false)], { shape: [...shape], dims: [] });
 }
 
-export const zeros = (shape: Shape, dtype: DType = "f32") => fullAt("zeros", shape, 0, dtype);
-export const ones = (shape: Shape, dtype: DType = "f32") => fullAt("ones", shape, 1, dtype);
-export const zerosLike = (x: Array) => full(x.shape, 0, x.dtype);
-export const onesLike = (x: Array) => full(x.shape, 1, x.dtype);
+export const zeros = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> =>
+  fullAt("zeros", shape, 0, dtype) as Array<D>;
+export const ones = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> => fullAt("ones", shape, 1, dtype) as Array<D>;
+export const zerosLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 0, x.dtype);
+export const onesLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 1, x.dtype);
 
 /** Counts along `dim` of `shape` (StableHLO iota). */
+export function iota<D extends DType = "i32">(shape: Shape, dim?: number, dtype?: D): Array<D>;
 export function iota(shape: Shape, dim = 0, dtype: DType = "i32"): Array {
   checkShape("iota", shape);
   checkDType("iota", dtype);
@@ -135,6 +147,7 @@ export function iota(shape: Shape, dim = 0, dtype: DType = "i32"): Array {
 }
 
 /** 0, 1, …, n-1. */
+export function arange<D extends DType = "i32">(n: number, dtype?: D): Array<D>;
 export function arange(n: number, dtype: DType = "i32"): Array {
   checkInteger("arange", "n", n);
   checkDType("arange", dtype);
