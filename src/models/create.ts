@@ -17,14 +17,13 @@ export function createModel(config: ModelConfig, init: MaskedLMInit = {}): Langu
   // Every forward pass the user calls checks its arguments first (check-inputs.ts); the check runs at
   // trace time under jit, so a compiled step pays nothing for it.
   const hidden = model.hidden;
-  const positions = ["max_position_embeddings", "n_positions"].find((f) => typeof config[f] === "number");
+  const positions = spec.positionsField;
   const check: ForwardCheck = {
     where: `${spec.architecture}.hidden`,
     maxLength: spec.maxLength(config),
-    limitSource: positions
-      ? `config ${positions} ${config[positions]}` +
-        (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : "")
-      : "its config",
+    limitSource:
+      `config ${positions} ${String(config[positions])}` +
+      (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : ""),
     causal: spec.task === "causal-lm",
   };
   model.hidden = (params, inputIds, attentionMask, opts) => {

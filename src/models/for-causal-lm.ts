@@ -14,22 +14,23 @@ import {
 } from "./registry.js";
 import type { PresetTokenizerIds } from "./spec.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "./causal-lm.js";
-import type { Params } from "./language-model.js";
+import type { LlamaParams } from "./llama/model.js";
+import type { Gpt2Params } from "./gpt2/model.js";
 import { createCausalLM } from "./create.js";
 import { loadModel, type PretrainedCausalModel } from "./pretrained.js";
 
 const architecture = (type: CausalModelType) => findModelSpec(type)!.architecture;
 
-abstract class ForCausalLM implements CausalLanguageModel {
+abstract class ForCausalLM<P extends object> implements CausalLanguageModel<P> {
   declare readonly config: CausalConfig;
   declare readonly maxLength: number;
   declare readonly tiedWeights: Readonly<Record<string, string>>;
   declare readonly baseModelPrefix: string;
-  declare init: (key: k.Array) => Params;
-  declare hidden: (params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: CausalForwardOptions) => k.Array;
-  declare lmHead: (params: Params, hidden: k.Array) => k.Array;
+  declare init: (key: k.Array) => P;
+  declare hidden: (params: P, inputIds: k.Array, attentionMask: k.Array, opts?: CausalForwardOptions) => k.Array;
+  declare lmHead: (params: P, hidden: k.Array) => k.Array;
   declare initCache: (batch: number, capacity: number, dtype?: k.DType) => KvCache;
-  declare forwardCached: CausalLanguageModel["forwardCached"];
+  declare forwardCached: CausalLanguageModel<P>["forwardCached"];
 
   protected constructor(config: CausalConfig, type: CausalModelType) {
     if (config.model_type !== type)
@@ -40,19 +41,22 @@ abstract class ForCausalLM implements CausalLanguageModel {
   }
 }
 
-async function pretrainedAs<M extends CausalLanguageModel>(
+/** A loaded model as class M, with its parameters typed as M's (loadModel lays them out as M's init does). */
+type PretrainedAs<M> = PretrainedCausalModel & { model: M; params: M extends CausalLanguageModel<infer P> ? P : never };
+
+async function pretrainedAs<M extends CausalLanguageModel<any>>(
   dir: string,
   device: k.Device | undefined,
   type: CausalModelType,
   make: (c: CausalConfig) => M,
-): Promise<PretrainedCausalModel & { model: M }> {
+): Promise<PretrainedAs<M>> {
   const loaded = await loadModel(dir, { task: "causal-lm", ...(device ? { device } : {}) });
   if (loaded.model.config.model_type !== type)
     throw new Error(
       `${dir}/config.json: model_type "${loaded.model.config.model_type}" is not "${type}" ` +
         `(${architecture(type)}.fromPretrained); load it with loadModel`,
     );
-  return { ...loaded, model: make(loaded.model.config as CausalConfig) };
+  return { ...loaded, model: make(loaded.model.config as CausalConfig) } as PretrainedAs<M>;
 }
 
 function presetOf(name: string, type: CausalModelType, tokenizer: PresetTokenizerIds, maxLength?: number): CausalConfig {
@@ -62,7 +66,7 @@ function presetOf(name: string, type: CausalModelType, tokenizer: PresetTokenize
 }
 
 /** Llama with its language-model head (transformers' LlamaForCausalLM). */
-export class LlamaForCausalLM extends ForCausalLM {
+export class LlamaForCausalLM extends ForCausalLM<LlamaParams> {
   declare readonly config: LlamaConfig;
   constructor(config: LlamaConfig) {
     super(config, "llama");
@@ -76,13 +80,13 @@ export class LlamaForCausalLM extends ForCausalLM {
     return new LlamaForCausalLM(presetOf(name, "llama", tokenizer, maxLength) as LlamaConfig);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
-  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedCausalModel & { model: LlamaForCausalLM }> {
+  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedAs<LlamaForCausalLM>> {
     return pretrainedAs(dir, device, "llama", (c) => new LlamaForCausalLM(c as LlamaConfig));
   }
 }
 
 /** GPT-2 with its language-model head (transformers' GPT2LMHeadModel). */
-export class GPT2LMHeadModel extends ForCausalLM {
+export class GPT2LMHeadModel extends ForCausalLM<Gpt2Params> {
   declare readonly config: Gpt2Config;
   constructor(config: Gpt2Config) {
     super(config, "gpt2");
@@ -96,7 +100,7 @@ export class GPT2LMHeadModel extends ForCausalLM {
     return new GPT2LMHeadModel(presetOf(name, "gpt2", tokenizer, maxLength) as Gpt2Config);
   }
   /** A model directory (Kiln's or transformers' save_pretrained) with its weights. */
-  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedCausalModel & { model: GPT2LMHeadModel }> {
+  static fromPretrained(dir: string, device?: k.Device): Promise<PretrainedAs<GPT2LMHeadModel>> {
     return pretrainedAs(dir, device, "gpt2", (c) => new GPT2LMHeadModel(c as Gpt2Config));
   }
 }

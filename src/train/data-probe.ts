@@ -5,7 +5,8 @@ import { decodeExample } from "../data/example/example.js";
 import { resolveFiles } from "../data/pipeline/files.js";
 import { OptionError } from "../core/option-error.js";
 import type { LanguageModel } from "../models/language-model.js";
-import { maxLengthOf, type ModelConfig } from "../models/registry.js";
+import { maxLengthOf, modelSpec, type ModelConfig } from "../models/registry.js";
+import { positionsNeeded, type ModelType } from "../models/config.js";
 
 /** The input_ids length of the first record of the first file a spec names. */
 export async function probeRecordLength(spec: string | string[]): Promise<{ file: string; length: number }> {
@@ -29,8 +30,8 @@ export function checkDataFitsModel(model: LanguageModel, data: { maxLength: numb
   const config = model.config as ModelConfig;
   const limit = maxLengthOf(config);
   if (data.maxLength <= limit) return;
-  const field = ["max_position_embeddings", "n_positions"].find((f) => typeof config[f] === "number") ?? "max_position_embeddings";
-  const needed = config.model_type === "roberta" ? data.maxLength + Number(config.pad_token_id) + 1 : data.maxLength;
+  const field = modelSpec(config).positionsField;
+  const needed = positionsNeeded(config.model_type as ModelType, data.maxLength, Number(config.pad_token_id ?? 0));
   throw new OptionError({
     where: "fit",
     option,
