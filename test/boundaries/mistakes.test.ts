@@ -342,6 +342,9 @@ test("host data of another element type is converted by value, not reinterpreted
 test("correct calls still work: options that are all known and consistent pass", async () => {
   const r = await generator.generate("We", { greedy: true, maxNewTokens: 2, stopAtEos: false });
   assert.equal(r.tokenIds[0]!.length, 2);
+  // Sampling settings at their defaults change nothing under greedy decoding (kiln generate fills them all in).
+  const filled = await generator.generate("We", { greedy: true, maxNewTokens: 2, stopAtEos: false, temperature: 1, topK: 50, topP: 1 });
+  assert.deepEqual(filled.tokenIds, r.tokenIds);
   const [first] = await fill.call("The [MASK].", { topK: 2 });
   assert.equal(typeof first!.score, "number");
 });

@@ -4,6 +4,7 @@
 import { checkOptions } from "../../core/check-options.js";
 import { OptionError } from "../../core/option-error.js";
 import type { GenerateOptions, GeneratorOptions } from "./generator.js";
+import { SAMPLING_DEFAULTS } from "./sampling.js";
 
 const GENERATE_OPTIONS = [
   "maxNewTokens",
@@ -24,9 +25,11 @@ export function checkGenerateOptions(given: unknown, extra: readonly string[] = 
     nonNegative: ["seed", "topK"],
     numbers: ["temperature", "topP"],
     booleans: ["greedy", "stopAtEos"],
+    // A sampling setting at its default changes nothing (a caller may fill every option in); any other
+    // value with greedy decoding would be ignored.
     conflicts: SAMPLING.map((name) => ({
       options: ["greedy", name] as const,
-      when: (o: Readonly<Record<string, unknown>>) => o.greedy === true,
+      when: (o: Readonly<Record<string, unknown>>) => o.greedy === true && o[name] !== SAMPLING_DEFAULTS[name],
       fix: `Greedy decoding takes the most likely token and draws nothing: leave ${name} out, or drop greedy: true to sample`,
     })),
   });
