@@ -50,8 +50,11 @@ const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 export function nearestName(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const f = fold(name);
   for (const k of known) {
-    const d = editDistance(fold(name), fold(k));
+    // A name that is the start of a known one, or the other way round, is what was meant (donate: donateArgs).
+    const prefix = f.length >= 4 && (fold(k).startsWith(f) || f.startsWith(fold(k)));
+    const d = prefix ? 1 : editDistance(f, fold(k));
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(fold(name).length / 3)) ? best : undefined;

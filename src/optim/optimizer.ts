@@ -5,6 +5,8 @@
 import * as k from "../core/index.js";
 import { keepIfSkipped } from "./precision.js";
 import { constantSchedule, type Schedule } from "./schedules.js";
+import { checkOptions } from "../core/check-options.js";
+import { OptionError } from "../core/option-error.js";
 
 /** What every optimizer's state holds: the count of updates applied (f32 scalar), the schedules' clock. */
 export interface OptimizerState {
@@ -59,4 +61,30 @@ export function namedLeaves(params: unknown): { name: string; param: k.Array }[]
 /** Throws when an option is not a finite number in range, naming the optimizer and the option. */
 export function checkOption(optimizer: string, option: string, value: number, ok: (v: number) => boolean, rule: string): void {
   if (!(Number.isFinite(value) && ok(value))) throw new Error(`${optimizer}: ${option} must be ${rule}, got ${value}`);
+}
+
+/**
+ * Checks an optimizer's constructor options: only its own names (`learning_rate` gets `learningRate`
+ * suggested), numbers where numbers belong, and a learning rate that is a number ≥ 0 or a schedule.
+ */
+export function checkOptimizerOptions(
+  where: string,
+  opts: unknown,
+  known: readonly string[],
+  rules: { numbers?: readonly string[]; booleans?: readonly string[]; learningRateRequired: boolean },
+): void {
+  checkOptions(where, opts, known, { numbers: rules.numbers ?? [], nonNegative: rules.numbers ?? [], booleans: rules.booleans ?? [] });
+  const lr = (opts as { learningRate?: unknown } | undefined)?.learningRate;
+  if (lr === undefined && !rules.learningRateRequired) return;
+  if (typeof lr === "function" || (typeof lr === "number" && Number.isFinite(lr) && lr >= 0)) return;
+  throw new OptionError({
+    where,
+    option: "learningRate",
+    value: lr,
+    why: lr === undefined ? "is required" : "must be a number ≥ 0 or a schedule",
+    fix:
+      typeof lr === "string" && Number.isFinite(Number(lr))
+        ? `Pass the number, not a string: learningRate: ${Number(lr)}`
+        : "Pass e.g. learningRate: 1e-3, or a schedule such as linearWarmupDecay({ … })",
+  });
 }

@@ -16,6 +16,7 @@ import { TextGenerationPipeline } from "../../src/pipelines/text-generation.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { Trainer } from "../../src/train/trainer.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
+import { AdamW } from "../../src/optim/adamw.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { TINY, tinyConfig, writeTinyShards } from "../helpers/tiny-training.js";
 
@@ -108,6 +109,39 @@ const MISTAKES: Mistake[] = [
     option: "dtype",
     value: "int32",
     fix: /pass "i32"/,
+  },
+  {
+    call: "k.jit(fn, { donate: [0] })",
+    run: () => k.jit((x: k.Array) => x, { donate: [0] } as k.JitOptions),
+    where: "jit",
+    option: "donate",
+    value: [0],
+    fix: /Did you mean donateArgs\?/,
+  },
+  // ---- data and optimizers ----
+  {
+    call: "openDataset({ file: dir, maxLength, batchSize })",
+    run: () => openDataset({ file: dataDir, maxLength: TINY.length, batchSize: TINY.batch } as never),
+    where: "openDataset",
+    option: "file",
+    value: dataDir,
+    fix: /Did you mean files\?/,
+  },
+  {
+    call: "new AdamW({ learning_rate: 1e-3 })",
+    run: () => new AdamW({ learning_rate: 1e-3 } as never),
+    where: "AdamW",
+    option: "learning_rate",
+    value: 1e-3,
+    fix: /Did you mean learningRate\?/,
+  },
+  {
+    call: 'new AdamW({ learningRate: "1e-3" })',
+    run: () => new AdamW({ learningRate: "1e-3" as never }),
+    where: "AdamW",
+    option: "learningRate",
+    value: "1e-3",
+    fix: /learningRate: 0\.001/,
   },
   // ---- a model's forward pass ----
   {
