@@ -16,6 +16,7 @@ import { TextGenerationPipeline } from "../../src/pipelines/text-generation.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { Trainer } from "../../src/train/trainer.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
+import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { AdamW } from "../../src/optim/adamw.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { TINY, tinyConfig, writeTinyShards } from "../helpers/tiny-training.js";
@@ -126,6 +127,29 @@ const MISTAKES: Mistake[] = [
     option: "file",
     value: dataDir,
     fix: /Did you mean files\?/,
+  },
+  {
+    call: 'prepareDataset({ tokenizer, inputs: "corpus.txt", out })',
+    run: () => prepareDataset({ tokenizer: corpus.tokenizerDir, inputs: "corpus.txt" as never, out: join(dataDir, "never-prepared") }),
+    where: "prepareDataset",
+    option: "inputs",
+    value: "corpus.txt",
+    fix: /inputs: \["corpus\.txt"\]/,
+  },
+  {
+    call: "prepareDataset({ …, validationFraction: 0.6, testFraction: 0.5 })",
+    run: () =>
+      prepareDataset({
+        tokenizer: corpus.tokenizerDir,
+        inputs: [corpus.corpus],
+        out: join(dataDir, "never-prepared"),
+        validationFraction: 0.6,
+        testFraction: 0.5,
+      }),
+    where: "prepareDataset",
+    option: "testFraction",
+    value: 0.5,
+    fix: /below 1/,
   },
   {
     call: "new AdamW({ learning_rate: 1e-3 })",

@@ -10,6 +10,8 @@
 // through each has found it whole (see soundShards). A
 // `prepare.json` in each split directory records the settings, so a re-run with different settings is
 // refused instead of mixing incompatible shards.
+import { checkOptions } from "../../core/check-options.js";
+import { OptionError } from "../../core/option-error.js";
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { availableParallelism } from "node:os";
@@ -207,7 +209,49 @@ export function defaultWorkers(): number {
 
 type Resolved = Required<Omit<PrepareOptions, "progress">> & { progress: ProgressSink | null | undefined };
 
+const PREPARE_OPTIONS = [
+  "tokenizer",
+  "inputs",
+  "out",
+  "maxLength",
+  "shardSize",
+  "groupSize",
+  "split",
+  "validationFraction",
+  "testFraction",
+  "seed",
+  "compression",
+  "workers",
+  "progress",
+] as const satisfies readonly (keyof PrepareOptions)[];
+
 function resolveOptions(options: PrepareOptions): Resolved {
+  const where = "prepareDataset";
+  checkOptions(where, options, PREPARE_OPTIONS, {
+    strings: ["tokenizer", "out", "split"],
+    ints: ["maxLength", "shardSize", "groupSize", "seed", "workers"],
+    positive: ["maxLength", "shardSize", "groupSize", "workers"],
+    numbers: ["validationFraction", "testFraction"],
+    nonNegative: ["validationFraction", "testFraction"],
+    choices: { compression: ["none", "gzip"] },
+  });
+  for (const name of ["tokenizer", "out"] as const)
+    if (!options[name])
+      throw new OptionError({
+        where,
+        option: name,
+        value: options[name],
+        why: "is required",
+        fix: `Pass ${name}: the ${name === "out" ? "output" : "tokenizer"} directory`,
+      });
+  if (!Array.isArray(options.inputs) || options.inputs.some((f) => typeof f !== "string"))
+    throw new OptionError({
+      where,
+      option: "inputs",
+      value: options.inputs,
+      why: "is not a list of text files",
+      fix: 'Pass inputs: ["corpus.txt"]',
+    });
   const o: Resolved = {
     tokenizer: options.tokenizer,
     inputs: options.inputs,
@@ -223,28 +267,40 @@ function resolveOptions(options: PrepareOptions): Resolved {
     workers: options.workers ?? defaultWorkers(),
     progress: options.progress,
   };
-  if (o.inputs.length === 0) throw new Error("no input files: pass at least one text file with --input");
-  for (const [name, v] of [
-    ["max-length", o.maxLength],
-    ["shard-size", o.shardSize],
-    ["group-size", o.groupSize],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
-  }
-  for (const [name, v] of [
-    ["validation-fraction", o.validationFraction],
-    ["test-fraction", o.testFraction],
-  ] as const) {
-    if (!(v >= 0 && v < 1)) throw new Error(`--${name} must be in [0, 1), got ${v}`);
-  }
+  if (o.inputs.length === 0)
+    throw new OptionError({
+      where,
+      option: "inputs",
+      value: o.inputs,
+      why: "is empty",
+      fix: 'Pass at least one text file, e.g. inputs: ["corpus.txt"]',
+    });
+  for (const name of ["validationFraction", "testFraction"] as const)
+    if (!(o[name] < 1)) throw new OptionError({ where, option: name, value: o[name], why: "must be in [0, 1)" });
   if (o.validationFraction + o.testFraction >= 1)
-    throw new Error(`--validation-fraction + --test-fraction must be below 1 so that --split ${o.split} gets rows`);
+    throw new OptionError({
+      where,
+      option: "testFraction",
+      value: o.testFraction,
+      why: `with validationFraction ${o.validationFraction} leaves no rows for the split "${o.split}"`,
+      fix: "Keep validationFraction + testFraction below 1",
+    });
   if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..")
-    throw new Error(`--split must be a plain directory name like "train", got "${o.split}"`);
-  if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test")) {
-    throw new Error(`--split ${o.split} collides with the split carved out by the fractions; name the main split differently`);
-  }
-  if (!Number.isInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
+    throw new OptionError({
+      where,
+      option: "split",
+      value: o.split,
+      why: "is not a plain directory name",
+      fix: 'Pass a name like split: "train"',
+    });
+  if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test"))
+    throw new OptionError({
+      where,
+      option: "split",
+      value: o.split,
+      why: "collides with the split the fractions carve out",
+      fix: 'Name the main split differently, e.g. split: "train"',
+    });
   return o;
 }
 
