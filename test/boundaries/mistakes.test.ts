@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { OptionError, describeValue } from "../../src/core/option-error.js";
 import { loadTokenizer } from "../../src/text/index.js";
-import { createCausalLM, createMaskedLM, presetConfig, validateConfig, type CausalConfig } from "../../src/models/index.js";
+import { createCausalLM, createMaskedLM, loadModel, presetConfig, validateConfig, type CausalConfig } from "../../src/models/index.js";
 import { FillMaskPipeline } from "../../src/pipelines/fill-mask.js";
 import { TextGenerationPipeline } from "../../src/pipelines/text-generation.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
@@ -207,6 +207,14 @@ const MISTAKES: Mistake[] = [
     option: "params",
     value: undefined,
     fix: /model\.init\(key\)/,
+  },
+  {
+    call: 'loadModel(dir, { task: "causal" })',
+    run: () => loadModel(dataDir, { task: "causal" as never }),
+    where: "loadModel",
+    option: "task",
+    value: "causal",
+    fix: /Did you mean causal-lm\?/,
   },
   // ---- pipelines ----
   {
