@@ -181,7 +181,7 @@ test("bad inputs are reported with file and line", async () => {
   );
   await assert.rejects(
     prepareDataset(options(join(fixture.dir, "out-x"), { maxLength: 0 })),
-    /--max-length must be a positive integer, got 0/,
+    /prepareDataset: maxLength = 0 must be a positive integer/,
   );
   assert.ok(!existsSync(join(fixture.dir, "out-x")));
 });
