@@ -20,7 +20,10 @@ export async function run(args: string[]): Promise<void> {
   const [batch, dIn, hidden, classes] = [128, 784, 512, 10];
   const { x, y } = mlpData(batch, dIn, classes, 0, device);
   let params = mlpInit(dIn, hidden, classes, 1, device);
-  let state = { ...adamInit(params), step: k.array(Float32Array.of(0), { shape: [], device }) };
+  let state: ReturnType<typeof adamInit> & { step: k.Array } = {
+    ...adamInit(params),
+    step: k.array(Float32Array.of(0), { shape: [], device }),
+  };
   const lr = k.array(Float32Array.of(1e-3), { shape: [], device });
   const step = k.jit(trainStep, { name: "mlp_step", device, donateArgs: [0, 1] });
 

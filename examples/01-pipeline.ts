@@ -18,7 +18,6 @@ import {
   readTextLines,
   saveTokenizer,
   trainUnigram,
-  type FillMaskResult,
 } from "@kiln-ml/kiln";
 import { writeSotuCorpus } from "@kiln-ml/kiln/data";
 
@@ -60,5 +59,5 @@ console.log(`trained ${result.globalStep} steps; eval loss ${result.evalHistory.
 
 // 4. Fill-mask with the trained parameters (or later: loadModel(join(out, "model"))).
 const fillMask = new FillMaskPipeline(model, result.params, tokenizer);
-const guesses = (await fillMask.call("The [MASK] of the United States.", { topK: 3 })) as FillMaskResult[];
+const guesses = await fillMask.call("The [MASK] of the United States.", { topK: 3 }); // FillMaskResult[]
 for (const g of guesses) console.log(`${g.score.toFixed(3)}  ${g.sequence}`);

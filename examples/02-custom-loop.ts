@@ -20,7 +20,7 @@ import {
   selectDevices,
 } from "@kiln-ml/kiln";
 import { maskTokensTraced } from "@kiln-ml/kiln/data";
-import { maskedLmLoss, type Params } from "@kiln-ml/kiln/models";
+import { maskedLmLoss, type RobertaParams } from "@kiln-ml/kiln/models";
 import type { AdamWState } from "@kiln-ml/kiln/optim";
 
 const pipeline = join("runs", "examples", "pipeline");
@@ -50,8 +50,9 @@ const optimizer = new AdamW({
 });
 const masking = { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], seed: 0 };
 
+// The model's own parameter type: gradients and the optimizer's update keep it.
 interface State {
-  params: Params;
+  params: RobertaParams;
   opt: AdamWState;
 }
 
@@ -59,7 +60,8 @@ interface State {
 // the gradients averaged over replicas (all-reduce), and the AdamW update: all one compiled program.
 function replicaStep(state: State, inputIds: k.Array, attentionMask: k.Array, exampleOffset: k.Array) {
   const masked = maskTokensTraced(inputIds, attentionMask, 0, exampleOffset, masking);
-  const loss = (params: Params) => maskedLmLoss(model, params, model.hidden(params, masked.inputIds, attentionMask), masked.labels).loss;
+  const loss = (params: RobertaParams) =>
+    maskedLmLoss(model, params, model.hidden(params, masked.inputIds, attentionMask), masked.labels).loss;
   const [value, grads] = k.valueAndGrad(loss)(state.params);
   const meanGrads = k.treeMap((g: k.Array) => allReduceMean(g, strategy.numReplicas), grads);
   const { params, state: opt } = optimizer.update(meanGrads, state.opt, state.params);

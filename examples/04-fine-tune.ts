@@ -8,7 +8,7 @@
 // MODEL_DIR needs a tokenizer.json Kiln reads (a Unigram one, e.g. from `kiln tokenizer train` or
 // example 01). Output under OUT_DIR (default runs/examples/fine-tune). KILN_EXAMPLE_STEPS=N (default 100).
 import { join } from "node:path";
-import { FillMaskPipeline, Trainer, loadModel, loadTokenizer, openDataset, prepareDataset, type FillMaskResult } from "@kiln-ml/kiln";
+import { FillMaskPipeline, Trainer, loadModel, loadTokenizer, openDataset, prepareDataset } from "@kiln-ml/kiln";
 import { maxSequenceLength } from "@kiln-ml/kiln/models";
 
 const [modelDir, corpus] = process.argv.slice(2);
@@ -44,5 +44,5 @@ const [before, after] = [result.evalHistory[0]?.eval_loss, result.evalHistory.at
 console.log(`eval loss ${before?.toFixed(3)} → ${after?.toFixed(3)} after ${result.globalStep} steps; model in ${join(out, "model")}`);
 
 const fillMask = new FillMaskPipeline(model, result.params, tokenizer);
-const guesses = (await fillMask.call("The [MASK] of the United States.", { topK: 3 })) as FillMaskResult[];
+const guesses = await fillMask.call("The [MASK] of the United States.", { topK: 3 }); // FillMaskResult[]
 for (const g of guesses) console.log(`${g.score.toFixed(3)}  ${g.sequence}`);

@@ -10,8 +10,10 @@ import * as rd from "./ops/reduce.js";
 import * as la from "./ops/linalg.js";
 import * as ix from "./ops/indexing.js";
 
+// Methods whose result has the array's own dtype (shapes, indexing) or a fixed one (comparisons: bool)
+// say so in their type; arithmetic promotes, so its result is any Array.
 declare module "./array.js" {
-  interface Array {
+  interface Array<D extends DType = DType> {
     // ---- arithmetic (broadcasting, dtype promotion) ----
     add(y: ArrayOrScalar): Array;
     sub(y: ArrayOrScalar): Array;
@@ -31,21 +33,24 @@ declare module "./array.js" {
     sin(): Array;
     cos(): Array;
     square(): Array;
-    isFinite(): Array;
+    isFinite(): Array<"bool">;
     // ---- comparisons and logic (results are bool) ----
-    equal(y: ArrayOrScalar): Array;
-    notEqual(y: ArrayOrScalar): Array;
-    less(y: ArrayOrScalar): Array;
-    lessEqual(y: ArrayOrScalar): Array;
-    greater(y: ArrayOrScalar): Array;
-    greaterEqual(y: ArrayOrScalar): Array;
+    equal(y: ArrayOrScalar): Array<"bool">;
+    notEqual(y: ArrayOrScalar): Array<"bool">;
+    less(y: ArrayOrScalar): Array<"bool">;
+    lessEqual(y: ArrayOrScalar): Array<"bool">;
+    greater(y: ArrayOrScalar): Array<"bool">;
+    greaterEqual(y: ArrayOrScalar): Array<"bool">;
+    and(y: Array<D> | number | boolean): Array<D>;
     and(y: ArrayOrScalar): Array;
+    or(y: Array<D> | number | boolean): Array<D>;
     or(y: ArrayOrScalar): Array;
+    xor(y: Array<D> | number | boolean): Array<D>;
     xor(y: ArrayOrScalar): Array;
-    not(): Array;
+    not(): Array<D>;
     shiftLeft(y: ArrayOrScalar): Array;
     shiftRight(y: ArrayOrScalar): Array;
-    astype(dtype: DType): Array;
+    astype<T extends DType>(dtype: T): Array<T>;
     // ---- reductions ----
     sum(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array;
     mean(axes?: number | readonly number[], opts?: { keepDims?: boolean }): Array;
@@ -55,16 +60,16 @@ declare module "./array.js" {
     argmax(axis: number): Array;
     cumsum(axis: number, opts?: { reverse?: boolean }): Array;
     // ---- shapes ----
-    reshape(shape: readonly number[]): Array;
-    transpose(perm?: readonly number[]): Array;
-    broadcastTo(shape: Shape): Array;
-    expandDims(axis: number): Array;
-    squeeze(axes?: number | readonly number[]): Array;
-    flatten(): Array;
-    slice(start: readonly number[], limit: readonly number[]): Array;
+    reshape(shape: readonly number[]): Array<D>;
+    transpose(perm?: readonly number[]): Array<D>;
+    broadcastTo(shape: Shape): Array<D>;
+    expandDims(axis: number): Array<D>;
+    squeeze(axes?: number | readonly number[]): Array<D>;
+    flatten(): Array<D>;
+    slice(start: readonly number[], limit: readonly number[]): Array<D>;
     // ---- linear algebra and indexing ----
     matmul(y: Array): Array;
-    take(indices: Array, axis?: number): Array;
+    take(indices: Array, axis?: number): Array<D>;
   }
 }
 

@@ -2,7 +2,7 @@
 // owned by an executor) or traced (an abstract shape and dtype standing for a value of a program being
 // built). This file holds what an array is; its math methods (x.add(y), x.sum(), …) are attached in
 // array-methods.ts once the ops they call are defined, so that ops/ can import Array without a cycle.
-import type { DType, HostArray } from "./dtype.js";
+import type { DType, HostArray, HostArrayOf } from "./dtype.js";
 import { readElem } from "./dtype.js";
 import type { AVal, Var } from "./ir.js";
 import { fmtAVal } from "./ir.js";
@@ -16,7 +16,8 @@ import { countTransfer } from "./metrics.js";
 /** What the ops accept where an array is expected: an Array, or a JS number/boolean (a weak scalar). */
 export type ArrayOrScalar = Array | number | boolean;
 
-export class Array {
+/** `D` is the dtype when the code knows it (`k.zeros([2], "i32")` is an `Array<"i32">`), so data() has its element type. */
+export class Array<D extends DType = DType> {
   readonly aval: AVal;
   /** Made from a JS scalar: in mixed arithmetic it takes the other operand's dtype (JAX's weak types). */
   readonly weak: boolean;
@@ -44,8 +45,8 @@ export class Array {
   get shape(): Shape {
     return this.aval.shape;
   }
-  get dtype(): DType {
-    return this.aval.dtype;
+  get dtype(): D {
+    return this.aval.dtype as D;
   }
   get ndim(): number {
     return this.aval.shape.length;
@@ -91,17 +92,17 @@ export class Array {
   }
 
   /** The values as a flat host typed array (bf16/f16 as raw 16-bit patterns). */
-  async data(): Promise<HostArray> {
+  async data(): Promise<HostArrayOf<D>> {
     const h = await this.readGuard(".data()").toHost();
     countTransfer("toHost", h.byteLength);
-    return h;
+    return h as HostArrayOf<D>;
   }
 
   /** Like data(), but synchronous: the value must be ready (after `await x.ready()`) or on a host executor. */
-  dataSync(): HostArray {
+  dataSync(): HostArrayOf<D> {
     const h = this.readGuard(".dataSync()").toHostSync();
     countTransfer("toHost", h.byteLength);
-    return h;
+    return h as HostArrayOf<D>;
   }
 
   /** Constants captured while tracing: their data becomes part of the program. */

@@ -97,10 +97,36 @@ export interface GradOptions {
   hasAux?: boolean;
 }
 
+/** The gradients' type for `argnums` N of arguments A: the argument's own type (a tree of Arrays), or a tuple of them. */
+export type GradsOf<A extends readonly unknown[], N> = N extends number
+  ? A[N]
+  : N extends readonly number[]
+    ? { -readonly [I in keyof N]: A[N[I] & number] }
+    : never;
+
 /**
  * valueAndGrad(fn)(...args) → [value, grads] for a scalar-valued fn (with hasAux: [[value, aux], grads]).
- * grads mirrors the differentiated argument (or is an array of them when argnums is a list).
+ * grads mirrors the differentiated argument (or is an array of them when argnums is a list), and has
+ * its type: the gradient of a parameter tree is a tree of that type.
  */
+export function valueAndGrad<A extends unknown[]>(
+  fn: (...args: A) => Array,
+  opts?: { argnums?: 0; hasAux?: false },
+): (...args: A) => [Array, A[0]];
+export function valueAndGrad<A extends unknown[], const N extends number | readonly number[]>(
+  fn: (...args: A) => Array,
+  opts: { argnums: N; hasAux?: false },
+): (...args: A) => [Array, GradsOf<A, N>];
+export function valueAndGrad<A extends unknown[], X>(
+  fn: (...args: A) => readonly [Array, X],
+  opts: { argnums?: 0; hasAux: true },
+): (...args: A) => [[Array, X], A[0]];
+export function valueAndGrad<A extends unknown[], X, const N extends number | readonly number[]>(
+  fn: (...args: A) => readonly [Array, X],
+  opts: { argnums: N; hasAux: true },
+): (...args: A) => [[Array, X], GradsOf<A, N>];
+/** Options known only at run time. */
+export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions): (...args: any[]) => [any, any];
 export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
   const argnums = opts.argnums ?? 0;
   const nums = typeof argnums === "number" ? [argnums] : [...argnums];
@@ -130,7 +156,18 @@ export function valueAndGrad(fn: (...args: any[]) => any, opts: GradOptions = {}
   };
 }
 
-/** grad(fn)(...args) → gradient of a scalar fn with respect to args[argnums]. */
+/** grad(fn)(...args) → gradient of a scalar fn with respect to args[argnums], of that argument's type. */
+export function grad<A extends unknown[]>(fn: (...args: A) => Array, opts?: { argnums?: 0; hasAux?: false }): (...args: A) => A[0];
+export function grad<A extends unknown[], const N extends number | readonly number[]>(
+  fn: (...args: A) => Array,
+  opts: { argnums: N; hasAux?: false },
+): (...args: A) => GradsOf<A, N>;
+export function grad<A extends unknown[], X>(
+  fn: (...args: A) => readonly [Array, X],
+  opts: { argnums?: 0; hasAux: true },
+): (...args: A) => [A[0], X];
+/** Options known only at run time. */
+export function grad(fn: (...args: any[]) => any, opts: GradOptions): (...args: any[]) => any;
 export function grad(fn: (...args: any[]) => any, opts: GradOptions = {}) {
   const vg = valueAndGrad(fn, opts);
   return (...args: any[]) => {

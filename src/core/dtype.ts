@@ -10,6 +10,38 @@ export const DTYPES: readonly DType[] = ["f32", "f64", "bf16", "f16", "i32", "u3
 
 export type HostArray = Float32Array | Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array | BigInt64Array;
 
+/** The host array a dtype's data comes back as (`HostArrayOf<"f32">` is Float32Array; of DType, any of them). */
+export type HostArrayOf<D extends DType> = D extends "f32"
+  ? Float32Array
+  : D extends "f64"
+    ? Float64Array
+    : D extends "i32"
+      ? Int32Array
+      : D extends "u32"
+        ? Uint32Array
+        : D extends "bf16" | "f16"
+          ? Uint16Array
+          : D extends "bool"
+            ? Uint8Array
+            : D extends "i64"
+              ? BigInt64Array
+              : never;
+
+/** The dtype a typed array holds when none is given (a Uint16Array needs one: bf16 or f16). */
+export type DTypeOfHost<H> = H extends Float32Array
+  ? "f32"
+  : H extends Float64Array
+    ? "f64"
+    : H extends Int32Array
+      ? "i32"
+      : H extends Uint32Array
+        ? "u32"
+        : H extends Uint8Array
+          ? "bool"
+          : H extends BigInt64Array
+            ? "i64"
+            : DType;
+
 export function isFloat(d: DType): boolean {
   return d === "f32" || d === "f64" || d === "bf16" || d === "f16";
 }

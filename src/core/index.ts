@@ -14,6 +14,7 @@ export { CompileLog } from "./compile-log.js";
 export { flatten, treeMap, leaves, leafPaths, type PyTree, type TreeDef } from "./pytree.js";
 export { metrics, metricsReport, resetMetrics, type FunctionMetrics, type MetricsSnapshot } from "./metrics.js";
 export { TracerReadError, DataDependentShapeError, EscapedTracerError } from "./diagnostics.js";
+export { OptionError, describeValue, type OptionProblem } from "./option-error.js";
 export { bind, bindMulti } from "./ops/dispatch.js";
 export * from "./ops/creation.js";
 export * from "./ops/elementwise.js";

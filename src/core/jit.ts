@@ -1,6 +1,8 @@
 // jit: trace a function once per input signature into one program, compile it with an executor, and
 // run the compiled program on later calls. Signatures are counted (XLA rule 3): past a threshold, a
 // warning names the dimensions that keep changing.
+import { OptionError } from "./option-error.js";
+import { checkOptions } from "./check-options.js";
 import { Array } from "./array.js";
 import type { Device, DeviceBuffer, Executable } from "./executor.js";
 import { fmtAVal } from "./ir.js";
@@ -48,6 +50,18 @@ function leafSignature(x: unknown, i: number): string {
 }
 
 export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions = {}): Jitted<F> {
+  if (typeof fn !== "function")
+    throw new OptionError({
+      where: "jit",
+      option: "fn",
+      value: fn,
+      why: "is not a function",
+      fix: "Pass the function to compile: jit((x) => …)",
+    });
+  checkOptions("jit", opts, ["staticArgs", "donateArgs", "device", "name", "recompileWarnAfter"], {
+    ints: ["recompileWarnAfter"],
+    positive: ["recompileWarnAfter"],
+  });
   const name = opts.name ?? (fn.name || "jitted");
   const statics = new Set(opts.staticArgs ?? []);
   const donated = new Set(opts.donateArgs ?? []);

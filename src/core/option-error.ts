@@ -11,9 +11,25 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) {
     const shown = value.slice(0, 4).map((v) => (typeof v === "string" ? JSON.stringify(v) : String(v)));
-    return `[${shown.join(", ")}${value.length > 4 ? ", …" : ""}] (an array of ${value.length})`;
+    return `[${shown.join(", ")}${value.length > 4 ? `, …] (an array of ${value.length})` : "]"}`;
   }
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  if (ArrayBuffer.isView(value)) {
+    const name = value.constructor.name;
+    return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}` + ("length" in value ? ` of ${value.length}` : "");
+  }
+  // A Kiln Array (duck-typed: this file sits below array.ts): its dtype and shape say what it is.
+  if (
+    typeof value === "object" &&
+    typeof (value as { dtype?: unknown }).dtype === "string" &&
+    Array.isArray((value as { shape?: unknown }).shape)
+  )
+    return `an array ${(value as { dtype: string }).dtype}[${(value as { shape: number[] }).shape.join(",")}]`;
+  // An instance of a class is named by its class ("a TFRecordDataset"), a plain object by its keys.
+  const proto: unknown = typeof value === "object" ? Object.getPrototypeOf(value) : null;
+  if (proto !== null && proto !== Object.prototype) {
+    const name = (value as object).constructor?.name ?? "object";
+    return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+  }
   if (typeof value === "object") return `an object (${Object.keys(value).slice(0, 4).join(", ") || "no keys"})`;
   if (typeof value === "function") return "a function";
   return String(value);

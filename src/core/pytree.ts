@@ -55,8 +55,8 @@ export function flatten(
   };
 }
 
-/** Leaves of a tree of Arrays, in flatten order. */
-export function leaves<T>(tree: PyTree<T>): T[] {
+/** Leaves of a tree of Arrays, in flatten order (a model's parameter interface, e.g. RobertaParams, is such a tree). */
+export function leaves<T>(tree: PyTree<T> | object): T[] {
   return flatten(tree, (x) => x instanceof Array || !(globalThis.Array.isArray(x) || isPlainObject(x))).leaves as T[];
 }
 

@@ -51,7 +51,7 @@ function mix(k0: Array, k1: Array, counter: Array): Array {
  */
 export function randomBits(key: Array, shape: Shape, offset: number | Array = 0): Array {
   const [k0, k1] = keyWords(key);
-  let counter = iota([sizeOf(shape)], 0, "u32");
+  let counter: Array = iota([sizeOf(shape)], 0, "u32");
   if (offset instanceof Array) counter = add(counter, astype(offset, "u32").reshape([]));
   else if (offset) counter = add(counter, offset >>> 0);
   return reshape(mix(k0, k1, counter), [...shape]);

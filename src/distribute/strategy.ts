@@ -99,7 +99,7 @@ abstract class BaseStrategy implements Strategy {
 
   reduce(op: "sum" | "mean", value: PerReplica | k.Array): k.Array {
     if (value instanceof k.Array) return value;
-    const sum = value.values.map((v) => v.astype(v.dtype === "bool" ? "i32" : v.dtype)).reduce((a, b) => a.add(b));
+    const sum = value.values.map((v): k.Array => v.astype(v.dtype === "bool" ? "i32" : v.dtype)).reduce((a, b) => a.add(b));
     return op === "sum" ? sum : sum.div(value.replicas);
   }
 

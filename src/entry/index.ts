@@ -5,6 +5,9 @@
 // and reference executors.
 import "../executors.js";
 
+// the error a function throws for a wrong setting: which option, its value, why, and what to do
+export { OptionError } from "../core/option-error.js";
+
 // models: RoBERTa/BERT masked LMs, Llama/GPT-2 causal LMs, and Hugging Face model directories
 export {
   RobertaForMaskedLM,

@@ -31,14 +31,14 @@ export interface KvCache {
   layers: { key: k.Array; value: k.Array }[];
 }
 
-export interface CausalLanguageModel extends LanguageModel {
+export interface CausalLanguageModel<P extends object = Params> extends LanguageModel<P> {
   readonly config: CausalLmConfig;
   /** The longest sequence the model has positions for (max_position_embeddings, n_positions). */
   readonly maxLength: number;
   /** Final hidden states [batch, seq, hidden]: causal attention, padded keys (attentionMask 0) masked out. */
-  hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: CausalForwardOptions): k.Array;
+  hidden(params: P, inputIds: k.Array, attentionMask: k.Array, opts?: CausalForwardOptions): k.Array;
   /** Vocabulary logits [..., vocab] for hidden rows [..., hidden] (tied or untied, as the config says). */
-  lmHead(params: Params, hidden: k.Array): k.Array;
+  lmHead(params: P, hidden: k.Array): k.Array;
   /** An empty cache (zeros) for `batch` rows of `capacity` tokens. */
   initCache(batch: number, capacity: number, dtype?: k.DType): KvCache;
   /**
@@ -49,7 +49,7 @@ export interface CausalLanguageModel extends LanguageModel {
    * [batch, t, hidden] and the updated cache.
    */
   forwardCached(
-    params: Params,
+    params: P,
     inputIds: k.Array,
     positionIds: k.Array,
     slotMask: k.Array,

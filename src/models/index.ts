@@ -3,10 +3,10 @@
 export { createMaskedLM, createCausalLM, createModel } from "./create.js";
 export * from "./config.js";
 export * from "./masked-lm.js";
-export { createRoberta, robertaPositionIds } from "./roberta/model.js";
-export { createBert } from "./bert/model.js";
-export { createLlama } from "./llama/model.js";
-export { createGpt2 } from "./gpt2/model.js";
+export { createRoberta, robertaPositionIds, type RobertaParams } from "./roberta/model.js";
+export { createBert, type BertParams } from "./bert/model.js";
+export { createLlama, type LlamaParams } from "./llama/model.js";
+export { createGpt2, type Gpt2Params } from "./gpt2/model.js";
 export type { CausalLanguageModel, CausalLmConfig, CausalForwardOptions, KvCache } from "./causal-lm.js";
 export type { LanguageModel, BaseModelConfig } from "./language-model.js";
 export type { ModelSpec, ModelTask, Preset, PresetTokenizerIds } from "./spec.js";
@@ -30,6 +30,8 @@ export {
   type CausalConfig,
   type ModelConfig,
   type PresetName,
+  type FamilyPresetName,
+  type RuntimeString,
   type PresetConfig,
   type TaskConfig,
   type TaskModel,

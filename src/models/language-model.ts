@@ -3,6 +3,7 @@
 // save_pretrained/from_pretrained need. Masked LMs (masked-lm.ts) and causal LMs (causal-lm.ts) extend it.
 import type * as k from "../core/index.js";
 
+/** A parameter tree of any model (each family's own type, e.g. RobertaParams, says what it holds). */
 export type Params = Record<string, any>;
 
 /** The fields of a Hugging Face config.json that every model has. */
@@ -13,9 +14,10 @@ export interface BaseModelConfig {
   [extra: string]: unknown;
 }
 
-export interface LanguageModel {
+/** `P` is the model's parameter tree: what init makes and every forward pass takes. */
+export interface LanguageModel<P extends object = Params> {
   readonly config: BaseModelConfig;
-  init(key: k.Array): Params;
+  init(key: k.Array): P;
   /** Checkpoint names that Hugging Face ties to another parameter (stored once). */
   readonly tiedWeights: Readonly<Record<string, string>>;
   /**

@@ -39,12 +39,12 @@ export interface MaskedLMInit {
   positionInit?: PositionInit;
 }
 
-export interface MaskedLanguageModel extends LanguageModel {
+export interface MaskedLanguageModel<P extends object = Params> extends LanguageModel<P> {
   readonly config: MlmConfig;
   /** Final hidden states [batch, seq, hidden]. */
-  hidden(params: Params, inputIds: k.Array, attentionMask: k.Array, opts?: ForwardOptions): k.Array;
+  hidden(params: P, inputIds: k.Array, attentionMask: k.Array, opts?: ForwardOptions): k.Array;
   /** Vocabulary logits [..., vocab] for hidden rows [..., hidden] (decoder tied to the word embeddings). */
-  lmHead(params: Params, hidden: k.Array): k.Array;
+  lmHead(params: P, hidden: k.Array): k.Array;
 }
 
 export interface MlmOutputs {

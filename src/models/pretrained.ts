@@ -2,6 +2,7 @@
 // names and shapes; tied weights stored once, as `save_pretrained` does), and such directories read back,
 // whether Kiln or transformers wrote them, masked or causal LMs alike (loadModel: the family's spec in the
 // registry builds the model).
+import { checkOptions } from "../core/check-options.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { mkdir, readFile } from "node:fs/promises";
@@ -241,6 +242,10 @@ export async function loadModel(dir: string, opts: LoadModelOptions & { task: "m
 export async function loadModel(dir: string, opts: LoadModelOptions & { task: "causal-lm" }): Promise<PretrainedCausalModel>;
 export async function loadModel(dir: string, opts?: LoadModelOptions): Promise<LoadedModel>;
 export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promise<LoadedModel> {
+  checkOptions("loadModel", opts, ["device", "task", "missingHead", "seed"], {
+    ints: ["seed"],
+    choices: { task: ["mlm", "causal-lm"], missingHead: ["error", "init"] },
+  });
   const path = join(dir, "config.json");
   const raw = await readJsonObject(path);
   const config = validateModelConfig(raw, path);

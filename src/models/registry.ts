@@ -28,6 +28,14 @@ export type CausalModelType = CausalConfig["model_type"];
 /** The name of a preset Kiln ships (of `task`'s families). */
 export type PresetName<T extends ModelTask = ModelTask> =
   Extract<Spec, { task: T }> extends infer S ? (S extends { presets: infer P } ? keyof P & string : never) : never;
+/** The presets of one family, by its model_type ("roberta": "mlm-tiny" | "mlm-small" | …). */
+export type FamilyPresetName<M extends string> =
+  Extract<Spec, { modelType: M }> extends infer S ? (S extends { presets: infer P } ? keyof P & string : never) : never;
+/**
+ * `string` itself, never a string literal: where a name may be read at run time (a flag, a file) and is
+ * checked then, a literal in the code must still be one of the known names.
+ */
+export type RuntimeString<S extends string> = string extends S ? S : never;
 /** The config a preset's name gives. */
 export type PresetConfig<N extends string> = Spec extends infer S
   ? S extends { presets: infer P }
@@ -117,7 +125,8 @@ export function presetTask(name: string): ModelTask | undefined {
  * pad id, not a reference model's), with positions for `maxLength` tokens (default: the preset's).
  */
 export function presetConfig<N extends PresetName>(name: N, tok: PresetTokenizerIds, maxLength?: number): PresetConfig<N>;
-export function presetConfig(name: string, tok: PresetTokenizerIds, maxLength?: number): ModelConfig;
+/** A name known only at run time (a literal must be a PresetName): checked when called. */
+export function presetConfig<S extends string>(name: S & RuntimeString<S>, tok: PresetTokenizerIds, maxLength?: number): ModelConfig;
 export function presetConfig(name: string, tok: PresetTokenizerIds, maxLength?: number): ModelConfig {
   const p = PRESETS.get(name);
   if (!p) throw new Error(`unknown preset "${name}"; presets: ${presetNames().join(", ")}`);

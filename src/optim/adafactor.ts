@@ -6,7 +6,15 @@
 // each parameter's RMS.
 import * as k from "../core/index.js";
 import { appliesWeightDecay } from "./adamw.js";
-import { asSchedule, checkOption, namedLeaves, type Optimizer, type OptimizerState } from "./optimizer.js";
+import {
+  asSchedule,
+  checkOption,
+  checkOptimizerOptions,
+  namedLeaves,
+  type Optimizer,
+  type OptimizerState,
+  type OptimizerUpdate,
+} from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
 export interface AdafactorOptions {
@@ -77,6 +85,27 @@ export class Adafactor implements Optimizer<AdafactorState> {
   readonly warmupInit: boolean;
 
   constructor(opts: AdafactorOptions = {}) {
+    checkOptimizerOptions(
+      "Adafactor",
+      opts,
+      [
+        "learningRate",
+        "eps",
+        "clipThreshold",
+        "decayRate",
+        "beta1",
+        "weightDecay",
+        "decay",
+        "scaleParameter",
+        "relativeStep",
+        "warmupInit",
+      ],
+      {
+        numbers: ["clipThreshold", "weightDecay"],
+        booleans: ["scaleParameter", "relativeStep", "warmupInit"],
+        learningRateRequired: false,
+      },
+    );
     const explicit = opts.learningRate !== undefined;
     this.relativeStep = opts.relativeStep ?? !explicit;
     this.scaleParameter = opts.scaleParameter ?? !explicit;
@@ -119,7 +148,7 @@ export class Adafactor implements Optimizer<AdafactorState> {
     return k.minimum(cap, t.rsqrt());
   }
 
-  update(grads: unknown, state: AdafactorState, params: unknown): { params: any; state: AdafactorState; lr: k.Array } {
+  update<P>(grads: P, state: AdafactorState, params: P): OptimizerUpdate<AdafactorState, P> {
     const t = state.step.add(1);
     const rate = this.relativeRate(state, t);
     const beta2t = k.sub(1, k.pow(t, this.decayRate));

@@ -1,7 +1,7 @@
 // AdamW with decoupled weight decay (Loshchilov & Hutter), as one pure update over parameter trees that
 // runs inside the compiled training step. Weight decay skips LayerNorm weights and biases.
 import * as k from "../core/index.js";
-import { asSchedule, type Optimizer, type OptimizerState } from "./optimizer.js";
+import { asSchedule, checkOptimizerOptions, type Optimizer, type OptimizerState, type OptimizerUpdate } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
 export interface AdamWOptions {
@@ -39,6 +39,10 @@ export class AdamW implements Optimizer<AdamWState> {
   readonly decay: (name: string) => boolean;
 
   constructor(opts: AdamWOptions) {
+    checkOptimizerOptions("AdamW", opts, ["learningRate", "beta1", "beta2", "eps", "weightDecay", "decay"], {
+      numbers: ["beta1", "beta2", "eps", "weightDecay"],
+      learningRateRequired: true,
+    });
     this.lr = asSchedule(opts.learningRate);
     this.beta1 = opts.beta1 ?? 0.9;
     this.beta2 = opts.beta2 ?? 0.999;
@@ -53,7 +57,7 @@ export class AdamW implements Optimizer<AdamWState> {
   }
 
   /** One update; grads and params are trees of the same structure. Returns the rate used too. */
-  update(grads: unknown, state: AdamWState, params: unknown): { params: any; state: AdamWState; lr: k.Array } {
+  update<P>(grads: P, state: AdamWState, params: P): OptimizerUpdate<AdamWState, P> {
     const { beta1: b1, beta2: b2, eps, weightDecay } = this;
     const lr = this.lr(state.step);
     const t = state.step.add(1);

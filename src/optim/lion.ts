@@ -5,7 +5,7 @@
 // half of AdamW's state.
 import * as k from "../core/index.js";
 import { appliesWeightDecay } from "./adamw.js";
-import { asSchedule, checkOption, type Optimizer, type OptimizerState } from "./optimizer.js";
+import { asSchedule, checkOption, checkOptimizerOptions, type Optimizer, type OptimizerState, type OptimizerUpdate } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
 export interface LionOptions {
@@ -42,6 +42,10 @@ export class Lion implements Optimizer<LionState> {
   readonly decay: (name: string) => boolean;
 
   constructor(opts: LionOptions) {
+    checkOptimizerOptions("Lion", opts, ["learningRate", "beta1", "beta2", "weightDecay", "decay"], {
+      numbers: ["beta1", "beta2", "weightDecay"],
+      learningRateRequired: true,
+    });
     this.lr = asSchedule(opts.learningRate);
     this.beta1 = opts.beta1 ?? 0.9;
     this.beta2 = opts.beta2 ?? 0.99;
@@ -56,7 +60,7 @@ export class Lion implements Optimizer<LionState> {
     return { step: k.scalar(0, "f32"), exp_avg: k.treeMap((p: k.Array) => k.zeros(p.shape, "f32"), params) };
   }
 
-  update(grads: unknown, state: LionState, params: unknown): { params: any; state: LionState; lr: k.Array } {
+  update<P>(grads: P, state: LionState, params: P): OptimizerUpdate<LionState, P> {
     const { beta1: b1, beta2: b2, weightDecay } = this;
     const lr = this.lr(state.step);
     const names = k.leafPaths(params);

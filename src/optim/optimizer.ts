@@ -5,6 +5,8 @@
 import * as k from "../core/index.js";
 import { keepIfSkipped } from "./precision.js";
 import { constantSchedule, type Schedule } from "./schedules.js";
+import { checkOptions } from "../core/check-options.js";
+import { OptionError } from "../core/option-error.js";
 
 /** What every optimizer's state holds: the count of updates applied (f32 scalar), the schedules' clock. */
 export interface OptimizerState {
@@ -12,8 +14,9 @@ export interface OptimizerState {
 }
 
 /** One update: the new parameters (in their own dtype), the new state, and the learning rate used (for logs). */
-export interface OptimizerUpdate<S extends OptimizerState = OptimizerState> {
-  params: any;
+export interface OptimizerUpdate<S extends OptimizerState = OptimizerState, P = any> {
+  /** The updated parameters: the same tree type as the parameters given. */
+  params: P;
   state: S;
   lr: k.Array;
 }
@@ -23,8 +26,8 @@ export interface Optimizer<S extends OptimizerState = OptimizerState> {
   readonly name: string;
   /** The state before the first update, for parameters of this tree's shapes. */
   init(params: unknown): S;
-  /** One update; grads and params are trees of the same structure. */
-  update(grads: unknown, state: S, params: unknown): OptimizerUpdate<S>;
+  /** One update; grads and params are trees of the same structure, and the new params have their type. */
+  update<P>(grads: P, state: S, params: P): OptimizerUpdate<S, P>;
 }
 
 /**
@@ -32,13 +35,13 @@ export interface Optimizer<S extends OptimizerState = OptimizerState> {
  * where `keep` is false (a loss-scaled step that overflowed, or a non-finite step that is skipped), the
  * parameters and optimizer state stay exactly as they were.
  */
-export function applyOptimizer<S extends OptimizerState>(
+export function applyOptimizer<S extends OptimizerState, P>(
   optimizer: Optimizer<S>,
-  grads: unknown,
-  params: any,
+  grads: P,
+  params: P,
   opt: S,
   keep?: k.Array,
-): { params: any; opt: S; lr: k.Array } {
+): { params: P; opt: S; lr: k.Array } {
   const upd = optimizer.update(grads, opt, params);
   if (!keep) return { params: upd.params, opt: upd.state, lr: upd.lr };
   return { params: keepIfSkipped(keep, upd.params, params), opt: keepIfSkipped(keep, upd.state, opt), lr: upd.lr };
@@ -58,4 +61,30 @@ export function namedLeaves(params: unknown): { name: string; param: k.Array }[]
 /** Throws when an option is not a finite number in range, naming the optimizer and the option. */
 export function checkOption(optimizer: string, option: string, value: number, ok: (v: number) => boolean, rule: string): void {
   if (!(Number.isFinite(value) && ok(value))) throw new Error(`${optimizer}: ${option} must be ${rule}, got ${value}`);
+}
+
+/**
+ * Checks an optimizer's constructor options: only its own names (`learning_rate` gets `learningRate`
+ * suggested), numbers where numbers belong, and a learning rate that is a number ≥ 0 or a schedule.
+ */
+export function checkOptimizerOptions(
+  where: string,
+  opts: unknown,
+  known: readonly string[],
+  rules: { numbers?: readonly string[]; booleans?: readonly string[]; learningRateRequired: boolean },
+): void {
+  checkOptions(where, opts, known, { numbers: rules.numbers ?? [], nonNegative: rules.numbers ?? [], booleans: rules.booleans ?? [] });
+  const lr = (opts as { learningRate?: unknown } | undefined)?.learningRate;
+  if (lr === undefined && !rules.learningRateRequired) return;
+  if (typeof lr === "function" || (typeof lr === "number" && Number.isFinite(lr) && lr >= 0)) return;
+  throw new OptionError({
+    where,
+    option: "learningRate",
+    value: lr,
+    why: lr === undefined ? "is required" : "must be a number ≥ 0 or a schedule",
+    fix:
+      typeof lr === "string" && Number.isFinite(Number(lr))
+        ? `Pass the number, not a string: learningRate: ${Number(lr)}`
+        : "Pass e.g. learningRate: 1e-3, or a schedule such as linearWarmupDecay({ … })",
+  });
 }

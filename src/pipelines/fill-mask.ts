@@ -3,6 +3,7 @@
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
 import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { checkOptions } from "../core/check-options.js";
 import { OptionError } from "../core/option-error.js";
 
 /** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
@@ -22,8 +23,13 @@ export interface FillMaskResult {
 }
 
 export interface FillMaskOptions {
+  /** Guesses per [MASK] (default 5). */
   topK?: number;
+  /** A text with several [MASK]s gives one result list per [MASK] (Hugging Face's nested shape); without it, such a text is refused. */
+  eachMask?: boolean;
 }
+
+const FILL_MASK_OPTIONS = ["topK", "eachMask"] as const;
 
 /** Where the model and the tokenizer came from, for messages (e.g. their config.json and tokenizer.json). */
 export interface FillMaskSources {
@@ -82,19 +88,54 @@ export class FillMaskPipeline {
     );
   }
 
-  /** One result list per [MASK] (a single list when the text has one [MASK]). */
-  async call(text: string, opts: FillMaskOptions = {}): Promise<FillMaskResult[] | FillMaskResult[][]> {
-    const topK = opts.topK ?? 5;
+  /** The guesses for the one [MASK] of a text, most likely first. */
+  call(text: string, opts?: FillMaskOptions & { eachMask?: false }): Promise<FillMaskResult[]>;
+  /** One result list per [MASK] of the text, in order. */
+  call(text: string, opts: FillMaskOptions & { eachMask: true }): Promise<FillMaskResult[][]>;
+  /** One result list per text (each with one [MASK]), in order. */
+  call(texts: readonly string[], opts?: FillMaskOptions & { eachMask?: false }): Promise<FillMaskResult[][]>;
+  async call(text: string | readonly string[], opts: FillMaskOptions = {}): Promise<FillMaskResult[] | FillMaskResult[][]> {
+    checkOptions("fill-mask", opts, FILL_MASK_OPTIONS, { ints: ["topK"], positive: ["topK"], booleans: ["eachMask"] });
+    if (Array.isArray(text)) {
+      if (opts.eachMask)
+        throw new OptionError({
+          where: "fill-mask",
+          option: "eachMask",
+          value: true,
+          why: "takes one text, not a list",
+          fix: "Call fill-mask once per text with eachMask, or give a list of texts with one [MASK] each",
+        });
+      text.forEach((t, i) => checkText(t, `text[${i}]`));
+      const results: FillMaskResult[][] = [];
+      for (const t of text) results.push((await this.fill(t, opts.topK ?? 5, `text[${results.length}]`, false))[0]!);
+      return results;
+    }
+    checkText(text, "text");
+    const results = await this.fill(text, opts.topK ?? 5, "text", opts.eachMask ?? false);
+    return opts.eachMask ? results : results[0]!;
+  }
+
+  /** One result list per [MASK]; more than one [MASK] only when `eachMask` allows it. */
+  private async fill(text: string, topK: number, option: string, eachMask: boolean): Promise<FillMaskResult[][]> {
     const tok = this.tokenizer;
     const ids = tok.encode(text);
     const maskPositions = ids.flatMap((id, i) => (id === tok.maskId ? [i] : []));
+    const maskText = tok.decode([tok.maskId], { skipSpecialTokens: false }) || "[MASK]";
     if (maskPositions.length === 0)
       throw new OptionError({
-        option: "text",
+        where: "fill-mask",
+        option,
         value: text,
         why: `has no mask token (id ${tok.maskId})`,
-        fix: `Write it where a word should be predicted, e.g. "Goal of my life is to [MASK]."`,
+        fix: `Write it where a word should be predicted, e.g. "Goal of my life is to ${maskText}."`,
+      });
+    if (maskPositions.length > 1 && !eachMask)
+      throw new OptionError({
         where: "fill-mask",
+        option,
+        value: text,
+        why: `has ${maskPositions.length} mask tokens, and the result would be a list per mask`,
+        fix: "Pass eachMask: true for one result list per mask, or leave one mask in the text",
       });
     const limit = maxSequenceLength(this.model.config);
     if (ids.length > limit)
@@ -128,8 +169,19 @@ export class FillMaskPipeline {
         return { score: row[id]!, token: id, token_str: tok.decode([id]), sequence: tok.decode(filled, { skipSpecialTokens }) };
       });
     });
-    return results.length === 1 ? results[0]! : results;
+    return results;
   }
+}
+
+function checkText(text: unknown, option: string): asserts text is string {
+  if (typeof text !== "string")
+    throw new OptionError({
+      where: "fill-mask",
+      option,
+      value: text,
+      why: "is not a string",
+      fix: "Pass the text with a mask token in it, or a list of such texts",
+    });
 }
 
 /** Indices of the k largest values, largest first (ties: lower index first). */

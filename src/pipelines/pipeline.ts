@@ -13,11 +13,17 @@ import type { GeneratorOptions } from "./generation/generator.js";
 export const PIPELINE_TASKS = ["fill-mask", "text-generation"] as const;
 export type PipelineTask = (typeof PIPELINE_TASKS)[number];
 
-/** `await fillMask(text)`: the top guesses for the text's [MASK] (one list per mask when it has several). */
-export type FillMask = ((text: string, opts?: FillMaskOptions) => Promise<FillMaskResult[] | FillMaskResult[][]>) & {
+/**
+ * `await fillMask(text)`: the top guesses for the text's [MASK]; with `eachMask: true`, one list per mask;
+ * for a list of texts, one list per text (FillMaskPipeline.call's overloads).
+ */
+export interface FillMask {
+  (text: string, opts?: FillMaskOptions & { eachMask?: false }): Promise<FillMaskResult[]>;
+  (text: string, opts: FillMaskOptions & { eachMask: true }): Promise<FillMaskResult[][]>;
+  (texts: readonly string[], opts?: FillMaskOptions & { eachMask?: false }): Promise<FillMaskResult[][]>;
   readonly task: "fill-mask";
   readonly pipeline: FillMaskPipeline;
-};
+}
 
 /** `await generate(prompt)`: each prompt's continuation, with its token ids and how it finished. */
 export type TextGenerator = ((prompts: string | readonly string[], opts?: TextGenerationOptions) => Promise<TextGeneration>) & {
@@ -49,7 +55,15 @@ export async function pipeline(
       model: join(dir, "config.json"),
       tokenizer: join(tokenizerDir, "tokenizer.json"),
     });
-    return Object.assign((text: string, o?: FillMaskOptions) => pipe.call(text, o), { task, pipeline: pipe } as const);
+    // One implementation behind the overloads: the pipeline's call checks the options at run time.
+    const call = pipe.call.bind(pipe) as (
+      text: string | readonly string[],
+      o?: FillMaskOptions,
+    ) => Promise<FillMaskResult[] | FillMaskResult[][]>;
+    return Object.assign((text: string | readonly string[], o?: FillMaskOptions) => call(text, o), {
+      task,
+      pipeline: pipe,
+    } as const) as FillMask;
   }
   if (task === "text-generation") {
     const pipe = await TextGenerationPipeline.fromPretrained(dir, opts);

@@ -12,6 +12,8 @@ import { Generator, type GenerateOptions, type GeneratorOptions, type FinishReas
 import type { CompileRecord } from "./generation/programs.js";
 import { GenerateInputError, type ShapePlan } from "./generation/buckets.js";
 import { TextStream } from "./generation/text-stream.js";
+import { checkGenerateOptions, checkGeneratorOptions } from "./generation/generate-options.js";
+import { OptionError } from "../core/option-error.js";
 
 /** What text generation needs from a tokenizer (src/text's Tokenizer provides it). */
 export interface GenerationTokenizer {
@@ -76,6 +78,7 @@ export class TextGenerationPipeline {
     sources: TextGenerationSources = {},
     opts: GeneratorOptions = {},
   ) {
+    checkGeneratorOptions("TextGenerationPipeline", opts);
     checkModelTokenizer(model, tokenizer, sources);
     this.generator = new Generator(model, params, opts);
   }
@@ -89,6 +92,7 @@ export class TextGenerationPipeline {
     dir: string,
     opts: GeneratorOptions & { tokenizerDir?: string; sources?: TextGenerationSources } = {},
   ): Promise<TextGenerationPipeline> {
+    checkGeneratorOptions("TextGenerationPipeline.fromPretrained", opts, ["tokenizerDir", "sources"]);
     const { tokenizerDir = dir, sources, ...generatorOpts } = opts;
     const configPath = join(dir, "config.json");
     const config = await readModelConfig(configPath);
@@ -117,6 +121,25 @@ export class TextGenerationPipeline {
   }
 
   async generate(prompts: string | readonly string[], opts: TextGenerationOptions = {}): Promise<TextGeneration> {
+    checkGenerateOptions(opts, ["onToken"]);
+    if (opts.onToken !== undefined && typeof opts.onToken !== "function")
+      throw new OptionError({
+        where: "generate",
+        option: "onToken",
+        value: opts.onToken,
+        why: "is not a function",
+        fix: "Pass (event) => …",
+      });
+    const promptList: readonly unknown[] = typeof prompts === "string" ? [prompts] : Array.isArray(prompts) ? prompts : [prompts];
+    const bad = promptList.findIndex((p) => typeof p !== "string");
+    if (bad >= 0)
+      throw new OptionError({
+        where: "generate",
+        option: typeof prompts === "string" || !Array.isArray(prompts) ? "prompts" : `prompts[${bad}]`,
+        value: promptList[bad],
+        why: "is not a text",
+        fix: "Pass a prompt string or a list of them; token ids go to the pipeline's generator (pipe.generator.generate)",
+      });
     const texts = typeof prompts === "string" ? [prompts] : [...prompts];
     const promptIds = texts.map((t) => this.encode(t));
     const streams = promptIds.map((ids) => new TextStream(this.tokenizer, ids));

@@ -113,9 +113,9 @@ export function partGradients(
   const dtype = o.computeDtype ?? "f32";
   const dropoutKey = k.foldIn(k.randomKey(o.dropoutSeed), step.astype("u32"));
   let grads: any = null;
-  let lossSum = k.scalar(0),
-    correct = k.scalar(0),
-    dropped = k.scalar(0);
+  let lossSum: k.Array = k.scalar(0),
+    correct: k.Array = k.scalar(0),
+    dropped: k.Array = k.scalar(0);
   for (const { part: mb, targets } of parts) {
     const forward: ForwardSettings = {
       dropoutKey,

@@ -69,6 +69,7 @@ import type { KeyValueStore } from "../distribute/store-group-comm.js";
 import { CrossProcessSteps } from "./cross-process-steps.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
+import { checkFitArgs, checkTrainerOptions } from "./trainer-options-check.js";
 
 /** The signals that stop a run after its current step, with a checkpoint. */
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -246,6 +247,7 @@ export class Trainer implements TrainerView {
   private bestCheckpoint: string | undefined;
 
   constructor(options: TrainerOptions) {
+    checkTrainerOptions(options);
     this.o = {
       evalEvery: 0,
       evalAtStart: false,
@@ -375,6 +377,7 @@ export class Trainer implements TrainerView {
   }
 
   async fit(a: FitArgs): Promise<FitResult> {
+    checkFitArgs(a);
     const o = this.o;
     const rows = a.train.batchesPerEpoch;
     if (rows === 0)

@@ -176,7 +176,11 @@ if (!pythonSkip) {
       const { model, params } = await loadModel(dir, { task: "mlm" });
       const pipe = new FillMaskPipeline(model, params, tokenizer);
       const fillMask = [];
-      for (const text of FILL_MASK_TEXTS) fillMask.push(await pipe.call(text, { topK: 5 }));
+      // Hugging Face's shape: a list for a text with one mask, a list per mask for a text with several.
+      for (const text of FILL_MASK_TEXTS) {
+        const perMask = await pipe.call(text, { topK: 5, eachMask: true });
+        fillMask.push(perMask.length === 1 ? perMask[0]! : perMask);
+      }
       trained[kind] = {
         dir,
         checkpoint: join(dir, `checkpoint-${STEPS / 2}`),

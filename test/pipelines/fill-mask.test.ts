@@ -7,7 +7,7 @@ import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { createMaskedLM, presetConfig } from "../../src/models/index.js";
-import { FillMaskPipeline, type FillMaskResult } from "../../src/pipelines/fill-mask.js";
+import { FillMaskPipeline } from "../../src/pipelines/fill-mask.js";
 import { saveModel } from "../../src/models/pretrained.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { kilnRun } from "../helpers/hf-interop.js";
@@ -27,7 +27,7 @@ const pipe = new FillMaskPipeline(model, params, tokenizer);
 
 test("top-k results: {score, token, token_str, sequence}, best first, matching the model's own probabilities", async () => {
   const text = "The people of the United [MASK].";
-  const results = (await pipe.call(text, { topK: 4 })) as FillMaskResult[];
+  const results = await pipe.call(text, { topK: 4 });
   assert.equal(results.length, 4);
   for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
   const ids = tokenizer.encode(text);
@@ -47,14 +47,25 @@ test("top-k results: {score, token, token_str, sequence}, best first, matching t
   assert.equal(results[0]!.token_str, tokenizer.decode([results[0]!.token]));
 });
 
-test("two masks give a list per mask; no mask is a clear error", async () => {
-  const two = (await pipe.call("[MASK] of the [MASK].", { topK: 2 })) as FillMaskResult[][];
+test("two masks give a list per mask with eachMask, and are refused without it; no mask is a clear error", async () => {
+  const two = await pipe.call("[MASK] of the [MASK].", { topK: 2, eachMask: true });
   assert.equal(two.length, 2);
   assert.equal(two[0]!.length, 2);
   // As transformers does: each sequence fills one mask and keeps the special tokens, so the other mask shows.
   assert.match(two[0]![0]!.sequence, /^\[CLS\] .*\[MASK\].*\[SEP\]$/);
   assert.match(two[1]![0]!.sequence, /^\[CLS\]\[MASK\] .*\[SEP\]$/);
   await assert.rejects(pipe.call("nothing to fill"), /no mask token .* \[MASK\]/);
+  await assert.rejects(
+    pipe.call("[MASK] of the [MASK]."),
+    /text = "\[MASK\] of the \[MASK\]\." \(a string\) has 2 mask tokens.*eachMask: true/,
+  );
+});
+
+test("a list of texts gives one result list per text, the same as one call each", async () => {
+  const texts = ["The people of the United [MASK].", "[MASK] of the Union."];
+  const each = await pipe.call(texts, { topK: 3 });
+  assert.equal(each.length, 2);
+  for (const [i, text] of texts.entries()) assert.deepEqual(each[i], await pipe.call(text, { topK: 3 }));
 });
 
 test("a tokenizer of another vocabulary, or with ids outside the embedding table, is refused with both numbers", async () => {

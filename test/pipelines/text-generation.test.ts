@@ -121,7 +121,7 @@ test("an end-of-sequence token stops its row (the token included, nothing after 
   for (const greedy of [true, false]) {
     const gen = new Generator(model, params["llama-tiny"]!, { stepsPerCall: 3 });
     // Sampling with top-k 1 takes the most likely token too, through the host's draw.
-    const r = await gen.generate(prompts, { greedy, topK: 1, maxNewTokens: 12 });
+    const r = await gen.generate(prompts, { greedy, ...(greedy ? {} : { topK: 1 }), maxNewTokens: 12 });
     for (const row of [0, 1]) {
       const stop = at(row);
       assert.deepEqual(r.tokens[row], stop < 0 ? free.tokens[row] : free.tokens[row]!.slice(0, stop + 1), `row ${row}, greedy ${greedy}`);
@@ -134,7 +134,7 @@ test("an end-of-sequence token stops its row (the token included, nothing after 
       r.tokens.map((t) => [...t, ...new Array<number>(steps - t.length).fill(0)]),
     );
     assert.ok(r.tokens[0]!.length < steps, "the first row stopped while the second went on");
-    const off = await gen.generate(prompts, { greedy, topK: 1, maxNewTokens: 12, stopAtEos: false });
+    const off = await gen.generate(prompts, { greedy, ...(greedy ? {} : { topK: 1 }), maxNewTokens: 12, stopAtEos: false });
     assert.deepEqual(off.tokens, free.tokens, "stopAtEos false runs every row to the end");
   }
 });
@@ -156,10 +156,10 @@ test("sampling: the same seed gives the same tokens, another seed others; top-k 
 
 test("bad options and prompts are refused before anything runs", async () => {
   const gen = new Generator(tinyModel("llama-tiny"), params["llama-tiny"]!);
-  await assert.rejects(gen.generate([[3, 4]], { temperature: 0 }), /generate: temperature must be a number > 0/);
+  await assert.rejects(gen.generate([[3, 4]], { temperature: 0 }), /generate: temperature = 0 must be > 0/);
   await assert.rejects(gen.generate([[3, VOCAB]]), /prompt 1 holds token id 40, outside the model's vocabulary of 40/);
   await assert.rejects(gen.generate([prompt(1, 60)], { maxNewTokens: 8 }), /60 tokens; with 8 new tokens that is 68 positions.*64/);
-  await assert.rejects(gen.generate([[3]], { seed: -1 }), /seed must be a non-negative integer/);
+  await assert.rejects(gen.generate([[3]], { seed: -1 }), /seed = -1 must be a non-negative integer/);
   assert.equal(gen.programs.compiles.length, 0);
 });
 

@@ -1,14 +1,17 @@
 // Making arrays: from JS data, constants, ranges. Under a trace these are staged (a scalar constant
 // broadcast in the program), so they cost nothing at trace time whatever their size.
 import { Array, type ArrayOrScalar } from "../array.js";
-import type { DType, HostArray } from "../dtype.js";
-import { dtypeOfHost, fromNumbers } from "../dtype.js";
+import type { DType, DTypeOfHost, HostArray } from "../dtype.js";
+import { fromNumbers } from "../dtype.js";
 import type { Device } from "../executor.js";
 import type { Shape } from "../shape.js";
-import { fmtShape, sizeOf } from "../shape.js";
+import { sizeOf } from "../shape.js";
 import { getDefaultDevice } from "../devices.js";
 import { countTransfer } from "../metrics.js";
 import { bind } from "./dispatch.js";
+import { OptionError } from "../option-error.js";
+import { checkInteger, checkOptions } from "../check-options.js";
+import { checkDType, checkShape, hostDataAs, hostDType } from "../check-array-args.js";
 
 export interface ArrayOptions {
   dtype?: DType;
@@ -26,33 +29,66 @@ function inferShape(x: unknown): number[] {
   return shape;
 }
 
-/** Host data → a concrete array on a device (default: the default device). */
+/**
+ * Host data → a concrete array on a device (default: the default device). Data of another element type
+ * than `dtype` is converted when `dtype` holds its values exactly (an Int32Array into f32), and refused
+ * otherwise (1.5 into i32); a Uint16Array is read as bf16 or f16 bit patterns.
+ */
+export function fromHost<H extends HostArray>(data: H, shape: readonly number[], dtype?: undefined, device?: Device): Array<DTypeOfHost<H>>;
+export function fromHost<D extends DType>(data: HostArray, shape: readonly number[], dtype: D, device?: Device): Array<D>;
+export function fromHost(data: HostArray, shape: readonly number[], dtype?: DType, device?: Device): Array;
 export function fromHost(data: HostArray, shape: readonly number[], dtype?: DType, device?: Device): Array {
-  const d = dtype ?? dtypeOfHost(data);
-  if (sizeOf(shape) !== data.length)
-    throw new Error(`host data has ${data.length} elements but shape ${fmtShape(shape)} needs ${sizeOf(shape)}`);
+  return fromHostAt("fromHost", data, shape, dtype, device);
+}
+
+function fromHostAt(where: string, data: unknown, shape: unknown, dtype: unknown, device: Device | undefined): Array {
+  checkShape(where, shape);
+  if (dtype !== undefined) checkDType(where, dtype);
+  const d = dtype ?? hostDType(where, data);
+  const host = hostDataAs(where, data, d);
+  if (sizeOf(shape) !== host.length)
+    throw new OptionError({
+      where,
+      option: "shape",
+      value: shape,
+      why: `needs ${sizeOf(shape)} elements but the data has ${host.length}`,
+      fix: `Pass a shape whose sizes multiply to ${host.length} (e.g. [${host.length}]), or data of ${sizeOf(shape)} elements`,
+    });
   const dev = device ?? getDefaultDevice();
-  countTransfer("toDevice", data.byteLength);
-  return Array.fromBuffer(dev.executor.fromHost(data, { shape: [...shape], dtype: d }, dev));
+  countTransfer("toDevice", host.byteLength);
+  return Array.fromBuffer(dev.executor.fromHost(host, { shape: [...shape], dtype: d }, dev));
 }
 
 /**
  * An array from nested JS arrays, a flat list of numbers or a typed array.
  * `array([[1, 2], [3, 4]])` is f32[2,2]; `array(new Int32Array(6), { shape: [2, 3] })` is i32[2,3].
  */
+export function array<D extends DType>(values: unknown, opts: ArrayOptions & { dtype: D }): Array<D>;
+export function array<H extends HostArray>(values: H, opts?: Omit<ArrayOptions, "dtype">): Array<DTypeOfHost<H>>;
+export function array(values: unknown, opts?: ArrayOptions): Array;
 export function array(values: unknown, opts: ArrayOptions = {}): Array {
+  checkOptions("array", opts, ["dtype", "shape", "device"]);
+  if (opts.dtype !== undefined) checkDType("array", opts.dtype);
   if (ArrayBuffer.isView(values) && !(values instanceof DataView)) {
-    const host = values as HostArray;
-    const dtype = opts.dtype ?? dtypeOfHost(host);
     // A Uint16Array holds bf16 or f16 bit patterns as they are; other typed arrays convert if needed.
-    const raw = host instanceof Uint16Array && (dtype === "bf16" || dtype === "f16");
-    const data = raw || dtype === dtypeOfHost(host) ? host : fromNumbers(dtype, host as unknown as ArrayLike<number>);
-    return fromHost(data, opts.shape ?? [host.length], dtype, opts.device);
+    return fromHostAt("array", values, opts.shape ?? [(values as HostArray).length], opts.dtype, opts.device);
   }
   const shape = opts.shape ?? inferShape(values);
-  const flat = globalThis.Array.isArray(values) ? (values.flat(Infinity) as number[]) : [values as number];
+  const flat = globalThis.Array.isArray(values) ? (values.flat(Infinity) as unknown[]) : [values];
+  const bad = flat.findIndex((v) => typeof v !== "number" && typeof v !== "boolean");
+  if (bad >= 0)
+    throw new OptionError({
+      where: "array",
+      option: `values[${bad}]`,
+      value: flat[bad],
+      why: "is not a number or a boolean",
+      fix:
+        typeof flat[bad] === "string"
+          ? "Convert the strings to numbers first (Number(s))"
+          : "Pass numbers, booleans, nested lists of them or a typed array",
+    });
   const dtype = opts.dtype ?? (flat.every((v) => typeof v === "boolean") && flat.length ? "bool" : "f32");
-  return fromHost(fromNumbers(dtype, flat.map(Number)), shape, dtype, opts.device);
+  return fromHostAt("array", fromNumbers(dtype, flat.map(Number)), shape, dtype, opts.device);
 }
 
 const literalCache = new Map<string, Array>();
@@ -76,26 +112,45 @@ function literal(value: number | boolean, dtype: DType, weak: boolean): Array {
 }
 
 /** A 0-d array of the given dtype (default f32, or bool for booleans). */
+export function scalar(value: boolean): Array<"bool">;
+export function scalar(value: number): Array<"f32">;
+export function scalar<D extends DType>(value: number | boolean, dtype: D): Array<D>;
 export function scalar(value: number | boolean, dtype: DType = typeof value === "boolean" ? "bool" : "f32"): Array {
   return full([], value, dtype);
 }
 
+export function full<D extends DType = "f32">(shape: Shape, value: number | boolean, dtype?: D): Array<D>;
 export function full(shape: Shape, value: number | boolean, dtype: DType = "f32"): Array {
+  return fullAt("full", shape, value, dtype);
+}
+
+function fullAt(where: string, shape: unknown, value: unknown, dtype: unknown): Array {
+  checkShape(where, shape);
+  checkDType(where, dtype);
+  if (typeof value !== "number" && typeof value !== "boolean")
+    throw new OptionError({ where, option: "value", value, why: "is not a number or a boolean", fix: "Pass the fill value as a number" });
   return bind("broadcast_in_dim", [literal(value, dtype, false)], { shape: [...shape], dims: [] });
 }
 
-export const zeros = (shape: Shape, dtype: DType = "f32") => full(shape, 0, dtype);
-export const ones = (shape: Shape, dtype: DType = "f32") => full(shape, 1, dtype);
-export const zerosLike = (x: Array) => full(x.shape, 0, x.dtype);
-export const onesLike = (x: Array) => full(x.shape, 1, x.dtype);
+export const zeros = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> =>
+  fullAt("zeros", shape, 0, dtype) as Array<D>;
+export const ones = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> => fullAt("ones", shape, 1, dtype) as Array<D>;
+export const zerosLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 0, x.dtype);
+export const onesLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 1, x.dtype);
 
 /** Counts along `dim` of `shape` (StableHLO iota). */
+export function iota<D extends DType = "i32">(shape: Shape, dim?: number, dtype?: D): Array<D>;
 export function iota(shape: Shape, dim = 0, dtype: DType = "i32"): Array {
+  checkShape("iota", shape);
+  checkDType("iota", dtype);
   return bind("iota", [], { shape: [...shape], dim, dtype });
 }
 
 /** 0, 1, …, n-1. */
+export function arange<D extends DType = "i32">(n: number, dtype?: D): Array<D>;
 export function arange(n: number, dtype: DType = "i32"): Array {
+  checkInteger("arange", "n", n);
+  checkDType("arange", dtype);
   return iota([n], 0, dtype);
 }
 

@@ -6,6 +6,7 @@ import { isFloat, promoteTypes } from "../dtype.js";
 import type { CompareDirection, Prim } from "../ir.js";
 import { broadcastShapes } from "../shape.js";
 import { bind } from "./dispatch.js";
+import { checkDType } from "../check-array-args.js";
 import { asArray, weakScalar } from "./creation.js";
 import { broadcastTo } from "./shape.js";
 
@@ -71,6 +72,7 @@ export const isFinite = unary("is_finite");
 export const bitNot = unary("not");
 
 export function astype(x: Array, dtype: DType): Array {
+  if (x.dtype !== dtype) checkDType("astype", dtype);
   return x.dtype === dtype ? x : bind("convert", [x], { dtype });
 }
 

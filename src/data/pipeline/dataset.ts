@@ -6,6 +6,8 @@
 // and how many of its batches were consumed); an iterator created from it replays the epoch's record
 // order without parsing and continues exactly where the saved one stopped.
 import type { TokenBatch } from "../batch.js";
+import { checkOptions } from "../../core/check-options.js";
+import { OptionError } from "../../core/option-error.js";
 import type { Compression } from "../tfrecord/files.js";
 import { checkPreparedInputs, processShare, recordCounts, resolveFiles } from "./files.js";
 import { SkippedRecords } from "./skipped-records.js";
@@ -68,6 +70,25 @@ export interface BatchInfo {
 
 type MapFn = (value: unknown, info: BatchInfo) => unknown;
 
+const DATASET_OPTIONS = [
+  "files",
+  "maxLength",
+  "batchSize",
+  "shuffle",
+  "seed",
+  "shuffleBuffer",
+  "dropRemainder",
+  "epochs",
+  "cycleLength",
+  "processIndex",
+  "processCount",
+  "compression",
+  "ignoreErrors",
+  "onSkip",
+  "prefetch",
+  "featureNames",
+] as const satisfies readonly (keyof DatasetOptions)[];
+
 interface Setup {
   stream: BatchStreamOptions;
   prefetch: number;
@@ -84,6 +105,18 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
 
   /** Finds the files, takes this process's share and counts its records. */
   static async open(options: DatasetOptions): Promise<TFRecordDataset<TokenBatch>> {
+    checkOptions("openDataset", options, DATASET_OPTIONS, {
+      booleans: ["shuffle", "dropRemainder", "ignoreErrors"],
+      choices: { compression: ["none", "gzip", undefined] },
+    });
+    if (options?.files === undefined)
+      throw new OptionError({
+        where: "openDataset",
+        option: "files",
+        value: undefined,
+        why: "is required",
+        fix: 'Pass the shards: a directory, a glob, a file or a list of them, e.g. files: "data/train"',
+      });
     const o = {
       shuffle: true,
       seed: 0,
@@ -177,6 +210,11 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
     const { compression, ignoreErrors, onSkip } = this.setup.stream;
     // When skipping bad records, the pass finds and tallies them all up front instead of failing.
     return checkShards(this.files, { ...(compression ? { compression } : {}), ignoreErrors, ...(onSkip ? { onSkip } : {}), ...options });
+  }
+
+  /** Tokens per record (the input_ids and attention_mask length every batch has). */
+  get maxLength(): number {
+    return this.setup.stream.maxLength;
   }
 
   /** Examples per batch. */

@@ -10,6 +10,8 @@
 // through each has found it whole (see soundShards). A
 // `prepare.json` in each split directory records the settings, so a re-run with different settings is
 // refused instead of mixing incompatible shards.
+import { checkOptions } from "../../core/check-options.js";
+import { OptionError } from "../../core/option-error.js";
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { availableParallelism } from "node:os";
@@ -25,7 +27,6 @@ import type { Compression } from "../tfrecord/files.js";
 import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
 import { checkShard } from "../shard-check.js";
 import { MANIFEST } from "./manifest.js";
-import { OptionError } from "../../core/option-error.js";
 
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
@@ -208,7 +209,49 @@ export function defaultWorkers(): number {
 
 type Resolved = Required<Omit<PrepareOptions, "progress">> & { progress: ProgressSink | null | undefined };
 
+const PREPARE_OPTIONS = [
+  "tokenizer",
+  "inputs",
+  "out",
+  "maxLength",
+  "shardSize",
+  "groupSize",
+  "split",
+  "validationFraction",
+  "testFraction",
+  "seed",
+  "compression",
+  "workers",
+  "progress",
+] as const satisfies readonly (keyof PrepareOptions)[];
+
 function resolveOptions(options: PrepareOptions): Resolved {
+  const where = "prepareDataset";
+  checkOptions(where, options, PREPARE_OPTIONS, {
+    strings: ["tokenizer", "out", "split"],
+    ints: ["maxLength", "shardSize", "groupSize", "seed", "workers"],
+    positive: ["maxLength", "shardSize", "groupSize", "workers"],
+    numbers: ["validationFraction", "testFraction"],
+    nonNegative: ["validationFraction", "testFraction"],
+    choices: { compression: ["none", "gzip"] },
+  });
+  for (const name of ["tokenizer", "out"] as const)
+    if (!options[name])
+      throw new OptionError({
+        where,
+        option: name,
+        value: options[name],
+        why: "is required",
+        fix: `Pass ${name}: the ${name === "out" ? "output" : "tokenizer"} directory`,
+      });
+  if (!Array.isArray(options.inputs) || options.inputs.some((f) => typeof f !== "string"))
+    throw new OptionError({
+      where,
+      option: "inputs",
+      value: options.inputs,
+      why: "is not a list of text files",
+      fix: 'Pass inputs: ["corpus.txt"]',
+    });
   const o: Resolved = {
     tokenizer: options.tokenizer,
     inputs: options.inputs,
@@ -224,35 +267,40 @@ function resolveOptions(options: PrepareOptions): Resolved {
     workers: options.workers ?? defaultWorkers(),
     progress: options.progress,
   };
-  const refuse = (option: string, value: unknown, why: string, fix?: string) =>
-    new OptionError({ option, value, why, ...(fix ? { fix } : {}), where: "prepareDataset" });
-  if (o.inputs.length === 0) throw refuse("inputs", o.inputs, "is empty", "Pass at least one text file");
-  for (const [name, v] of [
-    ["maxLength", o.maxLength],
-    ["shardSize", o.shardSize],
-    ["groupSize", o.groupSize],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 1) throw refuse(name, v, "must be a positive integer");
-  }
-  for (const [name, v] of [
-    ["validationFraction", o.validationFraction],
-    ["testFraction", o.testFraction],
-  ] as const) {
-    if (!(v >= 0 && v < 1)) throw refuse(name, v, "must be in [0, 1)");
-  }
+  if (o.inputs.length === 0)
+    throw new OptionError({
+      where,
+      option: "inputs",
+      value: o.inputs,
+      why: "is empty",
+      fix: 'Pass at least one text file, e.g. inputs: ["corpus.txt"]',
+    });
+  for (const name of ["validationFraction", "testFraction"] as const)
+    if (!(o[name] < 1)) throw new OptionError({ where, option: name, value: o[name], why: "must be in [0, 1)" });
   if (o.validationFraction + o.testFraction >= 1)
-    throw refuse(
-      "testFraction",
-      o.testFraction,
-      `plus validationFraction ${o.validationFraction} must be below 1`,
-      `Lower them so that split "${o.split}" gets rows`,
-    );
+    throw new OptionError({
+      where,
+      option: "testFraction",
+      value: o.testFraction,
+      why: `with validationFraction ${o.validationFraction} leaves no rows for the split "${o.split}"`,
+      fix: "Keep validationFraction + testFraction below 1",
+    });
   if (!/^[A-Za-z0-9_.-]+$/.test(o.split) || o.split === "." || o.split === "..")
-    throw refuse("split", o.split, 'must be a plain directory name like "train"');
-  if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test")) {
-    throw refuse("split", o.split, "collides with the split carved out by the fractions", "Name the main split differently");
-  }
-  if (!Number.isInteger(o.seed)) throw refuse("seed", o.seed, "must be an integer");
+    throw new OptionError({
+      where,
+      option: "split",
+      value: o.split,
+      why: "is not a plain directory name",
+      fix: 'Pass a name like split: "train"',
+    });
+  if (o.validationFraction + o.testFraction > 0 && (o.split === "validation" || o.split === "test"))
+    throw new OptionError({
+      where,
+      option: "split",
+      value: o.split,
+      why: "collides with the split the fractions carve out",
+      fix: 'Name the main split differently, e.g. split: "train"',
+    });
   return o;
 }
 

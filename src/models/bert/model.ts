@@ -2,14 +2,27 @@
 // (`bert.embeddings.word_embeddings.weight`, …, `cls.predictions.transform.dense.weight`, `cls.predictions.bias`).
 import * as k from "../../core/index.js";
 import { KeySequence } from "../../nn/init.js";
-import { dense, denseInit, embed, layerNorm, layerNormInit, ACTIVATIONS } from "../../nn/layers.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit, ACTIVATIONS, type DenseParams, type NormParams } from "../../nn/layers.js";
 import { paddingBias } from "../../nn/attention.js";
 import type { MlmConfig } from "../config.js";
-import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "../transformer-encoder.js";
+import {
+  embeddingsInit,
+  encoderApply,
+  encoderInit,
+  tiedLogits,
+  type EmbeddingsParams,
+  type EncoderParams,
+} from "../transformer-encoder.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "../masked-lm.js";
 
-export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
+/** BERT's parameters, by transformers' names (BertForMaskedLM's state dict). */
+export interface BertParams {
+  bert: { embeddings: EmbeddingsParams; encoder: EncoderParams };
+  cls: { predictions: { transform: { dense: DenseParams; LayerNorm: NormParams }; bias: k.Array } };
+}
+
+export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel<BertParams> {
   const c = config;
   const h = c.hidden_size;
   return {
@@ -20,7 +33,7 @@ export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLa
       "cls.predictions.decoder.bias": "cls.predictions.bias",
     },
 
-    init(key: k.Array): Params {
+    init(key: k.Array): BertParams {
       const keys = new KeySequence(key);
       const std = c.initializer_range;
       return {

@@ -22,7 +22,13 @@ export interface Gpt2BlockParams {
 /** Queries [batch, t, heads, headDim], keys and values [batch, heads, t, headDim] → context [batch, t, hidden]. */
 type Attend = (q: k.Array, keys: k.Array, values: k.Array, layer: number | k.Array) => k.Array;
 
-export function createGpt2(config: Gpt2Config): CausalLanguageModel {
+/** GPT-2's parameters, by transformers' names (GPT2LMHeadModel's state dict); lm_head only when untied. */
+export interface Gpt2Params {
+  transformer: { wte: { weight: k.Array }; wpe: { weight: k.Array }; h: Gpt2BlockParams[]; ln_f: NormParams };
+  lm_head?: { weight: k.Array };
+}
+
+export function createGpt2(config: Gpt2Config): CausalLanguageModel<Gpt2Params> {
   const c = config;
   const h = c.n_embd,
     heads = c.n_head,
@@ -62,7 +68,7 @@ export function createGpt2(config: Gpt2Config): CausalLanguageModel {
     baseModelPrefix: "transformer",
     tiedWeights: c.tie_word_embeddings ? { "lm_head.weight": "transformer.wte.weight" } : {},
 
-    init(key: k.Array): Params {
+    init(key: k.Array): Gpt2Params {
       const keys = new KeySequence(key);
       // GPT-2's scaled init: the projections onto the residual stream by 1/√(2 · layers).
       const residualStd = std / Math.sqrt(2 * c.n_layer);
@@ -77,7 +83,7 @@ export function createGpt2(config: Gpt2Config): CausalLanguageModel {
         })),
         ln_f: layerNormInit(h),
       };
-      const params: Params = { transformer };
+      const params: Gpt2Params = { transformer };
       if (!c.tie_word_embeddings) params.lm_head = { weight: normalInit(keys.next(), [c.vocab_size, h], std) };
       return params;
     },

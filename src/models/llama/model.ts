@@ -34,7 +34,13 @@ function project(p: Linear, x: k.Array): k.Array {
 /** Keys and values of the new tokens ([batch, kvHeads, t, headDim]) → their attention context [batch, t, heads · headDim]. */
 type Attend = (q: k.Array, keys: k.Array, values: k.Array, layer: number | k.Array) => k.Array;
 
-export function createLlama(config: LlamaConfig): CausalLanguageModel {
+/** Llama's parameters, by transformers' names (LlamaForCausalLM's state dict); lm_head only when untied. */
+export interface LlamaParams {
+  model: { embed_tokens: { weight: k.Array }; layers: LlamaLayerParams[]; norm: { weight: k.Array } };
+  lm_head?: { weight: k.Array };
+}
+
+export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParams> {
   const c = config;
   const h = c.hidden_size,
     heads = c.num_attention_heads,
@@ -72,7 +78,7 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel {
     baseModelPrefix: "model",
     tiedWeights: c.tie_word_embeddings ? { "lm_head.weight": "model.embed_tokens.weight" } : {},
 
-    init(key: k.Array): Params {
+    init(key: k.Array): LlamaParams {
       const keys = new KeySequence(key);
       let embed = normalInit(keys.next(), [c.vocab_size, h], c.initializer_range);
       // nn.Embedding(padding_idx=pad_token_id): the padding row starts at zero.
@@ -93,7 +99,7 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel {
         input_layernorm: { weight: onesInit([h]) },
         post_attention_layernorm: { weight: onesInit([h]) },
       }));
-      const params: Params = { model: { embed_tokens: { weight: embed }, layers, norm: { weight: onesInit([h]) } } };
+      const params: LlamaParams = { model: { embed_tokens: { weight: embed }, layers, norm: { weight: onesInit([h]) } } };
       if (!c.tie_word_embeddings) params.lm_head = { weight: normalInit(keys.next(), [c.vocab_size, h], c.initializer_range) };
       return params;
     },

@@ -2,10 +2,17 @@
 // (`roberta.embeddings.word_embeddings.weight`, …, `lm_head.dense.weight`, `lm_head.bias`).
 import * as k from "../../core/index.js";
 import { KeySequence } from "../../nn/init.js";
-import { dense, denseInit, embed, layerNorm, layerNormInit } from "../../nn/layers.js";
+import { dense, denseInit, embed, layerNorm, layerNormInit, type DenseParams, type NormParams } from "../../nn/layers.js";
 import { paddingBias } from "../../nn/attention.js";
 import type { MlmConfig } from "../config.js";
-import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "../transformer-encoder.js";
+import {
+  embeddingsInit,
+  encoderApply,
+  encoderInit,
+  tiedLogits,
+  type EmbeddingsParams,
+  type EncoderParams,
+} from "../transformer-encoder.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "../masked-lm.js";
 
@@ -18,7 +25,13 @@ export function robertaPositionIds(inputIds: k.Array, padId: number): k.Array {
   return notPad.cumsum(1).mul(notPad).add(padId);
 }
 
-export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
+/** RoBERTa's parameters, by transformers' names (RobertaForMaskedLM's state dict). */
+export interface RobertaParams {
+  roberta: { embeddings: EmbeddingsParams; encoder: EncoderParams };
+  lm_head: { dense: DenseParams; layer_norm: NormParams; bias: k.Array };
+}
+
+export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel<RobertaParams> {
   const c = config;
   const h = c.hidden_size;
   return {
@@ -26,7 +39,7 @@ export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): Maske
     baseModelPrefix: "roberta",
     tiedWeights: { "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight", "lm_head.decoder.bias": "lm_head.bias" },
 
-    init(key: k.Array): Params {
+    init(key: k.Array): RobertaParams {
       const keys = new KeySequence(key);
       const std = c.initializer_range;
       return {

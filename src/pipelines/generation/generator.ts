@@ -9,6 +9,8 @@ import type { Params } from "../../models/language-model.js";
 import { GenerateInputError, planShapes, type ShapePlan } from "./buckets.js";
 import { layOutPrompts } from "./prompt-batch.js";
 import { GenerationPrograms, type CompileRecord, type DecodeLoop, type DecodeState } from "./programs.js";
+import { checkGenerateOptions, checkGeneratorOptions } from "./generate-options.js";
+import { OptionError } from "../../core/option-error.js";
 import { SAMPLING_DEFAULTS, sampleToken, samplingProblem, samplingUniform, type SamplingOptions } from "./sampling.js";
 
 export interface GenerateOptions extends SamplingOptions {
@@ -88,6 +90,7 @@ export class Generator {
     readonly params: Params,
     opts: GeneratorOptions = {},
   ) {
+    checkGeneratorOptions("Generator", opts);
     const stepsPerCall = opts.stepsPerCall ?? 8;
     if (!(Number.isInteger(stepsPerCall) && stepsPerCall >= 1))
       throw new GenerateInputError(`generate: stepsPerCall must be an integer ≥ 1, got ${stepsPerCall}`);
@@ -102,6 +105,8 @@ export class Generator {
   }
 
   async generate(prompts: readonly (readonly number[])[], opts: GenerateOptions = {}, onToken?: TokenCallback): Promise<TokenGeneration> {
+    checkGenerateOptions(opts);
+    checkPrompts(prompts);
     const maxNewTokens = opts.maxNewTokens ?? 32;
     const greedy = opts.greedy ?? false;
     const seed = opts.seed ?? 0;
@@ -262,4 +267,17 @@ class Rows {
       this.steps++;
     }
   }
+}
+
+/** Prompts must be lists of token ids (text goes through the text-generation pipeline, which tokenizes it). */
+function checkPrompts(prompts: unknown): void {
+  const bad = Array.isArray(prompts) ? prompts.findIndex((p) => !Array.isArray(p) && !ArrayBuffer.isView(p)) : -1;
+  if (Array.isArray(prompts) && bad < 0) return;
+  throw new OptionError({
+    where: "Generator.generate",
+    option: bad < 0 ? "prompts" : `prompts[${bad}]`,
+    value: bad < 0 ? prompts : (prompts as unknown[])[bad],
+    why: "is not a list of token ids",
+    fix: "Pass one list of token ids per prompt, e.g. [[1, 15, 27]]; for text, use TextGenerationPipeline.generate",
+  });
 }

@@ -188,7 +188,7 @@ export class GenerationPrograms {
 
   /** 1 where a token is one of the end-of-sequence ids (i32 [batch]); all 0 when stopping is off. */
   private isEos(tokens: k.Array): k.Array {
-    let hit = k.zeros(tokens.shape, "i32");
+    let hit: k.Array = k.zeros(tokens.shape, "i32");
     for (const id of this.opts.eosIds) hit = hit.maximum(tokens.equal(id).astype("i32"));
     return hit;
   }

@@ -88,7 +88,7 @@ test("donated inputs are recycled: a steady training-like loop allocates no memo
     },
     { donateArgs: [0], name: "sgd_momentum" },
   );
-  let p = { w: k.array(new Float32Array(4096).fill(1), { device: cpu }), m: k.zeros([4096]) };
+  let p: { w: k.Array; m: k.Array } = { w: k.array(new Float32Array(4096).fill(1), { device: cpu }), m: k.zeros([4096]) };
   const g = k.array(new Float32Array(4096).fill(1), { device: cpu });
   for (let i = 0; i < 3; i++) p = step(p, g);
   await p.w.ready();

@@ -16,7 +16,10 @@ function lossCurve(device: k.Device, steps: number): number[] {
   const { x, y } = mlpData(128, 32, 10, 3, device);
   let params = mlpInit(32, 64, 10, 4, device);
   // A fresh step counter: adamInit's is the shared cached scalar 0, which must not be donated.
-  let state = { ...adamInit(params), step: k.array(Float32Array.of(0), { shape: [], device }) };
+  let state: ReturnType<typeof adamInit> & { step: k.Array } = {
+    ...adamInit(params),
+    step: k.array(Float32Array.of(0), { shape: [], device }),
+  };
   const step = k.jit(trainStep, { name: `mlp_step_${device.id}`, device, donateArgs: [0, 1] });
   const lr = k.array(Float32Array.of(0.01), { shape: [], device });
   const losses: number[] = [];

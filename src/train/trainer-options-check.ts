@@ -1,0 +1,248 @@
+// The Trainer's options and fit's arguments, checked before anything is set up: a name the Trainer does
+// not know (`max_steps`, `learning_rate` in the wrong place), a string where a number belongs
+// (`maxSteps: "2"`, which `>` would compare as a string), a missing outputDir, or a directory name where
+// a dataset belongs are refused with the option's name, the value as given and the fix, instead of
+// surfacing later as an unrelated failure ("the global batch of undefined does not split …").
+import { checkOptions } from "../core/check-options.js";
+import { OptionError } from "../core/option-error.js";
+import { TFRecordDataset } from "../data/pipeline/dataset.js";
+import { OPTIMIZER_NAMES } from "../optim/by-name.js";
+import { PRECISIONS } from "../optim/precision.js";
+import { checkDataFitsModel } from "./data-probe.js";
+import type { FitArgs, OptimizerSettings, TrainerOptions } from "./trainer.js";
+
+/** Every TrainerOptions name (the `satisfies` keeps the list and the interface together). */
+const TRAINER_OPTIONS = [
+  "outputDir",
+  "maxSteps",
+  "epochs",
+  "evalEvery",
+  "evalAtStart",
+  "logEvery",
+  "seed",
+  "gradientAccumulation",
+  "stepsPerExecution",
+  "loops",
+  "clipNorm",
+  "optimizer",
+  "checkpointEvery",
+  "keepCheckpoints",
+  "resume",
+  "overwrite",
+  "onNonFinite",
+  "callbacks",
+  "precision",
+  "lossScale",
+  "accelerator",
+  "devices",
+  "numNodes",
+  "coordinationStore",
+  "executor",
+  "pjrtPlugin",
+  "strategy",
+  "progress",
+] as const satisfies readonly (keyof TrainerOptions)[];
+
+const FIT_ARGS = [
+  "model",
+  "params",
+  "optimizer",
+  "train",
+  "eval",
+  "masking",
+  "labelCapacity",
+  "tokenizerDir",
+] as const satisfies readonly (keyof FitArgs)[];
+
+const OPTIMIZER_SETTINGS = [
+  "learningRate",
+  "weightDecay",
+  "warmupSteps",
+  "schedule",
+  "beta1",
+  "beta2",
+  "eps",
+] as const satisfies readonly (keyof OptimizerSettings)[];
+
+const MASKING = ["maskTokenId", "vocabSize", "specialIds", "mlmProbability", "maskFraction", "randomFraction"] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Throws an OptionError for the first wrong Trainer option (called first thing by the Trainer's constructor). */
+export function checkTrainerOptions(opts: unknown): void {
+  const where = "Trainer";
+  if (!isObject(opts))
+    throw new OptionError({
+      where,
+      option: "options",
+      value: opts,
+      why: "is not an options object",
+      fix: 'Pass new Trainer({ outputDir: "runs/1", … })',
+    });
+  checkOptions(where, opts, TRAINER_OPTIONS, {
+    ints: [
+      "maxSteps",
+      "epochs",
+      "evalEvery",
+      "logEvery",
+      "seed",
+      "gradientAccumulation",
+      "stepsPerExecution",
+      "checkpointEvery",
+      "keepCheckpoints",
+      "numNodes",
+    ],
+    positive: ["epochs", "logEvery", "gradientAccumulation", "stepsPerExecution", "keepCheckpoints", "numNodes", "clipNorm"],
+    // maxSteps 0 trains nothing (the initial model is saved); too little data for one batch is fit's to explain.
+    nonNegative: ["maxSteps", "evalEvery", "seed", "checkpointEvery"],
+    numbers: ["clipNorm"],
+    booleans: ["evalAtStart", "resume", "overwrite", "progress"],
+    strings: ["outputDir", "pjrtPlugin"],
+    choices: {
+      onNonFinite: ["stop", "skip"],
+      precision: PRECISIONS,
+      accelerator: ["auto", "cpu", "gpu", "tpu"],
+      executor: ["ort", "xla"],
+    },
+  });
+  if (opts.outputDir === undefined || opts.outputDir === "")
+    throw new OptionError({
+      where,
+      option: "outputDir",
+      value: opts.outputDir,
+      why: "is required",
+      fix: 'Pass the directory for checkpoints, logs and the final model, e.g. outputDir: "runs/1"',
+    });
+  const optimizer = opts.optimizer;
+  const isOptimizerObject = isObject(optimizer) && typeof optimizer.init === "function" && typeof optimizer.update === "function";
+  if (optimizer !== undefined && !isOptimizerObject && !(OPTIMIZER_NAMES as readonly unknown[]).includes(optimizer))
+    throw new OptionError({
+      where,
+      option: "optimizer",
+      value: optimizer,
+      why: `is not one of ${OPTIMIZER_NAMES.map((n) => JSON.stringify(n)).join(", ")} or an Optimizer (an object with init and update)`,
+      fix:
+        typeof optimizer === "string"
+          ? `Pass one of ${OPTIMIZER_NAMES.join(", ")}`
+          : "Pass an optimizer's name, or an Optimizer from kiln/optim",
+    });
+  const strategy = opts.strategy;
+  if (strategy !== undefined && !isObject(strategy) && !["auto", "one-device", "data-parallel"].includes(strategy as string))
+    throw new OptionError({
+      where,
+      option: "strategy",
+      value: strategy,
+      why: 'is not "auto", "one-device", "data-parallel" or a Strategy',
+    });
+  const devices = opts.devices;
+  const deviceList = Array.isArray(devices) && devices.every((d) => Number.isSafeInteger(d) && d >= 0);
+  if (devices !== undefined && devices !== "auto" && !deviceList && !(Number.isSafeInteger(devices) && (devices as number) >= 1))
+    throw new OptionError({
+      where,
+      option: "devices",
+      value: devices,
+      why: 'is not "auto", a count ≥ 1 or a list of device indices',
+      fix:
+        typeof devices === "string" && Number.isFinite(Number(devices))
+          ? `Pass the number: devices: ${Number(devices)}`
+          : 'Pass devices: "auto", 2 or [0, 1]',
+    });
+  checkOptions(where, opts.loops, ["steps", "layers"], {
+    prefix: "loops",
+    choices: { steps: ["unrolled", "scan"], layers: ["unrolled", "scan"] },
+  });
+  checkOptions(where, opts.lossScale, ["initScale", "growthInterval"], {
+    prefix: "lossScale",
+    numbers: ["initScale"],
+    ints: ["growthInterval"],
+    positive: ["initScale", "growthInterval"],
+  });
+  const callbacks = opts.callbacks;
+  if (callbacks !== undefined && !(Array.isArray(callbacks) && callbacks.every(isObject)))
+    throw new OptionError({
+      where,
+      option: "callbacks",
+      value: callbacks,
+      why: "is not a list of callback objects",
+      fix: "Pass callbacks: [new ModelCheckpoint(…), …]",
+    });
+}
+
+/** Throws an OptionError for the first wrong argument of fit (called first thing by Trainer.fit). */
+export function checkFitArgs(args: unknown): void {
+  const where = "fit";
+  if (!isObject(args))
+    throw new OptionError({
+      where,
+      option: "args",
+      value: args,
+      why: "is not an object",
+      fix: "Call fit({ model, optimizer: { learningRate }, train })",
+    });
+  checkOptions(where, args, FIT_ARGS, { ints: ["labelCapacity"], positive: ["labelCapacity"], strings: ["tokenizerDir"] });
+  const model = args.model;
+  if (!isObject(model) || typeof model.init !== "function" || typeof model.hidden !== "function" || !isObject(model.config))
+    throw new OptionError({
+      where,
+      option: "model",
+      value: model,
+      why: "is not a model",
+      fix: 'Pass a model, e.g. RobertaForMaskedLM.fromPreset("mlm-small", tokenizer) or createModel(config)',
+    });
+  if (args.params !== undefined && !isObject(args.params))
+    throw new OptionError({
+      where,
+      option: "params",
+      value: args.params,
+      why: "is not a parameter tree",
+      fix: "Pass the parameters model.init(key) or loadModel made, or leave params out for a fresh init",
+    });
+  if (!isObject(args.optimizer))
+    throw new OptionError({
+      where,
+      option: "optimizer",
+      value: args.optimizer,
+      why: "must be the optimizer's settings",
+      fix: "Pass optimizer: { learningRate: 1e-3 }",
+    });
+  checkOptions(where, args.optimizer, OPTIMIZER_SETTINGS, {
+    prefix: "optimizer",
+    numbers: ["learningRate", "weightDecay", "beta1", "beta2", "eps"],
+    ints: ["warmupSteps"],
+    nonNegative: ["learningRate", "weightDecay", "warmupSteps"],
+    positive: ["eps"],
+    choices: { schedule: ["linear", "cosine"] },
+  });
+  if (args.optimizer.learningRate === undefined)
+    throw new OptionError({
+      where,
+      option: "optimizer.learningRate",
+      value: undefined,
+      why: "is required",
+      fix: "Pass optimizer: { learningRate: 1e-3 }",
+    });
+  for (const role of ["train", "eval"] as const) {
+    const data = args[role];
+    if (data === undefined && role === "eval") continue;
+    if (!(data instanceof TFRecordDataset))
+      throw new OptionError({
+        where,
+        option: role,
+        value: data,
+        why: "is not a dataset",
+        fix:
+          typeof data === "string"
+            ? `Open it first: ${role}: await openDataset({ files: ${JSON.stringify(data)}, maxLength, batchSize })`
+            : `Pass a dataset from openDataset({ files, maxLength, batchSize })`,
+      });
+    checkDataFitsModel(model as never, data, role);
+  }
+  if (args.masking !== undefined)
+    checkOptions(where, args.masking, MASKING, {
+      prefix: "masking",
+      ints: ["maskTokenId", "vocabSize"],
+      nonNegative: ["maskTokenId"],
+      positive: ["vocabSize"],
+      numbers: ["mlmProbability", "maskFraction", "randomFraction"],
+    });
+}
