@@ -15,8 +15,7 @@ import { OrtBuffer } from "./buffer.js";
 import { OrtExecutable } from "./executable.js";
 import { lowerProgram } from "./lower-program.js";
 import { nativeBytes } from "./native-memory.js";
-import type { Ptr } from "./ort-api.js";
-import { ortApi } from "./ort-api.js";
+import { ortApi, type Ptr } from "./ort-api.js";
 import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
 
 export interface OrtExecutorOptions {
