@@ -4,7 +4,7 @@
 // CPU plugin with --xla), and the run time of a few executions of a smaller preset.
 import * as k from "../../src/index.js";
 import { lowerGraph, lowerProgram } from "../../src/exec/ort/lower-program.js";
-import type { GraphDef } from "../../src/exec/ort/onnx-proto.js";
+import type { GraphDef } from "../../src/io/onnx/proto.js";
 import { lowerToStableHlo } from "../../src/exec/xla/stablehlo/lower.js";
 import { createXlaExecutor } from "../../src/exec/xla/index.js";
 import { countEquations, trainStepsProgram } from "../../src/train/step-program.js";

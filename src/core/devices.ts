@@ -1,25 +1,11 @@
-// Which executors exist in this process, and which device eager ops and jit use by default.
-import type { Device, Executor } from "./executor.js";
+// The devices of the registered executors (executor-registry.ts), and which one eager ops and jit use by default.
+import type { Device } from "./executor.js";
+import { registeredExecutors } from "./executor-registry.js";
 
-const executors: Executor[] = [];
 let defaultDevice: Device | undefined;
 
-/**
- * Registers an executor; the first registered one's first device is the default until changed. Its
- * devices are not asked for here (registration happens at import, and listing them may read the
- * environment, whose errors belong to the first use).
- */
-export function registerExecutor(e: Executor): void {
-  if (executors.some((x) => x.name === e.name)) return;
-  executors.push(e);
-}
-
-export function registeredExecutors(): readonly Executor[] {
-  return executors;
-}
-
 export function allDevices(): Device[] {
-  return executors.flatMap((e) => [...e.devices()]);
+  return registeredExecutors().flatMap((e) => [...e.devices()]);
 }
 
 /** Looks a device up by id ("cpu:0", "ref:0") with an error listing what exists. */
@@ -37,7 +23,7 @@ export function findDevice(id: string): Device {
 }
 
 export function getDefaultDevice(): Device {
-  defaultDevice ??= executors[0]?.devices()[0];
+  defaultDevice ??= registeredExecutors()[0]?.devices()[0];
   if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");
   return defaultDevice;
 }

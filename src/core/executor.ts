@@ -50,14 +50,46 @@ export interface Executable {
   dispose(): void;
 }
 
+/**
+ * What an executor can do, for the code that chooses or feeds one (placement, loops, device lists):
+ * it asks these instead of naming executors.
+ */
+export interface ExecutorAbilities {
+  /** The platforms this kind of executor runs on (this one's is `Executor.platform`). */
+  readonly platforms: readonly Platform[];
+  /**
+   * Every device reads the others' buffers in place (one host memory: ONNX Runtime's virtual CPU
+   * devices), so a value the replicas share is not copied to each device.
+   */
+  readonly sharesHostMemory: boolean;
+  /**
+   * How a loop of steps (generation's decode loop) runs fastest: "scan", one loop primitive, or
+   * "unrolled", the steps traced one after another (ONNX Runtime's Scan copies the carried state every step).
+   */
+  readonly loopForm: "scan" | "unrolled";
+  /**
+   * The reference interpreter, which every other executor is checked against: never the one a run
+   * picks, nor listed among the devices a run could use.
+   */
+  readonly reference: boolean;
+}
+
 export interface Executor {
   /** Short name: "ref", "ort", "xla". */
   readonly name: string;
   readonly platform: Platform;
+  readonly abilities: ExecutorAbilities;
   devices(): readonly Device[];
   compile(program: Program, options?: CompileOptions): Executable;
   /** Copies host data to a device (the data may be referenced until the buffer is ready). */
   fromHost(data: HostArray, aval: AVal, device?: Device): DeviceBuffer;
   /** One-line description for `kiln devices` (versions, threads). */
   describe(): string;
+  /** Adds devices up to `n`, where they are virtual (ONNX Runtime's); absent where the count is fixed when made. */
+  setDeviceCount?(n: number): void;
+  /**
+   * Compiles a program whose replicas span every device of every process of the client (XLA clients
+   * made for several processes: all_reduce sums across processes); absent where devices are this process's only.
+   */
+  compileGlobal?(program: Program, options?: { readonly donate?: readonly boolean[] }): Executable;
 }

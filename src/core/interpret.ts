@@ -3,17 +3,16 @@
 import { Array } from "./array.js";
 import type { PrimParams, Program, Var } from "./ir.js";
 import { bind, bindMulti } from "./ops/dispatch.js";
-import { scanWithResiduals } from "./scan.js";
 import { fromHost } from "./ops/creation.js";
 
 /**
  * Runs `program` on `args` (inputs then captures); returns every var's value and the outputs. With
- * `saveResiduals` (autodiff's replay), loops also save what their VJP will read.
+ * `bindScan` (autodiff's replay: loops that also save what their VJP will read), loops are bound by it.
  */
 export function replay(
   program: Program,
   args: readonly Array[],
-  opts: { saveResiduals?: boolean } = {},
+  opts: { bindScan?: (ins: readonly Array[], params: PrimParams["scan"]) => Array[] } = {},
 ): { env: Map<number, Array>; outputs: Array[] } {
   if (args.length !== program.inputs.length)
     throw new Error(`replay: ${program.name} takes ${program.inputs.length} inputs, got ${args.length}`);
@@ -28,9 +27,7 @@ export function replay(
     }
     const ins = e.inputs.map(read);
     const outs =
-      opts.saveResiduals && e.prim === "scan"
-        ? scanWithResiduals(ins, e.params as PrimParams["scan"])
-        : bindMulti(e.prim, ins, e.params as never);
+      opts.bindScan && e.prim === "scan" ? opts.bindScan(ins, e.params as PrimParams["scan"]) : bindMulti(e.prim, ins, e.params as never);
     e.outs.forEach((v, i) => env.set(v.id, outs[i]!));
   }
   return { env, outputs: program.outputs.map(read) };

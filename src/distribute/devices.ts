@@ -79,9 +79,10 @@ function loadDistributedExecutor(
   return executor;
 }
 
-function ortExecutor(): k.Executor {
-  const e = k.registeredExecutors().find((x) => x.name === "ort");
-  if (!e) throw new Error("no ONNX Runtime executor is registered: import Kiln from its package entry");
+/** The executor registered to run the CPU under the name a run gives (`executor`: "ort", from the package entry). */
+function registeredCpuExecutor(name: CpuExecutorName): k.Executor {
+  const e = k.registeredExecutors().find((x) => x.name === name && x.platform === "cpu");
+  if (!e) throw new Error(`no ${name} executor for the CPU is registered: import Kiln from its package entry`);
   return e;
 }
 
@@ -127,19 +128,14 @@ function cpuCountFor(spec: DevicesSpec): number {
 }
 
 function cpuExecutor(name: CpuExecutorName, spec: DevicesSpec, pluginPath?: string): k.Executor {
-  return name === "xla" ? loadXlaCpuExecutor(pluginPath, cpuCountFor(spec)) : ortExecutor();
+  return name === "xla" ? loadXlaCpuExecutor(pluginPath, cpuCountFor(spec)) : registeredCpuExecutor(name);
 }
 
-/** Executors that can give themselves more virtual devices (the CPU executor). */
-interface ResizableExecutor extends k.Executor {
-  setDeviceCount(n: number): void;
-}
-const resizable = (e: k.Executor): e is ResizableExecutor => typeof (e as Partial<ResizableExecutor>).setDeviceCount === "function";
-
+/** The devices a run could use: the executors that can run here, less the reference interpreter. */
 function describeAvailable(): string {
   return k
-    .registeredExecutors()
-    .filter((e) => e.name !== "ref")
+    .availableExecutors()
+    .filter((e) => !e.abilities.reference)
     .map(
       (e) =>
         `${e
@@ -195,14 +191,20 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   const cpuName = o.executor ?? "ort";
   if (!CPU_EXECUTORS.includes(cpuName))
     throw new OptionError({ option: "executor", value: cpuName, why: `must be ${CPU_EXECUTORS.join(" or ")}`, where: "selectDevices" });
-  if (cpuName === "ort" && o.executor && (want === "gpu" || want === "tpu"))
-    throw new OptionError({
-      option: "executor",
-      value: cpuName,
-      why: `runs only on the CPU; accelerator "${want}" always runs on XLA`,
-      fix: 'Leave executor out, or use accelerator "cpu"',
-      where: "selectDevices",
-    });
+  if (o.executor && (want === "gpu" || want === "tpu")) {
+    // XLA's executors run on every platform (and are made when asked for); one registered for fewer is refused here.
+    const named = k.registeredExecutors().find((x) => x.name === o.executor);
+    if (named && !named.abilities.platforms.includes(want))
+      throw new OptionError({
+        option: "executor",
+        value: cpuName,
+        why:
+          `runs only on the ${named.abilities.platforms.map((p) => p.toUpperCase()).join(" or ")}; ` +
+          `accelerator "${want}" always runs on XLA`,
+        fix: 'Leave executor out, or use accelerator "cpu"',
+        where: "selectDevices",
+      });
+  }
   let executor: k.Executor;
   const env = o.env ?? process.env;
   const launched = launchedAcceleratorPlace(o);
@@ -247,7 +249,7 @@ export function selectDevices(o: DeviceSelection = {}): k.Device[] {
   }
   if (typeof spec === "number") {
     if (!Number.isInteger(spec) || spec < 1) throw new Error(`devices must be a positive integer, got ${spec}`);
-    if (executor.devices().length < spec && resizable(executor)) executor.setDeviceCount(spec);
+    if (executor.devices().length < spec) executor.setDeviceCount?.(spec);
   }
   const all = executor.devices();
   if (spec === "auto") return [...all];

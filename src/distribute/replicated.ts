@@ -26,15 +26,6 @@ export type Replicated<_F extends (...args: any[]) => any> = ((...args: unknown[
 
 const isLeaf = (x: unknown) => x instanceof PerReplica || x instanceof k.Array;
 
-/** Executors whose devices share one memory (ONNX Runtime's virtual CPU devices): any device's buffer is readable by all. */
-export function sharesMemory(e: k.Executor): boolean {
-  return e.name === "ort";
-}
-
-interface GlobalExecutor extends k.Executor {
-  compileGlobal(program: k.Program, options?: { donate?: readonly boolean[] }): k.Executable;
-}
-
 function compileFor(
   executor: k.Executor,
   program: k.Program,
@@ -44,12 +35,11 @@ function compileFor(
   name: string,
 ): k.Executable {
   if (!global) return executor.compile(program, { replicas: devices.length, devices, donate });
-  const g = executor as Partial<GlobalExecutor>;
-  if (typeof g.compileGlobal !== "function")
+  if (!executor.compileGlobal)
     throw new Error(`${name}: global compilation needs an XLA executor (compileGlobal); ${executor.name} has none`);
   if (devices.length !== executor.devices().length)
     throw new Error(`${name}: a global program runs on every device of this process (${executor.devices().length}), not ${devices.length}`);
-  return g.compileGlobal(program, { donate });
+  return executor.compileGlobal(program, { donate });
 }
 
 /**
@@ -90,7 +80,7 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
       log.compiled(sig, performance.now() - t0);
     }
     const place = (a: k.Array, r: number) =>
-      sharesMemory(executor) && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!);
+      executor.abilities.sharesHostMemory && a.device.executor === executor ? a.buffer() : k.bufferOn(a, devices[r]!);
     const perReplicaArgs = devices.map((_, r) => leaves.map((l) => place(l instanceof PerReplica ? l.values[r]! : (l as k.Array), r)));
     const t1 = performance.now();
     const outs = c.exe.execute(perReplicaArgs);

@@ -6,7 +6,7 @@
 import * as k from "../core/index.js";
 import type { TokenBatch } from "../data/batch.js";
 import { PerReplica, replicaView } from "./per-replica.js";
-import { replicated, sharesMemory } from "./replicated.js";
+import { replicated } from "./replicated.js";
 
 /** A compiled per-replica function, with the jit-style counters. */
 export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.FunctionMetrics };
@@ -70,14 +70,15 @@ abstract class BaseStrategy implements Strategy {
 
   /** True where each replica keeps its own copy of the state between calls. */
   protected get perReplicaState(): boolean {
-    return this.numReplicas > 1 && !sharesMemory(this.devices[0]!.executor);
+    return this.numReplicas > 1 && !this.devices[0]!.executor.abilities.sharesHostMemory;
   }
 
   replicate<T>(tree: T): T {
     const onDevice = (a: k.Array, d: k.Device) => (a.device === d ? a : k.Array.fromBuffer(k.bufferOn(a, d)));
     const first = this.devices[0]!;
     // Devices that share one memory read each other's buffers in place.
-    const readable = (a: k.Array) => a.device === first || (sharesMemory(first.executor) && a.device.executor === first.executor);
+    const readable = (a: k.Array) =>
+      a.device === first || (first.executor.abilities.sharesHostMemory && a.device.executor === first.executor);
     if (!this.perReplicaState) return k.treeMap((a: k.Array) => (readable(a) ? a : onDevice(a, first)), tree);
     return k.treeMap((a: k.Array) => new PerReplica(this.devices.map((d) => onDevice(a, d))), tree);
   }

@@ -11,11 +11,10 @@
 // cuts the outputs back. Padding changes nothing real: masked keys get exactly zero attention weight, and
 // a padded new token comes after the real ones, which causal attention keeps from seeing it.
 import type { Program } from "../core/ir.js";
-import { OPSET, IR_VERSION } from "../exec/ort/lower-program.js";
-import { encodeModel, OnnxType, attr, type GraphDef, type NodeDef, type TensorDef, type ValueInfoDef } from "../exec/ort/onnx-proto.js";
+import { encodeKilnModel, OnnxType, attr, type GraphDef, type NodeDef, type TensorDef, type ValueInfoDef } from "../io/onnx/proto.js";
 import { coreGraph, SharedInitializers, type CoreGraph } from "./core-graph.js";
 import type { CausalStepShape } from "./causal-program.js";
-import { int32Scalar, int64s, node } from "./onnx-nodes.js";
+import { int32Scalar, int64s, node } from "../io/onnx/nodes.js";
 
 export interface CausalOnnxSignature {
   readonly maxLength: number;
@@ -112,7 +111,7 @@ export function causalOnnxModel(trace: TraceCausalStep, sig: CausalOnnxSignature
     inputs,
     outputs,
   };
-  return encodeModel({ irVersion: IR_VERSION, opsets: [{ domain: "", version: OPSET }], producerName: "kiln", producerVersion, graph });
+  return encodeKilnModel(graph, producerVersion);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import type { AVal, Program } from "../core/ir.js";
 import { lowerGraph } from "../exec/ort/lower-program.js";
-import type { GraphDef, NodeDef, TensorDef } from "../exec/ort/onnx-proto.js";
+import type { GraphDef, NodeDef, TensorDef } from "../io/onnx/proto.js";
 
 /** Initializers at least this large are weights, shared between the traced lengths; smaller ones are shapes and scalars. */
 const SHARED_BYTES = 256;

@@ -9,10 +9,17 @@
 // positions' values: the attention bias of padded keys underflows exp() to exactly 0, and each row is
 // computed alone, as in the traced program.
 import type { Program } from "../core/ir.js";
-import { OPSET, IR_VERSION } from "../exec/ort/lower-program.js";
-import { encodeModel, OnnxType, attr, type GraphDef, type NodeDef, type TensorDef, type ValueInfoDef } from "../exec/ort/onnx-proto.js";
-import { int32Scalar, int64s, node } from "./onnx-nodes.js";
-import { ONNX_TYPE } from "../exec/ort/graph-builder.js";
+import {
+  encodeKilnModel,
+  ONNX_TYPE,
+  OnnxType,
+  attr,
+  type GraphDef,
+  type NodeDef,
+  type TensorDef,
+  type ValueInfoDef,
+} from "../io/onnx/proto.js";
+import { int32Scalar, int64s, node } from "../io/onnx/nodes.js";
 import { coreGraph, SharedInitializers, type CoreGraph } from "./core-graph.js";
 
 export interface OnnxSignature {
@@ -53,7 +60,7 @@ export function onnxModel(trace: TraceInference, outputNames: readonly string[],
     sig.batch === "dynamic"
       ? dynamicGraph(trace, outputNames, sig, inputs, casts)
       : fixedGraph(trace(sig.batch, sig.maxLength), outputNames, inputs, casts);
-  return encodeModel({ irVersion: IR_VERSION, opsets: [{ domain: "", version: OPSET }], producerName: "kiln", producerVersion, graph });
+  return encodeKilnModel(graph, producerVersion);
 }
 
 /** The traced graph as it is, between the casts and the named outputs. */

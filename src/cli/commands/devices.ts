@@ -2,7 +2,7 @@
 // the PJRT plugins the XLA executor can load: the one --pjrt-plugin / KILN_PJRT_PLUGIN names or
 // discovery finds for a GPU/TPU, and XLA's CPU plugin from an xla-cpu-pjrt wheel. Each plugin is
 // loaded to ask it for its PJRT API version, attributes, platform and devices, then closed.
-import { registeredExecutors } from "../../index.js";
+import { discoverExecutors } from "../../index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtPluginFound } from "../../exec/xla/index.js";
 import { flagTable, readFlags } from "../flags.js";
 import type { Command } from "./types.js";
@@ -42,7 +42,11 @@ export const devicesCommand: Command = {
     const flags = readFlags(FLAGS, argv);
     if (!flags) return;
     const values = flags.values;
-    for (const e of registeredExecutors()) {
+    for (const { executor: e, missing } of discoverExecutors()) {
+      if (missing !== undefined) {
+        console.log(`${e.name}: unavailable: ${missing}`); // what it needs is not here: no devices to list
+        continue;
+      }
       let about: string;
       try {
         about = e.describe();

@@ -13,7 +13,7 @@ import { nativeBytes } from "./native-memory.js";
 import type { Ptr } from "./ort-api.js";
 import type { RunTicket } from "./run-queue.js";
 import type { OrtRuntime } from "./runtime.js";
-import { ONNX_TYPE } from "./graph-builder.js";
+import { ONNX_TYPE } from "../../io/onnx/proto.js";
 
 /** What a buffer owns; released once, by dispose, donation or garbage collection. */
 interface Holdings {

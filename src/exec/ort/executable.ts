@@ -11,7 +11,7 @@ import type { Ptr } from "./ort-api.js";
 import type { OrtRuntime } from "./runtime.js";
 import type { LoweredProgram } from "./lower-program.js";
 import { OrtBuffer, byteSize } from "./buffer.js";
-import { ONNX_TYPE } from "./graph-builder.js";
+import { ONNX_TYPE } from "../../io/onnx/proto.js";
 
 export class OrtExecutable implements Executable {
   private readonly inputNames: { block: Ptr; pointers: BigUint64Array };

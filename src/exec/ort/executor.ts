@@ -9,13 +9,13 @@ import type { HostArray } from "../../core/dtype.js";
 import { itemSize } from "../../core/dtype.js";
 import type { AVal, Program } from "../../core/ir.js";
 import { fmtAVal } from "../../core/ir.js";
-import type { CompileOptions, Device, DeviceBuffer, Executable, Executor } from "../../core/executor.js";
+import type { CompileOptions, Device, DeviceBuffer, Executable, Executor, ExecutorAbilities } from "../../core/executor.js";
 import { sizeOf } from "../../core/shape.js";
 import { OrtBuffer } from "./buffer.js";
 import { OrtExecutable } from "./executable.js";
 import { lowerProgram } from "./lower-program.js";
 import { nativeBytes } from "./native-memory.js";
-import type { Ptr } from "./ort-api.js";
+import { ortApi, type Ptr } from "./ort-api.js";
 import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
 
 export interface OrtExecutorOptions {
@@ -28,6 +28,8 @@ export interface OrtExecutorOptions {
 export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;
+  /** The virtual devices are one process's memory; its Scan copies the carried state every step, so steps run unrolled. */
+  readonly abilities: ExecutorAbilities = { platforms: ["cpu"], sharesHostMemory: true, loopForm: "unrolled", reference: false };
   private threadCount: number | undefined;
   private deviceList: Device[] | undefined;
 
@@ -118,6 +120,19 @@ export class OrtExecutor implements Executor {
       }
     }
     return new OrtExecutable(program, replicas, devices, lowered, session, donate, rt, this.owns);
+  }
+}
+
+/**
+ * The ONNX Runtime executor's discovery: loads onnxruntime-node's library, and says what is missing
+ * (the package, or its library for this platform) where it cannot.
+ */
+export function discoverOnnxRuntime(): string | undefined {
+  try {
+    ortApi();
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
   }
 }
 

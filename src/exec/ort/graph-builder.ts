@@ -11,19 +11,7 @@ import type { DType, HostArray } from "../../core/dtype.js";
 import { fromNumbers } from "../../core/dtype.js";
 import type { Shape } from "../../core/shape.js";
 import { shapesEqual } from "../../core/shape.js";
-import type { NodeDef, TensorDef, AttrValue } from "./onnx-proto.js";
-import { OnnxType } from "./onnx-proto.js";
-
-export const ONNX_TYPE: Record<DType, OnnxType> = {
-  f32: OnnxType.FLOAT,
-  f64: OnnxType.DOUBLE,
-  bf16: OnnxType.BFLOAT16,
-  f16: OnnxType.FLOAT16,
-  i32: OnnxType.INT32,
-  u32: OnnxType.UINT32,
-  i64: OnnxType.INT64,
-  bool: OnnxType.BOOL,
-};
+import { ONNX_TYPE, type NodeDef, type TensorDef, type AttrValue } from "../../io/onnx/proto.js";
 
 /** A value in the graph: its name and dtype, the shape it has in ONNX and the IR shape it stands for. */
 export interface Val {

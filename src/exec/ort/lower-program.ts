@@ -5,16 +5,12 @@ import type { DType, HostArray } from "../../core/dtype.js";
 import type { AVal, PrimParams, Program, Var } from "../../core/ir.js";
 import { fmtAVal, printProgram } from "../../core/ir.js";
 import { shapesEqual } from "../../core/shape.js";
-import { encodeModel, type GraphDef, type ValueInfoDef } from "./onnx-proto.js";
-import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
+import { encodeKilnModel, ONNX_TYPE, type GraphDef, type ValueInfoDef } from "../../io/onnx/proto.js";
+import { GraphBuilder, type Val } from "./graph-builder.js";
 import { LOWERINGS } from "./lowering-table.js";
 import type { Lowering } from "./lowering-signature.js";
 import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
-
-/** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
-export const OPSET = 21;
-export const IR_VERSION = 10;
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -98,14 +94,7 @@ export type LoweredGraph = Omit<LoweredProgram, "model"> & { readonly graph: Gra
 
 export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
   const { graph, ...rest } = lowerGraph(source, replicas);
-  const model = encodeModel({
-    irVersion: IR_VERSION,
-    opsets: [{ domain: "", version: OPSET }],
-    producerName: "kiln",
-    producerVersion,
-    graph,
-  });
-  return { model, ...rest };
+  return { model: encodeKilnModel(graph, producerVersion), ...rest };
 }
 
 export function lowerGraph(source: Program, replicas: number): LoweredGraph {

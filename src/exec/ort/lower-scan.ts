@@ -4,8 +4,8 @@
 // inputs: the body reads them from the enclosing graph by name. With N replicas one Scan carries every
 // replica's state, so an all_reduce inside the body sums the copies as it does outside a loop.
 import type { AVal, PrimParams, Program } from "../../core/ir.js";
-import { GraphBuilder, ONNX_TYPE, type Val } from "./graph-builder.js";
-import { attr, type GraphDef, type ValueInfoDef } from "./onnx-proto.js";
+import { GraphBuilder, type Val } from "./graph-builder.js";
+import { attr, ONNX_TYPE, type GraphDef, type ValueInfoDef } from "../../io/onnx/proto.js";
 
 /** Lowers a body program into `g` with one environment per replica (already holding its inputs). */
 export type LowerBody = (g: GraphBuilder, program: Program, envs: Map<number, Val>[]) => void;

@@ -3,7 +3,7 @@
 import type { HostArray } from "../../core/dtype.js";
 import type { AVal, Program } from "../../core/ir.js";
 import { fmtAVal } from "../../core/ir.js";
-import type { CompileOptions, Device, DeviceBuffer, Executable, Executor } from "../../core/executor.js";
+import type { CompileOptions, Device, DeviceBuffer, Executable, Executor, ExecutorAbilities } from "../../core/executor.js";
 import { sizeOf } from "../../core/shape.js";
 import { interpret } from "./interpreter.js";
 
@@ -32,8 +32,9 @@ class HostBuffer implements DeviceBuffer {
 }
 
 export class RefExecutor implements Executor {
-  readonly name = "ref";
+  readonly name: string = "ref";
   readonly platform = "cpu" as const;
+  readonly abilities: ExecutorAbilities = { platforms: ["cpu"], sharesHostMemory: false, loopForm: "scan", reference: true };
   private readonly devs: Device[];
 
   /** `deviceCount` virtual devices, so replicated programs can be interpreted too. */

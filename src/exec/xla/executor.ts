@@ -1,7 +1,7 @@
 // The XLA executor: programs lowered to StableHLO, compiled and run by a PJRT plugin (CUDA GPUs,
 // TPUs, and XLA's CPU). Device buffers stay on the device between executions; execute() returns at once.
 import type { HostArray } from "../../core/dtype.js";
-import type { CompileOptions, Device, DeviceBuffer, Executor, Platform } from "../../core/executor.js";
+import type { CompileOptions, Device, DeviceBuffer, Executor, ExecutorAbilities, Platform } from "../../core/executor.js";
 import type { AVal, Program } from "../../core/ir.js";
 import { fmtAVal } from "../../core/ir.js";
 import { sizeOf } from "../../core/shape.js";
@@ -134,6 +134,8 @@ function formatAttribute(v: AttributeValue | undefined): string {
 export class XlaExecutor implements Executor {
   readonly name = "xla";
   readonly platform: Platform;
+  /** Each device has its own memory (even XLA's CPU devices); loops compile to one while. */
+  readonly abilities: ExecutorAbilities = { platforms: ["cpu", "gpu", "tpu"], sharesHostMemory: false, loopForm: "scan", reference: false };
   private readonly devs: XlaDevice[];
   private readonly runtime: XlaRuntime;
   private readonly attributes: Map<string, AttributeValue>;

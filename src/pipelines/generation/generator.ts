@@ -74,10 +74,10 @@ export function specialIds(config: CausalLanguageModel["config"]): { eosIds: num
   return { eosIds, padId };
 }
 
-/** Unrolled steps where the parameters live on ONNX Runtime, a loop elsewhere (see `GeneratorOptions.decodeLoop`). */
+/** The loop form the parameters' executor runs fastest: unrolled on ONNX Runtime, a loop elsewhere (see `GeneratorOptions.decodeLoop`). */
 function defaultDecodeLoop(params: Params): DecodeLoop {
   const [first] = k.leaves(params);
-  return first?.device.executor.name === "ort" ? "unrolled" : "scan";
+  return first?.device.executor.abilities.loopForm ?? "scan";
 }
 
 export class Generator {

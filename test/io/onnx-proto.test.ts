@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as ort from "onnxruntime-node";
-import { attr, encodeModel, OnnxType, type GraphDef } from "../../../src/exec/ort/onnx-proto.js";
+import { attr, encodeModel, OnnxType, type GraphDef } from "../../src/io/onnx/proto.js";
 
 const model = (graph: GraphDef, opset = 21) =>
   encodeModel({ irVersion: 10, opsets: [{ domain: "", version: opset }], producerName: "kiln", producerVersion: "test", graph });

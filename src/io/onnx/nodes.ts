@@ -1,5 +1,5 @@
-// Small ONNX building blocks shared by the exported graphs: constant tensors and nodes.
-import { OnnxType, type NodeDef, type TensorDef } from "../exec/ort/onnx-proto.js";
+// Small ONNX building blocks for graphs written by hand (the exported models' wrappers): constant tensors and nodes.
+import { OnnxType, type NodeDef, type TensorDef } from "./proto.js";
 
 export function int64s(name: string, values: readonly number[], dims: readonly number[] = [values.length]): TensorDef {
   return { name, dataType: OnnxType.INT64, dims, raw: new Uint8Array(BigInt64Array.from(values, BigInt).buffer) };

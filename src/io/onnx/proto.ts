@@ -1,6 +1,7 @@
 // A hand-written encoder for the subset of onnx.proto that Kiln emits: ModelProto, GraphProto,
-// NodeProto, AttributeProto, TensorProto and ValueInfoProto (field numbers from onnx/onnx.proto).
-import { ProtoWriter } from "../../io/protobuf.js";
+// NodeProto, AttributeProto, TensorProto and ValueInfoProto (field numbers from onnx/onnx.proto). The
+// CPU executor (exec/ort) writes its programs with it, and export/ the models it serves.
+import { ProtoWriter } from "../protobuf.js";
 
 /** TensorProto.DataType values used by Kiln. */
 export const OnnxType = {
@@ -19,6 +20,21 @@ export const OnnxType = {
   BFLOAT16: 16,
 } as const;
 export type OnnxType = (typeof OnnxType)[keyof typeof OnnxType];
+
+/**
+ * The element type of each of Kiln's dtypes, by the dtypes' names (io/ stands below the engine; indexing
+ * it with a DType fails to compile when a dtype is missing).
+ */
+export const ONNX_TYPE = {
+  f32: OnnxType.FLOAT,
+  f64: OnnxType.DOUBLE,
+  bf16: OnnxType.BFLOAT16,
+  f16: OnnxType.FLOAT16,
+  i32: OnnxType.INT32,
+  u32: OnnxType.UINT32,
+  i64: OnnxType.INT64,
+  bool: OnnxType.BOOL,
+} as const satisfies Record<string, OnnxType>;
 
 export interface TensorDef {
   readonly name: string;
@@ -169,4 +185,13 @@ export function encodeModel(model: ModelDef): Uint8Array {
     });
   }
   return w.finish();
+}
+
+/** Opset 21: axes as inputs for every reduction (18+), Bitwise ops (18+), bf16/f16 Cast everywhere. */
+export const OPSET = 21;
+export const IR_VERSION = 10;
+
+/** A model of Kiln's: `graph` with the IR version and opset every graph Kiln lowers is written for. */
+export function encodeKilnModel(graph: GraphDef, producerVersion: string): Uint8Array {
+  return encodeModel({ irVersion: IR_VERSION, opsets: [{ domain: "", version: OPSET }], producerName: "kiln", producerVersion, graph });
 }
