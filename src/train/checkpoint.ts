@@ -3,12 +3,13 @@
 // trainer_state.json). Each is written under a temporary name and renamed into place, so a killed run
 // leaves only whole checkpoints (a checkpoint rewritten at the same step is moved aside first, never
 // deleted before its replacement is in place); retention keeps the last k and the best.
-import { cp, mkdir, readdir, readFile, rename, rm, stat, statfs } from "node:fs/promises";
+import { cp, mkdir, readdir, rename, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
 import type { LanguageModel, Params } from "../models/language-model.js";
 import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
-import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import { decodeSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import { CorruptFileError, readChecked, readChecksums, writeChecksums } from "../models/file-digests.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
@@ -100,6 +101,8 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
     await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
+    // Last: the digests of everything above, which resuming checks before it trusts a byte.
+    await writeChecksums(tmp, (await readdir(tmp)).sort());
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if ((e as NodeJS.ErrnoException).code === "ENOSPC") throw await diskFullError(outputDir, name, [model, optimizer]);
@@ -230,17 +233,31 @@ export async function loadCheckpoint(
   optimizer: Optimizer<any> = ADAMW_LAYOUT,
 ): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
+  // Checked against the checksums.json written with the checkpoint (absent in checkpoints of older Kiln
+  // releases, which load unchecked): one changed byte refuses it, naming the file and tensor.
+  const remedy = damagedCheckpointRemedy(path);
+  const manifest = await readChecksums(path, remedy);
+  const read = (f: string) => readChecked(path, f, manifest, remedy);
   let state: TrainerStateJson;
   try {
-    state = JSON.parse(await readFile(where("trainer_state.json"), "utf8"));
+    state = JSON.parse((await read("trainer_state.json")).toString("utf8"));
   } catch (e) {
+    if (e instanceof CorruptFileError) throw e;
     throw new Error(`cannot read ${where("trainer_state.json")}: ${(e as Error).message}`);
   }
-  const { tensors } = await readSafetensors(where("model.safetensors"));
+  const { tensors } = decodeSafetensors(await read("model.safetensors"), where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
-  const file = await readSafetensors(where("optimizer.safetensors"));
+  const file = decodeSafetensors(await read("optimizer.safetensors"), where("optimizer.safetensors"));
   const { opt, scaler } = readOptimizerFile(file, optimizer, params, where("optimizer.safetensors"), device);
   return { params, opt, ...(scaler ? { scaler } : {}), state };
+}
+
+/** What to do about a checkpoint whose files changed after they were written. */
+function damagedCheckpointRemedy(path: string): string {
+  return (
+    `The checkpoint cannot be trusted: resume from an earlier one (move ${basename(path)} out of ${dirname(path)}, ` +
+    `and --resume continues from the newest whole checkpoint), or restore it from a copy`
+  );
 }
 
 export interface ResumePoint extends LoadedCheckpoint {

@@ -29,6 +29,7 @@ import {
 } from "./checkpoint.js";
 import { JsonLinesLogger, truncateMetricsFile, type MetricsLogger } from "./loggers.js";
 import { prepareOutputDir } from "./output-dir.js";
+import { takeRunLock } from "./run-lock.js";
 import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
@@ -375,6 +376,16 @@ export class Trainer implements TrainerView {
   }
 
   async fit(a: FitArgs): Promise<FitResult> {
+    // The process that writes holds the output directory for the whole run: a second run is refused (run-lock.ts).
+    const lock = this.isMainRank ? await takeRunLock(this.o.outputDir, (m) => this.warn(`warning: ${m}`)) : undefined;
+    try {
+      return await this.fitHoldingOutputDir(a);
+    } finally {
+      await lock?.release();
+    }
+  }
+
+  private async fitHoldingOutputDir(a: FitArgs): Promise<FitResult> {
     const o = this.o;
     const rows = a.train.batchesPerEpoch;
     if (rows === 0)

@@ -1,0 +1,185 @@
+// `checksums.json`: the SHA-256 of every file a model or checkpoint directory holds, written last, so that
+// a byte changed on disk afterwards (a bad sector, a copy that went wrong, a hand edit) is found when the
+// directory is loaded instead of being trained on or served. For a safetensors file it also records a
+// digest of each tensor's bytes, so the error can name the tensor that changed, not only the file.
+import { createHash } from "node:crypto";
+import { readFile, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { writeJsonAtomic } from "../io/atomic-file.js";
+import { safetensorsLayout } from "./safetensors.js";
+
+export const CHECKSUMS_FILE = "checksums.json";
+
+const FORMAT = "kiln-checksums/1";
+
+export interface FileDigest {
+  bytes: number;
+  sha256: string;
+  /** A safetensors file's tensors: the first 16 hex digits of the SHA-256 of each one's bytes. */
+  tensors?: Record<string, string>;
+}
+
+export interface ChecksumManifest {
+  format: typeof FORMAT;
+  files: Record<string, FileDigest>;
+}
+
+/** A file whose bytes are not the ones its directory's checksums.json recorded. */
+export class CorruptFileError extends Error {
+  constructor(
+    readonly file: string,
+    what: string,
+    remedy: string,
+    /** The tensors of a safetensors file whose bytes changed, where they could be told. */
+    readonly tensors: string[] = [],
+  ) {
+    super(`${file} is damaged: ${what}. ${remedy}`);
+    this.name = "CorruptFileError";
+  }
+}
+
+const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+function tensorDigests(data: Uint8Array): Record<string, string> | undefined {
+  try {
+    const out: Record<string, string> = {};
+    for (const t of safetensorsLayout(data).tensors) out[t.name] = sha256(data.subarray(t.begin, t.end)).slice(0, 16);
+    return out;
+  } catch {
+    return undefined; // not a safetensors file we can read: the whole-file digest still covers it
+  }
+}
+
+/** The digest of one file's bytes; `name` ending in .safetensors adds its tensors'. */
+export function fileDigest(name: string, data: Uint8Array): FileDigest {
+  const tensors = name.endsWith(".safetensors") ? tensorDigests(data) : undefined;
+  return { bytes: data.byteLength, sha256: sha256(data), ...(tensors ? { tensors } : {}) };
+}
+
+/**
+ * Writes `dir/checksums.json` for the files `names` (relative to dir), read back from disk: call it once
+ * they are all written. With `merge`, digests already recorded for other files are kept.
+ */
+export async function writeChecksums(dir: string, names: readonly string[], o: { merge?: boolean } = {}): Promise<void> {
+  const files: Record<string, FileDigest> = o.merge ? { ...(await readChecksums(dir))?.files } : {};
+  for (const name of names) files[name] = fileDigest(name, await readFile(join(dir, name)));
+  const manifest: ChecksumManifest = { format: FORMAT, files: Object.fromEntries(Object.entries(files).sort()) };
+  await writeJsonAtomic(join(dir, CHECKSUMS_FILE), manifest);
+}
+
+/** Removes a directory's checksums.json before its files are rewritten, so a stopped rewrite is never judged by old digests. */
+export async function dropChecksums(dir: string): Promise<void> {
+  await rm(join(dir, CHECKSUMS_FILE), { force: true });
+}
+
+/** A directory's checksums.json, or undefined where there is none (written by transformers, or by an older Kiln). */
+export async function readChecksums(dir: string, remedy = ""): Promise<ChecksumManifest | undefined> {
+  const path = join(dir, CHECKSUMS_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch (e) {
+    throw new CorruptFileError(path, `not valid JSON (${(e as Error).message})`, remedy);
+  }
+  const files = (m as ChecksumManifest | null)?.files;
+  if ((m as ChecksumManifest | null)?.format !== FORMAT || files === null || typeof files !== "object" || Array.isArray(files))
+    throw new CorruptFileError(path, `not a ${FORMAT} manifest of file digests`, remedy);
+  for (const [name, d] of Object.entries(files)) {
+    // Names of files beside checksums.json only: a manifest never sends a reader out of its directory.
+    if (!/^[^/\\]+$/.test(name) || name === "." || name === "..")
+      throw new CorruptFileError(path, `it lists ${JSON.stringify(name)}, which is not a file name in ${dir}`, remedy);
+    if (!d || typeof d.sha256 !== "string" || !Number.isSafeInteger(d.bytes))
+      throw new CorruptFileError(path, `its entry for ${JSON.stringify(name)} has no sha256 and byte count`, remedy);
+  }
+  return m as ChecksumManifest;
+}
+
+/** Refuses `data`, the bytes of `path`, where they differ from `want`, naming the tensors that changed. */
+export function checkDigest(path: string, data: Uint8Array, want: FileDigest, remedy: string): void {
+  if (data.byteLength !== want.bytes)
+    throw new CorruptFileError(
+      path,
+      `it is ${data.byteLength} bytes, but ${CHECKSUMS_FILE} recorded ${want.bytes} (cut short or replaced)`,
+      remedy,
+    );
+  if (sha256(data) === want.sha256) return;
+  if (!want.tensors) throw new CorruptFileError(path, `its SHA-256 differs from the one ${CHECKSUMS_FILE} recorded`, remedy);
+  const now = tensorDigests(data);
+  const recorded = Object.keys(want.tensors);
+  if (!now || Object.keys(now).sort().join("\n") !== [...recorded].sort().join("\n"))
+    throw new CorruptFileError(path, "its header (the tensor names, shapes and offsets) changed", remedy);
+  const changed = recorded.filter((t) => now[t] !== want.tensors![t]);
+  if (changed.length === 0) throw new CorruptFileError(path, "bytes outside every tensor (the header's padding) changed", remedy);
+  const shown =
+    changed
+      .slice(0, 5)
+      .map((t) => `"${t}"`)
+      .join(", ") + (changed.length > 5 ? `, … (${changed.length} tensors)` : "");
+  throw new CorruptFileError(path, `the bytes of tensor${changed.length === 1 ? "" : "s"} ${shown} changed`, remedy, changed);
+}
+
+/**
+ * Reads `dir/name`, checked against `manifest` when it records the file (otherwise read as is). A file
+ * the manifest records that is missing is an error too.
+ */
+export async function readChecked(dir: string, name: string, manifest: ChecksumManifest | undefined, remedy: string): Promise<Buffer> {
+  const path = join(dir, name);
+  let data: Buffer;
+  try {
+    data = await readFile(path);
+  } catch (e) {
+    if (manifest?.files[name] && (e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new CorruptFileError(path, `it is missing, but ${CHECKSUMS_FILE} lists it`, remedy);
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  const want = manifest && Object.hasOwn(manifest.files, name) ? manifest.files[name] : undefined;
+  if (want) checkDigest(path, data, want, remedy);
+  return data;
+}
+
+export interface DirectoryCheck {
+  /** The files checked and found whole. */
+  ok: string[];
+  /** The files that are damaged or missing, each with why. */
+  damaged: CorruptFileError[];
+  /** Whether the directory had a checksums.json at all. */
+  recorded: boolean;
+}
+
+/** Checks every file `dir`'s checksums.json lists (without stopping at the first damaged one). */
+export async function checkDirectory(dir: string, remedy: string): Promise<DirectoryCheck> {
+  let manifest: ChecksumManifest | undefined;
+  try {
+    manifest = await readChecksums(dir, remedy);
+  } catch (e) {
+    if (e instanceof CorruptFileError) return { ok: [], damaged: [e], recorded: true };
+    throw e;
+  }
+  const out: DirectoryCheck = { ok: [], damaged: [], recorded: manifest !== undefined };
+  for (const name of Object.keys(manifest?.files ?? {})) {
+    try {
+      await readChecked(dir, name, manifest, remedy);
+      out.ok.push(name);
+    } catch (e) {
+      if (!(e instanceof CorruptFileError)) throw e;
+      out.damaged.push(e);
+    }
+  }
+  return out;
+}
+
+/** Whether `path` is a file (for the optional files of a directory). */
+export async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
