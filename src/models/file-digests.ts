@@ -22,6 +22,8 @@ export interface FileDigest {
 export interface ChecksumManifest {
   format: typeof FORMAT;
   files: Record<string, FileDigest>;
+  /** The SHA-256 of `files` as JSON: a change to the manifest itself is found too. */
+  sha256: string;
 }
 
 /** A file whose bytes are not the ones its directory's checksums.json recorded. */
@@ -63,7 +65,8 @@ export function fileDigest(name: string, data: Uint8Array): FileDigest {
 export async function writeChecksums(dir: string, names: readonly string[], o: { merge?: boolean } = {}): Promise<void> {
   const files: Record<string, FileDigest> = o.merge ? { ...(await readChecksums(dir))?.files } : {};
   for (const name of names) files[name] = fileDigest(name, await readFile(join(dir, name)));
-  const manifest: ChecksumManifest = { format: FORMAT, files: Object.fromEntries(Object.entries(files).sort()) };
+  const sorted = Object.fromEntries(Object.entries(files).sort());
+  const manifest: ChecksumManifest = { format: FORMAT, files: sorted, sha256: sha256(Buffer.from(JSON.stringify(sorted))) };
   await writeJsonAtomic(join(dir, CHECKSUMS_FILE), manifest);
 }
 
@@ -91,6 +94,8 @@ export async function readChecksums(dir: string, remedy = ""): Promise<ChecksumM
   const files = (m as ChecksumManifest | null)?.files;
   if ((m as ChecksumManifest | null)?.format !== FORMAT || files === null || typeof files !== "object" || Array.isArray(files))
     throw new CorruptFileError(path, `not a ${FORMAT} manifest of file digests`, remedy);
+  if (sha256(Buffer.from(JSON.stringify(files))) !== (m as ChecksumManifest).sha256)
+    throw new CorruptFileError(path, "its own digest does not match the digests it lists", remedy);
   for (const [name, d] of Object.entries(files)) {
     // Names of files beside checksums.json only: a manifest never sends a reader out of its directory.
     if (!/^[^/\\]+$/.test(name) || name === "." || name === "..")

@@ -3,13 +3,21 @@
 // trainer_state.json). Each is written under a temporary name and renamed into place, so a killed run
 // leaves only whole checkpoints (a checkpoint rewritten at the same step is moved aside first, never
 // deleted before its replacement is in place); retention keeps the last k and the best.
-import { cp, mkdir, readdir, rename, rm, stat, statfs } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rename, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
 import type { LanguageModel, Params } from "../models/language-model.js";
 import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
 import { decodeSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
-import { CorruptFileError, readChecked, readChecksums, writeChecksums } from "../models/file-digests.js";
+import {
+  checkDirectory,
+  CHECKSUMS_FILE,
+  CorruptFileError,
+  readChecked,
+  type DirectoryCheck,
+  readChecksums,
+  writeChecksums,
+} from "../models/file-digests.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
@@ -30,14 +38,18 @@ export interface TrainerStateJson {
 
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
-export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<void> {
+/** Copies the tokenizer's files that `fromDir` holds into `toDir`; returns their names. */
+export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<string[]> {
+  const copied: string[] = [];
   for (const f of TOKENIZER_FILES) {
     try {
       await cp(join(fromDir, f), join(toDir, f));
+      copied.push(f);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
+  return copied;
 }
 
 /** The state of checkpoints written without an optimizer named: AdamW's (its settings do not shape the state). */
@@ -99,7 +111,8 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     await writeSafetensors(join(tmp, "model.safetensors"), model, { format: "pt" });
     await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer, metadata);
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
-    await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
+    // `checksums` tells a later load that checksums.json belongs here, so a deleted one is noticed too.
+    await writeJsonAtomic(join(tmp, "trainer_state.json"), { ...a.state, checksums: CHECKSUMS_FILE });
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
     // Last: the digests of everything above, which resuming checks before it trusts a byte.
     await writeChecksums(tmp, (await readdir(tmp)).sort());
@@ -245,11 +258,36 @@ export async function loadCheckpoint(
     if (e instanceof CorruptFileError) throw e;
     throw new Error(`cannot read ${where("trainer_state.json")}: ${(e as Error).message}`);
   }
+  if (!manifest && state.checksums === CHECKSUMS_FILE)
+    throw new CorruptFileError(where(CHECKSUMS_FILE), "it is missing, but trainer_state.json says it was written", remedy);
   const { tensors } = decodeSafetensors(await read("model.safetensors"), where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
   const file = decodeSafetensors(await read("optimizer.safetensors"), where("optimizer.safetensors"));
   const { opt, scaler } = readOptimizerFile(file, optimizer, params, where("optimizer.safetensors"), device);
   return { params, opt, ...(scaler ? { scaler } : {}), state };
+}
+
+/**
+ * Checks every file of a checkpoint directory against its checksums.json, offline (`kiln verify`):
+ * all damaged files are listed, not only the first. A checkpoint whose trainer_state.json says it wrote
+ * checksums.json but has none is damaged too.
+ */
+export async function checkCheckpoint(path: string): Promise<DirectoryCheck> {
+  const remedy = damagedCheckpointRemedy(path);
+  const check = await checkDirectory(path, remedy);
+  if (!check.recorded) {
+    let state: Record<string, unknown> | undefined;
+    try {
+      state = JSON.parse(await readFile(join(path, "trainer_state.json"), "utf8"));
+    } catch {
+      // unreadable: reported as an unchecked checkpoint, and loading it says why
+    }
+    if (state?.checksums === CHECKSUMS_FILE)
+      check.damaged.push(
+        new CorruptFileError(join(path, CHECKSUMS_FILE), "it is missing, but trainer_state.json says it was written", remedy),
+      );
+  }
+  return check;
 }
 
 /** What to do about a checkpoint whose files changed after they were written. */

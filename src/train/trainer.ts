@@ -30,6 +30,7 @@ import {
 import { JsonLinesLogger, truncateMetricsFile, type MetricsLogger } from "./loggers.js";
 import { prepareOutputDir } from "./output-dir.js";
 import { takeRunLock } from "./run-lock.js";
+import { writeChecksums } from "../models/file-digests.js";
 import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
@@ -820,7 +821,7 @@ export class Trainer implements TrainerView {
     if (!this.isMainRank) return void (await this.group!.comm.barrier({ forWrites: true }));
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
-    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
+    if (a.tokenizerDir) await writeChecksums(dir, await copyTokenizerFiles(a.tokenizerDir, dir), { merge: true });
     const html = lossCurveHtml("Kiln training loss", [
       { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
