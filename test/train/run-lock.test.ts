@@ -29,7 +29,7 @@ async function stderrOf<T>(fn: () => Promise<T>): Promise<{ value: T; lines: str
   }
 }
 
-test("a live run holds its directory: a second run is refused, with --resume and --overwrite too; killed, its lock is taken over", async () => {
+test("a live run holds its directory: a second run is refused (--resume, --overwrite too); killed, its lock is taken over", async () => {
   const dir = join(root, "shared");
   // The first run, in another process: held at step 2 by a callback-free long run (many steps).
   const child = spawn(process.execPath, [script, data, dir, "100000"], { stdio: ["ignore", "pipe", "inherit"] });
