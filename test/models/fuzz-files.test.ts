@@ -88,8 +88,15 @@ function mutateJson(r: () => number, doc: unknown): unknown {
   const copy = structuredClone(doc) as Record<string, unknown>;
   const paths: [Record<string, unknown> | unknown[], string | number][] = [];
   const walk = (v: unknown) => {
-    if (Array.isArray(v)) v.slice(0, 64).forEach((x, i) => (paths.push([v, i]), walk(x)));
-    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (paths.push([v as Record<string, unknown>, k]), walk(x));
+    const entries: [string | number, unknown][] = Array.isArray(v)
+      ? v.slice(0, 64).map((x, i) => [i, x])
+      : v && typeof v === "object"
+        ? Object.entries(v)
+        : [];
+    for (const [key, x] of entries) {
+      paths.push([v as Record<string, unknown>, key]);
+      walk(x);
+    }
   };
   walk(copy);
   for (let n = 1 + Math.floor(r() * 2); n > 0 && paths.length; n--) {
@@ -147,7 +154,8 @@ async function fuzz(name: string, input: Uint8Array, mutate: Mutate, cases: numb
       const internal = [TypeError, RangeError, SyntaxError, ReferenceError].some((C) => e instanceof C) || !(e instanceof Error);
       if (internal || !err.message.includes(where))
         assert.fail(
-          `${name} case ${i} (seed ${SEED + name.length}): ${internal ? "an internal error" : "an error not naming the file"}: ${err?.stack ?? e}`,
+          `${name} case ${i} (seed ${SEED + name.length}): ` +
+            `${internal ? "an internal error" : "an error not naming the file"}: ${err?.stack ?? e}`,
         );
     }
     slowest = Math.max(slowest, performance.now() - t0);
