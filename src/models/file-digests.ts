@@ -1,7 +1,8 @@
 // `checksums.json`: the SHA-256 of every file a model or checkpoint directory holds, written last, so that
 // a byte changed on disk afterwards (a bad sector, a copy that went wrong, a hand edit) is found when the
-// directory is loaded instead of being trained on or served. For a safetensors file it also records a
-// digest of each tensor's bytes, so the error can name the tensor that changed, not only the file.
+// directory is loaded instead of being trained on or served. A safetensors file is hashed in parts (its
+// header, each tensor's bytes, any bytes between them) and its digest is the SHA-256 of those parts'
+// digests: every byte is hashed once, on write and on check, and a change is named down to the tensor.
 import { createHash } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,9 +15,13 @@ const FORMAT = "kiln-checksums/1";
 
 export interface FileDigest {
   bytes: number;
+  /** The file's SHA-256; for a safetensors file, the SHA-256 of its parts' digests below. */
   sha256: string;
-  /** A safetensors file's tensors: the first 16 hex digits of the SHA-256 of each one's bytes. */
+  /** A safetensors file's parts: the SHA-256 of its header (with the length before it) and of each tensor's bytes. */
+  header?: string;
   tensors?: Record<string, string>;
+  /** Of the bytes no tensor covers (none in a file Kiln writes). */
+  gaps?: string;
 }
 
 export interface ChecksumManifest {
@@ -42,20 +47,49 @@ export class CorruptFileError extends Error {
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
-function tensorDigests(data: Uint8Array): Record<string, string> | undefined {
-  try {
-    const out: Record<string, string> = {};
-    for (const t of safetensorsLayout(data).tensors) out[t.name] = sha256(data.subarray(t.begin, t.end)).slice(0, 16);
-    return out;
-  } catch {
-    return undefined; // not a safetensors file we can read: the whole-file digest still covers it
-  }
+interface Parts {
+  header: string;
+  tensors: Record<string, string>;
+  gaps: string;
 }
 
-/** The digest of one file's bytes; `name` ending in .safetensors adds its tensors'. */
+/** The digests of a safetensors file's parts, or undefined where its header cannot be read. */
+function safetensorsParts(data: Uint8Array): Parts | undefined {
+  let layout: ReturnType<typeof safetensorsLayout>;
+  try {
+    layout = safetensorsLayout(data);
+  } catch {
+    return undefined;
+  }
+  const tensors: Record<string, string> = {};
+  const gaps = createHash("sha256");
+  let at = layout.dataStart;
+  for (const t of [...layout.tensors].sort((a, b) => a.begin - b.begin)) {
+    tensors[t.name] = sha256(data.subarray(t.begin, t.end));
+    if (t.begin > at) gaps.update(`${at}:`).update(data.subarray(at, t.begin));
+    at = t.end;
+  }
+  if (data.length > at) gaps.update(`${at}:`).update(data.subarray(at));
+  return { header: sha256(data.subarray(0, layout.dataStart)), tensors, gaps: gaps.digest("hex") };
+}
+
+/** The file digest of a safetensors file's parts: names sorted, so it does not depend on the order found. */
+function digestOfParts(p: Parts): string {
+  const lines = [
+    `header ${p.header}`,
+    ...Object.keys(p.tensors)
+      .sort()
+      .map((n) => `tensor ${JSON.stringify(n)} ${p.tensors[n]}`),
+    `gaps ${p.gaps}`,
+  ];
+  return sha256(Buffer.from(lines.join("\n")));
+}
+
+/** The digest of one file's bytes; a file named *.safetensors (with a readable header) is hashed in parts. */
 export function fileDigest(name: string, data: Uint8Array): FileDigest {
-  const tensors = name.endsWith(".safetensors") ? tensorDigests(data) : undefined;
-  return { bytes: data.byteLength, sha256: sha256(data), ...(tensors ? { tensors } : {}) };
+  const parts = name.endsWith(".safetensors") ? safetensorsParts(data) : undefined;
+  if (!parts) return { bytes: data.byteLength, sha256: sha256(data) };
+  return { bytes: data.byteLength, sha256: digestOfParts(parts), ...parts };
 }
 
 /**
@@ -114,14 +148,20 @@ export function checkDigest(path: string, data: Uint8Array, want: FileDigest, re
       `it is ${data.byteLength} bytes, but ${CHECKSUMS_FILE} recorded ${want.bytes} (cut short or replaced)`,
       remedy,
     );
-  if (sha256(data) === want.sha256) return;
-  if (!want.tensors) throw new CorruptFileError(path, `its SHA-256 differs from the one ${CHECKSUMS_FILE} recorded`, remedy);
-  const now = tensorDigests(data);
-  const recorded = Object.keys(want.tensors);
-  if (!now || Object.keys(now).sort().join("\n") !== [...recorded].sort().join("\n"))
+  if (!want.tensors) {
+    if (sha256(data) === want.sha256) return;
+    throw new CorruptFileError(path, `its SHA-256 differs from the one ${CHECKSUMS_FILE} recorded`, remedy);
+  }
+  const now = safetensorsParts(data);
+  if (!now || now.header !== want.header)
     throw new CorruptFileError(path, "its header (the tensor names, shapes and offsets) changed", remedy);
-  const changed = recorded.filter((t) => now[t] !== want.tensors![t]);
-  if (changed.length === 0) throw new CorruptFileError(path, "bytes outside every tensor (the header's padding) changed", remedy);
+  const recorded = Object.keys(want.tensors);
+  const changed = recorded.filter((t) => now.tensors[t] !== want.tensors![t]);
+  if (changed.length === 0) {
+    if (now.gaps !== want.gaps) throw new CorruptFileError(path, "bytes outside every tensor changed", remedy);
+    if (digestOfParts(now) === want.sha256) return;
+    throw new CorruptFileError(path, `its digest differs from the one ${CHECKSUMS_FILE} recorded`, remedy);
+  }
   const shown =
     changed
       .slice(0, 5)

@@ -67,7 +67,7 @@ const MAX_HEADER_BYTES = 100 * 2 ** 20;
 export function safetensorsLayout(
   buf: Uint8Array,
   where = "safetensors data",
-): { tensors: TensorRange[]; metadata: Record<string, string> } {
+): { tensors: TensorRange[]; metadata: Record<string, string>; dataStart: number } {
   const fail = (what: string): never => {
     throw new Error(`${where}: ${what}`);
   };
@@ -119,7 +119,7 @@ export function safetensorsLayout(
     const [a, b] = [byOffset[i - 1]!, byOffset[i]!];
     if (b.begin < a.end) fail(`tensors ${JSON.stringify(a.name)} and ${JSON.stringify(b.name)} share data bytes`);
   }
-  return { tensors, metadata };
+  return { tensors, metadata, dataStart };
 }
 
 export function decodeSafetensors(
