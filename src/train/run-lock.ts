@@ -3,6 +3,7 @@
 // run's files), so the run that writes holds `.kiln-run.lock`, naming its process id and host; another
 // run is refused while that process lives. A lock whose process is gone (killed, crashed) is stale: the
 // next run takes it over and says so. In a multi-process run only the process that writes (rank 0) holds it.
+import { readFileSync, rmSync } from "node:fs";
 import { link, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -132,11 +133,22 @@ export async function takeRunLock(dir: string, notice: (message: string) => void
 
 function lockHandle(path: string): RunLock {
   let released = false;
+  // A process that exits without releasing (process.exit after a second Ctrl+C) removes its lock on the
+  // way out; only a killed one leaves it, to be taken over as stale.
+  const onExit = () => {
+    try {
+      if (JSON.parse(readFileSync(path, "utf8")).pid === process.pid) rmSync(path, { force: true });
+    } catch {
+      // gone or unreadable: nothing of ours to remove
+    }
+  };
+  process.once("exit", onExit);
   return {
     path,
     async release() {
       if (released) return;
       released = true;
+      process.off("exit", onExit);
       held.delete(path);
       const holder = await readHolder(path);
       if (holder?.pid === process.pid && holder.host === hostname()) await rm(path, { force: true });

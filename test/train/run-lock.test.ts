@@ -96,6 +96,20 @@ test("in one process: a second lock on a held directory is refused; a lock left 
   writeFileSync(join(dir, RUN_LOCK_FILE), "garbage");
   await (await takeRunLock(dir)).release();
 
+  // A process that exits without releasing (process.exit) removes its lock on the way out.
+  const lockModule = new URL("../../src/train/run-lock.js", import.meta.url).href;
+  const exited = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { takeRunLock } = await import(${JSON.stringify(lockModule)}); await takeRunLock(${JSON.stringify(dir)}); process.exit(0);`,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(exited.status, 0, exited.stderr);
+  assert.ok(!existsSync(join(dir, RUN_LOCK_FILE)));
+
   // Another host's lock cannot be checked from here: it counts as live.
   writeFileSync(join(dir, RUN_LOCK_FILE), JSON.stringify({ pid: 1, host: "elsewhere.example", started: "now" }));
   await assert.rejects(takeRunLock(dir), /in use by another training run \(process 1 on elsewhere\.example/);
