@@ -49,3 +49,4 @@ export {
   type PretrainedModel,
   type PretrainedCausalModel,
 } from "./pretrained.js";
+export { CorruptFileError } from "./file-digests.js";
