@@ -100,8 +100,13 @@ export async function writeChecksums(dir: string, names: readonly string[], o: {
   const files: Record<string, FileDigest> = o.merge ? { ...(await readChecksums(dir))?.files } : {};
   for (const name of names) files[name] = fileDigest(name, await readFile(join(dir, name)));
   const sorted = Object.fromEntries(Object.entries(files).sort());
-  const manifest: ChecksumManifest = { format: FORMAT, files: sorted, sha256: sha256(Buffer.from(JSON.stringify(sorted))) };
+  const manifest: ChecksumManifest = { format: FORMAT, files: sorted, sha256: digestOfManifest(sorted) };
   await writeJsonAtomic(join(dir, CHECKSUMS_FILE), manifest);
+}
+
+/** The digest of a manifest's file entries, in name order (JSON objects keep no reliable key order). */
+function digestOfManifest(files: Record<string, FileDigest>): string {
+  return sha256(Buffer.from(JSON.stringify(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))));
 }
 
 /** Removes a directory's checksums.json before its files are rewritten, so a stopped rewrite is never judged by old digests. */
@@ -128,7 +133,7 @@ export async function readChecksums(dir: string, remedy = ""): Promise<ChecksumM
   const files = (m as ChecksumManifest | null)?.files;
   if ((m as ChecksumManifest | null)?.format !== FORMAT || files === null || typeof files !== "object" || Array.isArray(files))
     throw new CorruptFileError(path, `not a ${FORMAT} manifest of file digests`, remedy);
-  if (sha256(Buffer.from(JSON.stringify(files))) !== (m as ChecksumManifest).sha256)
+  if (digestOfManifest(files) !== (m as ChecksumManifest).sha256)
     throw new CorruptFileError(path, "its own digest does not match the digests it lists", remedy);
   for (const [name, d] of Object.entries(files)) {
     // Names of files beside checksums.json only: a manifest never sends a reader out of its directory.
