@@ -12,6 +12,8 @@ import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { safetensorsLayout } from "../../src/models/safetensors.js";
+import { saveTokenizer } from "../../src/text/index.js";
+import { trainUnigram } from "../../src/text/train/unigram-trainer.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-verify-"));
@@ -26,10 +28,13 @@ test("a whole run verifies; a flipped weight in checkpoint-4 is named with its t
   const data = join(root, "shards");
   await writeTinyShards(data);
   const run = join(root, "run");
-  await trainTiny(data, run, 4);
+  const tokenizerDir = join(root, "tokenizer");
+  await saveTokenizer(await trainUnigram(["the cat sat on the mat", "a dog ran far"], { vocabSize: 30 }), tokenizerDir);
+  await trainTiny(data, run, 4, { tokenizerDir });
   let r = verify(run);
   assert.equal(r.code, 0, r.err);
-  assert.deepEqual(r.out.trim().split("\n"), ["ok  model (2 files)", "ok  checkpoint-2 (4 files)", "ok  checkpoint-4 (4 files)"]);
+  // The weights, config.json and the three tokenizer files; checkpoints add optimizer.safetensors and trainer_state.json.
+  assert.deepEqual(r.out.trim().split("\n"), ["ok  model (5 files)", "ok  checkpoint-2 (7 files)", "ok  checkpoint-4 (7 files)"]);
 
   const file = join(run, "checkpoint-4", "model.safetensors");
   const bytes = readFileSync(file);
@@ -39,7 +44,7 @@ test("a whole run verifies; a flipped weight in checkpoint-4 is named with its t
   r = verify(run);
   assert.equal(r.code, 1);
   assert.match(r.out, new RegExp(`^DAMAGED  checkpoint-4: ${file} is damaged: the bytes of tensor "${tensor}" changed\\.`, "m"));
-  assert.match(r.out, /^ok {2}checkpoint-2 \(4 files\)$/m);
+  assert.match(r.out, /^ok {2}checkpoint-2 \(7 files\)$/m);
   assert.match(r.err, /kiln: verify: 1 of 3 parts of .* are damaged \(checkpoint-4\)/);
 });
 
