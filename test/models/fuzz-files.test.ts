@@ -1,17 +1,17 @@
-// Hostile and damaged model files: 12,000 mutations of real files (a safetensors checkpoint, a Kiln
-// tokenizer.json, RoBERTa and Llama config.json files) are read by the real readers. Each case either
+// Hostile and damaged model files: 12,500 mutations of real files (a safetensors checkpoint, a Kiln
+// tokenizer.json, RoBERTa and Llama config.json files, a sharded checkpoint's index) are read by the real readers. Each case either
 // loads or throws an error that names the file; never a TypeError/RangeError from deep inside, a hang,
 // or memory beyond a bound. The PRNG is seeded: a failing case names its seed and index to replay.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/random.js";
 import * as k from "../../src/index.js";
 import { decodeSafetensors } from "../../src/models/safetensors.js";
-import { createModel, parameterLayout, presetConfig, readModelConfig } from "../../src/models/index.js";
+import { createModel, loadModel, parameterLayout, presetConfig, readModelConfig } from "../../src/models/index.js";
 import { configJson } from "../../src/models/pretrained.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { trainUnigram } from "../../src/text/train/unigram-trainer.js";
@@ -43,6 +43,8 @@ const HOSTILE: unknown[] = [
   2 ** 53,
   2 ** 64,
   1e21,
+  "/etc/passwd",
+  "../roberta-tiny.safetensors",
   [2 ** 20, 2 ** 20],
   [0, 2 ** 40],
   { content: 1 },
@@ -166,7 +168,7 @@ async function fuzz(name: string, input: Uint8Array, mutate: Mutate, cases: numb
 }
 
 test(
-  "12,000 mutated safetensors, tokenizer.json and config.json files: each loads or is refused by name",
+  "12,500 mutated safetensors, tokenizer.json, config.json and shard index files: each loads or is refused by name",
   { timeout: 180_000 },
   async () => {
     const started = performance.now();
@@ -204,6 +206,30 @@ test(
       });
       results.push(`${name} 1500 (${c.loaded} loaded, ${c.refused} refused)`);
     }
+
+    // A sharded checkpoint's index, read by loadModel: no name may take it out of the directory.
+    const sharded = join(root, "sharded");
+    mkdirSync(sharded);
+    copyFileSync(fixture("roberta-tiny.json"), join(sharded, "config.json"));
+    copyFileSync(fixture("roberta-tiny.safetensors"), join(sharded, "model-00001-of-00001.safetensors"));
+    const names = Object.keys(decodeSafetensors(st).tensors);
+    const index = {
+      metadata: { total_size: st.length },
+      weight_map: Object.fromEntries(names.map((n) => [n, "model-00001-of-00001.safetensors"])),
+    };
+    const indexPath = join(sharded, "model.safetensors.index.json");
+    const x = await fuzz(
+      "model.safetensors.index.json",
+      enc.encode(JSON.stringify(index)),
+      jsonMutation(index),
+      500,
+      sharded,
+      async (b) => {
+        writeFileSync(indexPath, b);
+        await loadModel(sharded, { task: "mlm" });
+      },
+    );
+    results.push(`model.safetensors.index.json 500 (${x.loaded} loaded, ${x.refused} refused)`);
     const grownMiB = (process.resourceUsage().maxRSS - rssBefore) / 1024;
     console.log(
       `fuzz: ${results.join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s; peak RSS grew ${grownMiB.toFixed(0)} MiB`,
