@@ -29,7 +29,7 @@ export { RecordParseError } from "./pipeline/batch-stream.js";
 export { checkPreparedInputs, recordCounts, resolveFiles } from "./pipeline/files.js";
 export { SkippedRecords, type SkippedPlace } from "./pipeline/skipped-records.js";
 export { checkShard, checkShards, type ShardCheck } from "./shard-check.js";
-export { checkDataTokenizer, checkPreparedDir, readManifest, type PrepareManifest } from "./prepare/manifest.js";
+export { checkDataTokenizer, checkPreparedDir, readManifest, ShardDigestError, type PrepareManifest } from "./prepare/manifest.js";
 
 export { IGNORE_LABEL, type MaskedBatch, type TokenBatch } from "./batch.js";
 export { maskRowKey, maskTokens, maskingMap, type MaskOptions } from "./mlm/mask.js";

@@ -1,11 +1,15 @@
 // A fast pass over whole shards before they are trusted: every length and both checksums of every
 // record, and the record count against the one in the file name. `data prepare` runs it over shards
 // left by an earlier run before reusing them, and a trainer runs it over its inputs before the first
-// step, so that a damaged shard is found in seconds rather than at the end of a long run.
+// step, so that a damaged shard is found in seconds rather than at the end of a long run. Where
+// prepare.json records the shards' digests, the same pass checks each shard's SHA-256 (a replaced shard
+// has valid checksums of its own).
 import { openRecordReader, type Compression } from "./tfrecord/files.js";
 import type { TFRecordError } from "./tfrecord/errors.js";
 import { recordsFromFileName } from "./shards.js";
 import { storageFor } from "./storage/index.js";
+import { createHash } from "node:crypto";
+import { recordedDigest, ShardDigestError, type PrepareManifest, type ShardDigest } from "./prepare/manifest.js";
 
 export interface ShardCheck {
   files: number;
@@ -33,17 +37,40 @@ export interface ShardCheckOptions {
  */
 export async function checkShard(
   path: string,
-  options: Omit<ShardCheckOptions, "concurrency"> = {},
-): Promise<{ records: number; skipped: number }> {
+  options: Omit<ShardCheckOptions, "concurrency"> & {
+    /** The digest prepare.json records: a shard whose bytes hash otherwise is refused (ShardDigestError). */
+    expect?: ShardDigest;
+    /** Also compute the shard's digest (returned as `digest`). */
+    digest?: boolean;
+  } = {},
+): Promise<{ records: number; skipped: number; digest?: ShardDigest }> {
+  const { expect, digest: wantDigest, ...read } = options;
   const expected = recordsFromFileName(path);
-  const reader = openRecordReader(path, { ...options, ...(expected === undefined ? {} : { expectedRecords: expected }) });
+  // Hashed as the bytes stream past for the record checksums: no second read.
+  const hash = expect || wantDigest ? createHash("sha256") : undefined;
+  let bytes = 0;
+  const onBytes = hash ? (chunk: Uint8Array) => ((bytes += chunk.byteLength), hash.update(chunk)) : undefined;
+  const reader = openRecordReader(path, {
+    ...read,
+    ...(expected === undefined ? {} : { expectedRecords: expected }),
+    ...(onBytes ? { onBytes } : {}),
+  });
   let records = 0;
   try {
     while ((await reader.read()) !== null) records++;
   } finally {
     await reader.close();
   }
-  return { records, skipped: reader.skipped };
+  const digest = hash ? { bytes, sha256: hash.digest("hex") } : undefined;
+  // With bad records skipped the bytes differ by design: the digest then says nothing more.
+  if (expect && digest && reader.skipped === 0 && (digest.bytes !== expect.bytes || digest.sha256 !== expect.sha256))
+    throw new ShardDigestError(
+      path,
+      digest.bytes !== expect.bytes
+        ? `it is ${digest.bytes} bytes, prepare.json recorded ${expect.bytes}`
+        : `its SHA-256 ${digest.sha256.slice(0, 12)}… differs from the ${expect.sha256.slice(0, 12)}… prepare.json recorded`,
+    );
+  return { records, skipped: reader.skipped, ...(digest ? { digest } : {}) };
 }
 
 /** Checks every file, failing at the first bad one (or tallying bad records, when skipping them). */
@@ -52,10 +79,13 @@ export async function checkShards(files: readonly string[], options: ShardCheckO
   const { concurrency = 4, ...one } = options;
   let next = 0;
   const total = { records: 0, skipped: 0, bytes: 0 };
+  const manifests = new Map<string, Promise<PrepareManifest | undefined>>();
   const worker = async () => {
     while (next < files.length) {
       const file = files[next++]!;
-      const [counts, size] = await Promise.all([checkShard(file, one), storageFor(file).size(file)]);
+      // Shards data prepare wrote are also held to the digests its prepare.json records.
+      const expect = await recordedDigest(file, manifests);
+      const [counts, size] = await Promise.all([checkShard(file, { ...one, ...(expect ? { expect } : {}) }), storageFor(file).size(file)]);
       total.records += counts.records;
       total.skipped += counts.skipped;
       total.bytes += size;

@@ -51,3 +51,4 @@ export {
   type PretrainedModel,
   type PretrainedCausalModel,
 } from "./pretrained.js";
+export { CorruptFileError } from "./file-digests.js";

@@ -5,7 +5,7 @@
 import { checkOptions } from "../core/check-options.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readJsonObject } from "./config.js";
 import { modelSpec, validateModelConfig, type CausalConfig } from "./registry.js";
@@ -14,7 +14,9 @@ import type { MaskedLanguageModel, MlmConfig } from "./masked-lm.js";
 import type { CausalLanguageModel } from "./causal-lm.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
 import { createModel } from "./create.js";
-import { readSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
+import { decodeSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
+import { CorruptFileError, dropChecksums, readChecked, readChecksums, writeChecksums, type ChecksumManifest } from "./file-digests.js";
+import { fileInside } from "../io/contained-path.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { matchCheckpointNames, nameList, type NameMatch } from "./checkpoint-names.js";
 
@@ -64,8 +66,15 @@ export function configJson(c: BaseModelConfig): Record<string, unknown> {
 
 export async function saveModel(dir: string, model: LanguageModel, params: Params): Promise<void> {
   await mkdir(dir, { recursive: true });
+  await dropChecksums(dir);
   await writeSafetensors(join(dir, "model.safetensors"), await namedTensors(params), { format: "pt" });
   await writeJsonAtomic(join(dir, "config.json"), configJson(model.config));
+  await writeChecksums(dir, ["model.safetensors", "config.json"]);
+}
+
+/** What to do about a model directory whose files changed after they were written. */
+export function damagedModelRemedy(dir: string): string {
+  return `Copy the model into ${dir} again from where it came from, or load one of the run's checkpoints instead`;
 }
 
 /** Named tensors → a parameter tree for `model`, checking every name and shape. */
@@ -182,22 +191,39 @@ const OTHER_FORMATS: Record<string, string> = {
   "flax_model.msgpack": "a Flax file",
 };
 
-/** The checkpoint's tensors: model.safetensors, or the shards model.safetensors.index.json lists. */
-async function readCheckpointTensors(dir: string): Promise<{ tensors: Record<string, NamedTensor>; where: string }> {
+/**
+ * The checkpoint's tensors: model.safetensors, or the shards model.safetensors.index.json lists (names of
+ * files inside `dir` only, refused before any is opened). Files that `digests` records are checked first.
+ */
+async function readCheckpointTensors(
+  dir: string,
+  digests?: ChecksumManifest,
+): Promise<{ tensors: Record<string, NamedTensor>; where: string }> {
+  const read = async (name: string, source: string) => {
+    const path = await fileInside(dir, name, source);
+    return decodeSafetensors(await readChecked(dir, name, digests, damagedModelRemedy(dir)), path).tensors;
+  };
   const single = join(dir, "model.safetensors");
-  if (existsSync(single)) return { tensors: (await readSafetensors(single)).tensors, where: single };
+  if (existsSync(single)) return { tensors: await read("model.safetensors", dir), where: single };
   const index = join(dir, "model.safetensors.index.json");
   if (existsSync(index)) {
-    let weightMap: Record<string, string>;
+    let weightMap: Record<string, unknown>;
     try {
-      weightMap = JSON.parse(await readFile(index, "utf8")).weight_map;
+      const text = (await readChecked(dir, "model.safetensors.index.json", digests, damagedModelRemedy(dir))).toString("utf8");
+      weightMap = JSON.parse(text)?.weight_map;
     } catch (e) {
+      if (e instanceof CorruptFileError) throw e;
       throw new Error(`${index}: not valid JSON (${(e as Error).message})`);
     }
-    if (!weightMap || typeof weightMap !== "object") throw new Error(`${index}: no "weight_map" object naming each tensor's shard`);
+    if (!weightMap || typeof weightMap !== "object" || Array.isArray(weightMap))
+      throw new Error(`${index}: no "weight_map" object naming each tensor's shard`);
+    const shards = [...new Set(Object.values(weightMap))].sort();
+    for (const shard of shards) {
+      if (typeof shard !== "string") throw new Error(`${index}: "weight_map" names the shard ${JSON.stringify(shard)}, not a file name`);
+      await fileInside(dir, shard, index);
+    }
     const tensors: Record<string, NamedTensor> = {};
-    for (const shard of [...new Set(Object.values(weightMap))].sort())
-      Object.assign(tensors, (await readSafetensors(join(dir, shard))).tensors);
+    for (const shard of shards as string[]) Object.assign(tensors, await read(shard, index));
     return { tensors, where: index };
   }
   const other = Object.keys(OTHER_FORMATS).find((f) => existsSync(join(dir, f)));
@@ -246,7 +272,10 @@ export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promi
     ints: ["seed"],
     choices: { task: ["mlm", "causal-lm"], missingHead: ["error", "init"] },
   });
-  const path = join(dir, "config.json");
+  // A directory Kiln saved is checked against its checksums.json (one from elsewhere has none).
+  const digests = await readChecksums(dir, damagedModelRemedy(dir));
+  const path = await fileInside(dir, "config.json", dir);
+  if (digests) await readChecked(dir, "config.json", digests, damagedModelRemedy(dir));
   const raw = await readJsonObject(path);
   const config = validateModelConfig(raw, path);
   const task = modelSpec(config).task;
@@ -255,13 +284,15 @@ export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promi
       `${path}: model_type "${config.model_type}" is ${TASK_KIND[task]}, not ${TASK_KIND[opts.task]} ` +
         `(task "${opts.task}"); load it with task "${task}" or without a task`,
     );
-  return task === "causal-lm" ? loadCausal(dir, config as CausalConfig, opts.device) : loadMasked(dir, config as MlmConfig, opts);
+  return task === "causal-lm"
+    ? loadCausal(dir, config as CausalConfig, opts.device, digests)
+    : loadMasked(dir, config as MlmConfig, opts, digests);
 }
 
 /** A masked LM's directory, its head missing or not (see LoadModelOptions.missingHead). */
-async function loadMasked(dir: string, config: MlmConfig, opts: LoadModelOptions): Promise<PretrainedModel> {
+async function loadMasked(dir: string, config: MlmConfig, opts: LoadModelOptions, digests?: ChecksumManifest): Promise<PretrainedModel> {
   const model = createModel(config);
-  const { tensors, where } = await readCheckpointTensors(dir);
+  const { tensors, where } = await readCheckpointTensors(dir, digests);
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
   const notices: string[] = [];
@@ -308,10 +339,15 @@ async function loadMasked(dir: string, config: MlmConfig, opts: LoadModelOptions
 }
 
 /** A causal LM's directory: the head stored once or twice (then equal to the embeddings), nothing missing. */
-async function loadCausal(dir: string, config: CausalConfig, device?: k.Device): Promise<PretrainedCausalModel> {
+async function loadCausal(
+  dir: string,
+  config: CausalConfig,
+  device?: k.Device,
+  digests?: ChecksumManifest,
+): Promise<PretrainedCausalModel> {
   const path = join(dir, "config.json");
   const model = createModel(config);
-  const { tensors, where } = await readCheckpointTensors(dir);
+  const { tensors, where } = await readCheckpointTensors(dir, digests);
   const { names, avals, tree } = parameterLayout(model);
   const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
   const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));

@@ -1,6 +1,7 @@
 // The model families Kiln builds, one ModelSpec each (in models/<family>/spec.ts), and what is read
 // from them: a config.json of any family, a preset by name, the model a config describes, its
 // architecture and length limit. Adding a family is its folder and one line in MODEL_SPECS.
+import { checkConfigBounds } from "./config-bounds.js";
 import { readJsonObject } from "./config.js";
 import type { LanguageModel } from "./language-model.js";
 import type { MaskedLMInit } from "./masked-lm.js";
@@ -78,6 +79,7 @@ export function isCausalConfig(c: { model_type: unknown }): c is CausalConfig {
 export function validateModelConfig(raw: Record<string, unknown>, where: string): ModelConfig {
   const spec = findModelSpec(raw.model_type);
   if (!spec) throw new Error(`${where}: model_type ${JSON.stringify(raw.model_type)} is not supported (${modelTypes().join(", ")})`);
+  checkConfigBounds(raw, where);
   return spec.validate(raw, where) as ModelConfig;
 }
 

@@ -2,6 +2,7 @@
 // Face's format, the whole pipeline), tokenizer_config.json (the class to instantiate, the special tokens
 // by role, the maximum length) and special_tokens_map.json. `AutoTokenizer.from_pretrained(dir)` then
 // builds a PreTrainedTokenizerFast that encodes exactly as Kiln does.
+import { fileInside } from "../io/contained-path.js";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddedToken } from "./added-tokens.js";
@@ -111,6 +112,8 @@ async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> 
  */
 export async function loadTokenizer(dir: string, read: TextFileReader = readIfPresent): Promise<UnigramTokenizer> {
   const path = inDir(dir, "tokenizer.json");
+  // A local directory's files are its own: a symlink out of it (to /etc/…) is refused unopened.
+  if (read === readIfPresent) for (const name of ["tokenizer.json", "tokenizer_config.json"]) await fileInside(dir, name, dir);
   const text = await read(path);
   if (text === undefined) {
     throw new Error(`${path} does not exist: pass the directory that \`kiln tokenizer train --out DIR\` wrote`);

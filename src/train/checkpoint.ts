@@ -8,7 +8,16 @@ import { basename, dirname, join } from "node:path";
 import * as k from "../core/index.js";
 import type { LanguageModel, Params } from "../models/language-model.js";
 import { checkFinite, configJson, namedTensors, paramsFromTensors } from "../models/pretrained.js";
-import { readSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import { decodeSafetensors, writeSafetensors, type NamedTensor } from "../models/safetensors.js";
+import {
+  checkDirectory,
+  CHECKSUMS_FILE,
+  CorruptFileError,
+  readChecked,
+  type DirectoryCheck,
+  readChecksums,
+  writeChecksums,
+} from "../models/file-digests.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
@@ -29,14 +38,18 @@ export interface TrainerStateJson {
 
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
-export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<void> {
+/** Copies the tokenizer's files that `fromDir` holds into `toDir`; returns their names. */
+export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<string[]> {
+  const copied: string[] = [];
   for (const f of TOKENIZER_FILES) {
     try {
       await cp(join(fromDir, f), join(toDir, f));
+      copied.push(f);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
+  return copied;
 }
 
 /** The state of checkpoints written without an optimizer named: AdamW's (its settings do not shape the state). */
@@ -98,8 +111,11 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     await writeSafetensors(join(tmp, "model.safetensors"), model, { format: "pt" });
     await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer, metadata);
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
-    await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
+    // `checksums` tells a later load that checksums.json belongs here, so a deleted one is noticed too.
+    await writeJsonAtomic(join(tmp, "trainer_state.json"), { ...a.state, checksums: CHECKSUMS_FILE });
     if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
+    // Last: the digests of everything above, which resuming checks before it trusts a byte.
+    await writeChecksums(tmp, (await readdir(tmp)).sort());
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if ((e as NodeJS.ErrnoException).code === "ENOSPC") throw await diskFullError(outputDir, name, [model, optimizer]);
@@ -230,17 +246,56 @@ export async function loadCheckpoint(
   optimizer: Optimizer<any> = ADAMW_LAYOUT,
 ): Promise<LoadedCheckpoint> {
   const where = (f: string) => join(path, f);
+  // Checked against the checksums.json written with the checkpoint (absent in checkpoints of older Kiln
+  // releases, which load unchecked): one changed byte refuses it, naming the file and tensor.
+  const remedy = damagedCheckpointRemedy(path);
+  const manifest = await readChecksums(path, remedy);
+  const read = (f: string) => readChecked(path, f, manifest, remedy);
   let state: TrainerStateJson;
   try {
-    state = JSON.parse(await readFile(where("trainer_state.json"), "utf8"));
+    state = JSON.parse((await read("trainer_state.json")).toString("utf8"));
   } catch (e) {
+    if (e instanceof CorruptFileError) throw e;
     throw new Error(`cannot read ${where("trainer_state.json")}: ${(e as Error).message}`);
   }
-  const { tensors } = await readSafetensors(where("model.safetensors"));
+  if (!manifest && state.checksums === CHECKSUMS_FILE)
+    throw new CorruptFileError(where(CHECKSUMS_FILE), "it is missing, but trainer_state.json says it was written", remedy);
+  const { tensors } = decodeSafetensors(await read("model.safetensors"), where("model.safetensors"));
   const params = paramsFromTensors(model, tensors, where("model.safetensors"), device);
-  const file = await readSafetensors(where("optimizer.safetensors"));
+  const file = decodeSafetensors(await read("optimizer.safetensors"), where("optimizer.safetensors"));
   const { opt, scaler } = readOptimizerFile(file, optimizer, params, where("optimizer.safetensors"), device);
   return { params, opt, ...(scaler ? { scaler } : {}), state };
+}
+
+/**
+ * Checks every file of a checkpoint directory against its checksums.json, offline (`kiln verify`):
+ * all damaged files are listed, not only the first. A checkpoint whose trainer_state.json says it wrote
+ * checksums.json but has none is damaged too.
+ */
+export async function checkCheckpoint(path: string): Promise<DirectoryCheck> {
+  const remedy = damagedCheckpointRemedy(path);
+  const check = await checkDirectory(path, remedy);
+  if (!check.recorded) {
+    let state: Record<string, unknown> | undefined;
+    try {
+      state = JSON.parse(await readFile(join(path, "trainer_state.json"), "utf8"));
+    } catch {
+      // unreadable: reported as an unchecked checkpoint, and loading it says why
+    }
+    if (state?.checksums === CHECKSUMS_FILE)
+      check.damaged.push(
+        new CorruptFileError(join(path, CHECKSUMS_FILE), "it is missing, but trainer_state.json says it was written", remedy),
+      );
+  }
+  return check;
+}
+
+/** What to do about a checkpoint whose files changed after they were written. */
+function damagedCheckpointRemedy(path: string): string {
+  return (
+    `The checkpoint cannot be trusted: resume from an earlier one (move ${basename(path)} out of ${dirname(path)}, ` +
+    `and --resume continues from the newest whole checkpoint), or restore it from a copy`
+  );
 }
 
 export interface ResumePoint extends LoadedCheckpoint {

@@ -25,6 +25,7 @@ export { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
 export { TensorBoardLogger } from "./tensorboard.js";
 export { TrainingDivergedError } from "./divergence.js";
 export { OutputDirInUseError } from "./output-dir.js";
+export { RunDirLockedError } from "./run-lock.js";
 export {
   makeTrainStep,
   makeEvalStep,

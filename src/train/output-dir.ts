@@ -4,6 +4,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { isCheckpointEntry } from "./checkpoint.js";
+import { checkRunLock, RUN_LOCK_FILE } from "./run-lock.js";
 
 /** What `kiln train` writes into an output directory (all of it removed by `overwrite`). */
 const RUN_FILES = new Set([
@@ -16,6 +17,7 @@ const RUN_FILES = new Set([
   "loss_curve.html",
   "runs",
   "onnx",
+  "checksums.json",
 ]);
 
 /**
@@ -43,7 +45,7 @@ export class OutputDirInUseError extends Error {
 
 async function entriesOf(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).sort();
+    return (await readdir(dir)).filter((n) => n !== RUN_LOCK_FILE).sort();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
@@ -53,9 +55,11 @@ async function entriesOf(dir: string): Promise<string[]> {
 /**
  * Checks (and with `overwrite`, clears) the output directory of a fresh run. A directory that does not
  * exist or is empty is fine; one with entries is refused unless `resume` or `overwrite` is given.
- * Returns the names `overwrite` removed.
+ * Returns the names `overwrite` removed. A directory another live run holds (run-lock.ts) is refused in
+ * every case, resume and overwrite included.
  */
 export async function prepareOutputDir(dir: string, o: { resume: boolean; overwrite: boolean }): Promise<string[]> {
+  await checkRunLock(dir);
   const entries = await entriesOf(dir);
   if (entries.length === 0 || o.resume) return [];
   if (!o.overwrite) throw new OutputDirInUseError(dir, entries);

@@ -29,6 +29,8 @@ import {
 } from "./checkpoint.js";
 import { JsonLinesLogger, truncateMetricsFile, type MetricsLogger } from "./loggers.js";
 import { prepareOutputDir } from "./output-dir.js";
+import { takeRunLock } from "./run-lock.js";
+import { writeChecksums } from "../models/file-digests.js";
 import { DivergenceWatch } from "./divergence.js";
 import { TensorBoardLogger } from "./tensorboard.js";
 import type { LayerLoop } from "../models/transformer-encoder.js";
@@ -378,6 +380,16 @@ export class Trainer implements TrainerView {
 
   async fit(a: FitArgs): Promise<FitResult> {
     checkFitArgs(a);
+    // The process that writes holds the output directory for the whole run: a second run is refused (run-lock.ts).
+    const lock = this.isMainRank ? await takeRunLock(this.o.outputDir, (m) => this.warn(`warning: ${m}`)) : undefined;
+    try {
+      return await this.fitHoldingOutputDir(a);
+    } finally {
+      await lock?.release();
+    }
+  }
+
+  private async fitHoldingOutputDir(a: FitArgs): Promise<FitResult> {
     const o = this.o;
     const rows = a.train.batchesPerEpoch;
     if (rows === 0)
@@ -812,7 +824,7 @@ export class Trainer implements TrainerView {
     if (!this.isMainRank) return void (await this.group!.comm.barrier({ forWrites: true }));
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
-    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
+    if (a.tokenizerDir) await writeChecksums(dir, await copyTokenizerFiles(a.tokenizerDir, dir), { merge: true });
     const html = lossCurveHtml("Kiln training loss", [
       { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },

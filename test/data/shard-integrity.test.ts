@@ -58,6 +58,15 @@ test("a shard cut at a record boundary, or emptied, fails when it has been read,
   const shard = join(dir, shardNames[0]!);
   const bytes = readFileSync(shard);
   writeFileSync(shard, bytes.subarray(0, recordStarts(bytes)[7]!));
+  // prepare.json's shard sizes refuse it at open...
+  await assert.rejects(
+    readAll(dir),
+    message(new RegExp(`^${shard} is not the shard data prepare wrote: it is \\d+ bytes, prepare.json recorded`)),
+  );
+  // ...and without them (a manifest of an older release), reading it through does.
+  const manifest = JSON.parse(readFileSync(join(dir, "prepare.json"), "utf8"));
+  delete manifest.shards;
+  writeFileSync(join(dir, "prepare.json"), JSON.stringify(manifest));
   await assert.rejects(
     readAll(dir),
     (e: unknown) =>

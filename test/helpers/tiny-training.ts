@@ -71,6 +71,8 @@ export interface TinyOptions {
   optimizer?: Partial<OptimizerSettings>;
   /** The MLM head's room for labelled positions per micro-batch (default: the trainer's). */
   labelCapacity?: number;
+  /** A tokenizer directory whose files the checkpoints and the final model carry. */
+  tokenizerDir?: string;
 }
 
 export async function trainTiny(dataDir: string, outDir: string, maxSteps: number, opts: TinyOptions = {}) {
@@ -92,6 +94,7 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
     train,
     ...(evalData ? { eval: evalData } : {}),
     optimizer: { learningRate: 3e-3, weightDecay: 0.01, warmupSteps: 2, ...opts.optimizer },
+    ...(opts.tokenizerDir ? { tokenizerDir: opts.tokenizerDir } : {}),
   };
   if (opts.task === "causal-lm") return trainer.fit({ model: createCausalLM(tinyLlamaConfig()), ...fitArgs });
   const config = tinyConfig();

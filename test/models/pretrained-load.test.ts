@@ -42,6 +42,8 @@ async function dirWith(name: string, tensors: Record<string, NamedTensor>, confi
   await writeSafetensors(join(dir, "model.safetensors"), tensors, { format: "pt" });
   const c = JSON.parse(readFileSync(join(dir, "config.json"), "utf8"));
   writeFileSync(join(dir, "config.json"), JSON.stringify({ ...c, ...configPatch }));
+  // A directory written by other tools has no checksums.json (Kiln's would refuse the edits above).
+  rmSync(join(dir, "checksums.json"));
   return dir;
 }
 

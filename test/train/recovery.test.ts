@@ -108,7 +108,7 @@ test("a fresh run refuses a directory holding a finished run; overwrite replaces
     (e: Error) =>
       e instanceof OutputDirInUseError &&
       e.message ===
-        `the output directory ${dir} is not empty (checkpoint-2, checkpoint-4, config.json, loss_curve.html, … (8 entries)): ` +
+        `the output directory ${dir} is not empty (checkpoint-2, checkpoint-4, checksums.json, config.json, … (9 entries)): ` +
           `pass resume: true to continue the run in it, overwrite: true to replace it, or choose another outputDir`,
   );
   const { value } = await stderrOf(() => trainTiny(data, dir, 2, { trainer: { overwrite: true } }));

@@ -5,7 +5,7 @@ import { UsageError } from "../args.js";
 import { flagTable, helpText, readFlags } from "../flags.js";
 import { loadModel } from "../../models/pretrained.js";
 import { loadTokenizer } from "../../text/index.js";
-import { FillMaskPipeline, type FillMaskResult } from "../../pipelines/fill-mask.js";
+import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { localInputDir } from "../gcs-paths.js";
 
@@ -43,9 +43,9 @@ export const fillMaskCommand: Command = {
       model: join(values.model, "config.json"),
       tokenizer: join(values.tokenizer ?? values.model, "tokenizer.json"),
     });
-    const results = await pipe.call(positionals[0]!, { topK: values["top-k"] });
-    if (values.json) return console.log(JSON.stringify(results));
-    const perMask = (Array.isArray(results[0]) ? results : [results]) as FillMaskResult[][];
+    // One list per mask; a text with one mask prints its list alone (transformers' shape for one mask).
+    const perMask = await pipe.call(positionals[0]!, { topK: values["top-k"], eachMask: true });
+    if (values.json) return console.log(JSON.stringify(perMask.length === 1 ? perMask[0] : perMask));
     perMask.forEach((guesses, m) => {
       if (perMask.length > 1) console.log(`mask ${m + 1}:`);
       for (const r of guesses) console.log(`${r.score.toFixed(4)}  ${JSON.stringify(r.token_str)}  ${r.sequence}`);

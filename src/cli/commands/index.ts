@@ -10,6 +10,7 @@ import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
 import { exportCommand } from "./export.js";
 import { launchCommand } from "./launch.js";
+import { verifyCommand } from "./verify.js";
 
 export const COMMANDS: Command[] = [
   quickstartCommand,
@@ -21,5 +22,6 @@ export const COMMANDS: Command[] = [
   generateCommand,
   exportCommand,
   launchCommand,
+  verifyCommand,
   benchCommand,
 ];

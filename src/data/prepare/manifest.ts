@@ -7,10 +7,44 @@ import { recordsFromFileName } from "../shards.js";
 
 export const MANIFEST = "prepare.json";
 
+/** A shard's size as stored and the SHA-256 of its bytes (compressed, for GZIP shards). */
+export interface ShardDigest {
+  bytes: number;
+  sha256: string;
+}
+
 export interface PrepareManifest {
   settings: { tokenizerSha256?: string; inputs?: { path: string }[]; [setting: string]: unknown };
   complete: boolean;
   records?: number;
+  /** Each shard's digest, by file name (absent in manifests of older releases). */
+  shards?: Record<string, ShardDigest>;
+}
+
+/** A shard that is not the file data prepare wrote under its name (its size or digest differs). */
+export class ShardDigestError extends Error {
+  constructor(
+    readonly file: string,
+    what: string,
+  ) {
+    super(
+      `${file} is not the shard data prepare wrote: ${what} (it was replaced or changed after prepare). ` +
+        `Restore it from a copy, or prepare the data again into a new --out directory`,
+    );
+    this.name = "ShardDigestError";
+  }
+}
+
+/** The digest prepare.json records for the shard at `path`, through a cache of manifests by directory. */
+export async function recordedDigest(
+  path: string,
+  manifests: Map<string, Promise<PrepareManifest | undefined>>,
+): Promise<ShardDigest | undefined> {
+  const dir = parentDir(path);
+  if (!manifests.has(dir)) manifests.set(dir, readManifest(dir));
+  const shards = (await manifests.get(dir))?.shards;
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return shards && Object.hasOwn(shards, name) ? shards[name] : undefined;
 }
 
 /** The manifest of a split directory, or undefined where there is none (shards not made by data prepare). */
@@ -34,7 +68,11 @@ export function parentDir(path: string): string {
  * Refuses the shards of a split directory that a killed `data prepare` left unfinished, naming the
  * command that finishes it. With `shards` (every shard file found in the directory) also checks that
  * they are the shards the finished run wrote: indices 0..n-1 once each, adding up to its record count,
- * so an extra or missing shard does not silently change the epochs.
+ * so an extra or missing shard does not silently change the epochs. Where prepare.json records the
+ * shards' sizes, each shard's size is checked too (one metadata lookup per shard, no read): a shard
+ * replaced by another is refused at open. Changed bytes of the same size are found by the record
+ * checksums as they are read, and a same-size replacement by the digest check of checkShards (the pass
+ * `kiln train` makes over every shard before its first step) and `kiln verify`.
  */
 export async function checkPreparedDir(dir: string, shards?: readonly string[]): Promise<void> {
   const manifest = await readManifest(dir);
@@ -73,6 +111,19 @@ export async function checkPreparedDir(dir: string, shards?: readonly string[]):
       `${dir}: the shards are not the ones data prepare wrote there: ${problems.join("; ")}. ` +
         `Remove the files that do not belong, or prepare the data again into a new directory.`,
     );
+  const recorded = manifest.shards;
+  if (!recorded) return;
+  for (let i = 0; i < shards.length; i += 16) {
+    await Promise.all(
+      shards.slice(i, i + 16).map(async (shard) => {
+        const name = shard.slice(shard.lastIndexOf("/") + 1);
+        const want = Object.hasOwn(recorded, name) ? recorded[name] : undefined;
+        if (!want) throw new ShardDigestError(shard, `${MANIFEST} records no shard of that name`);
+        const size = await storageFor(shard).size(shard);
+        if (size !== want.bytes) throw new ShardDigestError(shard, `it is ${size} bytes, ${MANIFEST} recorded ${want.bytes}`);
+      }),
+    );
+  }
 }
 
 /**

@@ -26,7 +26,7 @@ import { joinPath, storageFor } from "../storage/index.js";
 import type { Compression } from "../tfrecord/files.js";
 import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
 import { checkShard } from "../shard-check.js";
-import { MANIFEST } from "./manifest.js";
+import { MANIFEST, type ShardDigest } from "./manifest.js";
 
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
@@ -80,6 +80,8 @@ interface SplitState {
   dir: string;
   chunker: GroupChunker;
   writer: ShardWriter;
+  /** Digests of the shards an earlier run left, which this run keeps. */
+  reusedDigests: Map<string, ShardDigest>;
   task: TaskBuilder;
   rowsInGroup: number;
   rows: number;
@@ -126,11 +128,11 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
   for (const name of splitNames(fractions)) {
     const dir = joinPath(o.out, name);
     await claimSplitDir(dir, settings);
-    const { existing, damaged } = await soundShards(dir, o.compression);
+    const { existing, damaged, digests } = await soundShards(dir, o.compression);
     damagedShards.set(name, damaged);
     const writer = new ShardWriter({ dir, shardSize: o.shardSize, maxLength: o.maxLength, compression: o.compression, existing });
     const chunker = new GroupChunker(o.maxLength, (ids, count) => writer.add(ids, count));
-    states.set(name, { name, dir, chunker, writer, task: new TaskBuilder(), rowsInGroup: 0, rows: 0, tokens: 0 });
+    states.set(name, { name, dir, chunker, writer, reusedDigests: digests, task: new TaskBuilder(), rowsInGroup: 0, rows: 0, tokens: 0 });
   }
 
   const progress = o.progress === undefined ? new ProgressBar(inputBytes) : o.progress;
@@ -193,7 +195,12 @@ async function prepareWith(pool: EncoderPool, o: Resolved, started: number): Pro
     shardsReused: s.writer.reused,
     damagedShards: damagedShards.get(s.name)!,
   }));
-  for (const s of splits) await writeManifest(s.dir, settings, s);
+  for (const s of states.values()) {
+    // Every shard's digest, so that a reader can tell the shards written here from any other file.
+    const shards = new Map<string, ShardDigest>([...s.reusedDigests, ...s.writer.digests]);
+    const split = splits.find((x) => x.split === s.name)!;
+    await writeManifest(s.dir, settings, split, Object.fromEntries([...shards].sort(([a], [b]) => a.localeCompare(b))));
+  }
   return { splits, inputBytes, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -376,13 +383,18 @@ async function claimSplitDir(dir: string, settings: object): Promise<void> {
  * checksums, record count against its name) before it is trusted, since a shard cut short (a full disk,
  * a copy that stopped) can sit under its final name. Damaged shards are removed, to be written again.
  */
-async function soundShards(dir: string, compression: Compression): Promise<{ existing: Set<string>; damaged: string[] }> {
+async function soundShards(
+  dir: string,
+  compression: Compression,
+): Promise<{ existing: Set<string>; damaged: string[]; digests: Map<string, ShardDigest> }> {
   const existing = new Set<string>();
   const damaged: string[] = [];
+  const digests = new Map<string, ShardDigest>();
   for (const path of await storageFor(dir).glob(joinPath(dir, "*.tfrecord*"))) {
     try {
-      await checkShard(path, { compression });
+      const { digest } = await checkShard(path, { compression, digest: true });
       existing.add(basename(path));
+      digests.set(basename(path), digest!);
     } catch (e) {
       if (!(e instanceof TFRecordError || e instanceof ShardCountError)) throw e;
       // What was wrong, without the error's advice to re-create the file: this is the re-creation.
@@ -394,16 +406,16 @@ async function soundShards(dir: string, compression: Compression): Promise<{ exi
       await storageFor(path).remove(path);
     }
   }
-  return { existing, damaged };
+  return { existing, damaged, digests };
 }
 
 async function removeTemporaries(dir: string): Promise<void> {
   for (const temp of await storageFor(dir).staleTemporaries(dir)) await storageFor(temp).remove(temp);
 }
 
-async function writeManifest(dir: string, settings: object, summary: SplitSummary): Promise<void> {
+async function writeManifest(dir: string, settings: object, summary: SplitSummary, shards: Record<string, ShardDigest>): Promise<void> {
   const { split, rows, tokens, droppedTokens, records } = summary;
-  await writeJson(joinPath(dir, MANIFEST), { settings, complete: true, split, rows, tokens, droppedTokens, records });
+  await writeJson(joinPath(dir, MANIFEST), { settings, complete: true, split, rows, tokens, droppedTokens, records, shards });
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {

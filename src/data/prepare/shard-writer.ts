@@ -1,6 +1,7 @@
 // Turns token chunks into TFRecord shards of `shardSize` records, each record a tf.train.Example with
 // `input_ids` and `attention_mask` Int64Lists. Each shard is serialized in memory and written
 // atomically; shards that already exist (from an interrupted earlier run) are not rewritten.
+import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { FixedInt64Encoder } from "../example/fixed-int64.js";
@@ -35,6 +36,8 @@ export class ShardWriter {
   private readonly pending: Promise<void>[] = [];
   /** Records in all shards so far (written or already present). */
   records = 0;
+  /** The size and SHA-256 of each shard this writer wrote, by file name (for prepare.json). */
+  readonly digests = new Map<string, { bytes: number; sha256: string }>();
   /** Shards written by this run, and shards found already present. */
   written = 0;
   reused = 0;
@@ -79,7 +82,11 @@ export class ShardWriter {
       const data = this.buf.slice(0, this.used);
       const path = joinPath(this.options.dir, name);
       const compressed = this.options.compression === "gzip";
-      const write = (async () => storageFor(path).writeAtomic(path, compressed ? await gzipAsync(data) : data))();
+      const write = (async () => {
+        const stored = compressed ? await gzipAsync(data) : data;
+        this.digests.set(name, { bytes: stored.byteLength, sha256: createHash("sha256").update(stored).digest("hex") });
+        await storageFor(path).writeAtomic(path, stored);
+      })();
       write.catch(() => {}); // awaited below or in finish(); this only stops an early unhandled rejection
       this.pending.push(write);
       this.written++;

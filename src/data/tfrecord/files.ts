@@ -17,12 +17,24 @@ function compressionOf(path: string, explicit?: Compression): Compression {
 
 export interface OpenReaderOptions extends Omit<RecordReaderOptions, "file" | "compressed"> {
   compression?: Compression;
+  /** Sees each chunk of the file's bytes as stored (before decompression), in order: for a digest of the file. */
+  onBytes?: (chunk: Uint8Array) => void;
+}
+
+async function* tapped(source: AsyncIterable<Uint8Array>, onBytes: (chunk: Uint8Array) => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    onBytes(chunk);
+    yield chunk;
+  }
 }
 
 /** Opens a streaming reader over the records of one TFRecord file. */
 export function openRecordReader(path: string, options: OpenReaderOptions = {}): RecordReader {
   const compression = compressionOf(path, options.compression);
-  const raw = storageFor(path).read(path);
+  const { onBytes, ...rest } = options;
+  options = rest;
+  const stored = storageFor(path).read(path);
+  const raw = onBytes ? tapped(stored, onBytes) : stored;
   if (compression === "gzip") return new RecordReader(gunzip(raw), { ...options, file: path, compressed: true });
   // The decompressed length of a GZIP file is unknown in advance; a plain file's is its size.
   return new RecordReader(raw, { ...options, file: path, streamLength: () => storageFor(path).size(path) });
