@@ -71,44 +71,57 @@ test("an upload broken off mid-session goes on from the server's offset in the s
   const sent = seen.filter(chunkPut);
   // The reset came after the server stored the second chunk: it is not sent again; the stalled and
   // refused chunks are. Nothing restarts from byte 0.
-  assert.equal(sent.filter((r) => /^bytes 0-/.test(String(r.headers["content-range"]))).length, 1);
-  assert.equal(sent.reduce((n, r) => n + r.bytes, 0), data.length + 2 * (256 << 10));
+  assert.equal(sent.filter((r) => String(r.headers["content-range"]).startsWith("bytes 0-")).length, 1);
+  assert.equal(
+    sent.reduce((n, r) => n + r.bytes, 0),
+    data.length + 2 * (256 << 10),
+  );
   const after = gcsRequestCounts();
   assert.equal(after.retries - before.retries, 3);
   assert.equal(after.resumedUploads - before.resumedUploads, 3);
 });
 
-test("listing, metadata, small uploads and deletes retry 503, 429, resets and stalls; the counts say so", { skip: emulatorSkip }, async () => {
-  const { gcs, gcsRequestCounts, describeGcsRequestCounts, proxy } = await setUp();
-  const before = gcsRequestCounts();
-  const faults: Fault[] = ["503", "429", "reset", "stall", "reset-mid-body"];
-  for (const [i, fault] of faults.entries()) {
-    proxy.plan = failMatching(() => true, [fault]);
-    await gcs.writeAtomic(`gs://emu/small/${i}.json`, bytes(1000, i));
-    proxy.plan = failMatching(() => true, [fault]);
-    assert.deepEqual(await gcs.glob("gs://emu/small/*.json"), faults.slice(0, i + 1).map((_, j) => `gs://emu/small/${j}.json`));
-    proxy.plan = failMatching(() => true, [fault]);
-    assert.equal(await gcs.size(`gs://emu/small/${i}.json`), 1000);
-    proxy.plan = failMatching(() => true, [fault]);
-    assert.equal(await gcs.isFile(`gs://emu/small/${i}.json`), true);
-  }
-  proxy.plan = failMatching(() => true, ["503"]);
-  await gcs.remove("gs://emu/small/0.json");
-  proxy.plan = () => undefined;
-  assert.equal(await gcs.isFile("gs://emu/small/0.json"), false);
-  for (const i of [1, 2, 3, 4]) assert.deepEqual(await gcs.readAll(`gs://emu/small/${i}.json`), bytes(1000, i));
-  const after = gcsRequestCounts();
-  assert.equal(after.retries - before.retries, 4 * faults.length + 1);
-  assert.equal(after.failed, before.failed);
-  assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ requests, \d+ retried \(.*503 ×\d+.*429 ×\d+/);
-});
+test(
+  "listing, metadata, small uploads and deletes retry 503, 429, resets and stalls; the counts say so",
+  { skip: emulatorSkip },
+  async () => {
+    const { gcs, gcsRequestCounts, describeGcsRequestCounts, proxy } = await setUp();
+    const before = gcsRequestCounts();
+    const faults: Fault[] = ["503", "429", "reset", "stall", "reset-mid-body"];
+    for (const [i, fault] of faults.entries()) {
+      proxy.plan = failMatching(() => true, [fault]);
+      await gcs.writeAtomic(`gs://emu/small/${i}.json`, bytes(1000, i));
+      proxy.plan = failMatching(() => true, [fault]);
+      assert.deepEqual(
+        await gcs.glob("gs://emu/small/*.json"),
+        faults.slice(0, i + 1).map((_, j) => `gs://emu/small/${j}.json`),
+      );
+      proxy.plan = failMatching(() => true, [fault]);
+      assert.equal(await gcs.size(`gs://emu/small/${i}.json`), 1000);
+      proxy.plan = failMatching(() => true, [fault]);
+      assert.equal(await gcs.isFile(`gs://emu/small/${i}.json`), true);
+    }
+    proxy.plan = failMatching(() => true, ["503"]);
+    await gcs.remove("gs://emu/small/0.json");
+    proxy.plan = () => undefined;
+    assert.equal(await gcs.isFile("gs://emu/small/0.json"), false);
+    for (const i of [1, 2, 3, 4]) assert.deepEqual(await gcs.readAll(`gs://emu/small/${i}.json`), bytes(1000, i));
+    const after = gcsRequestCounts();
+    assert.equal(after.retries - before.retries, 4 * faults.length + 1);
+    assert.equal(after.failed, before.failed);
+    assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ requests, \d+ retried \(.*503 ×\d+.*429 ×\d+/);
+  },
+);
 
 test("403 and 404 fail after one request, and passing failures stop at the deadline", { skip: emulatorSkip }, async () => {
   const { gcs, gcsRequestCounts, setGcsRetrySettings, GcsError, proxy } = await setUp();
   await gcs.writeAtomic("gs://emu/lasting/x", bytes(10, 0));
   const before = gcsRequestCounts();
   let from = proxy.requests.length;
-  await assert.rejects(gcs.readAll("gs://emu/lasting/missing"), (e: Error) => e instanceof GcsError && /no such object \(404\)/.test(e.message));
+  await assert.rejects(
+    gcs.readAll("gs://emu/lasting/missing"),
+    (e: Error) => e instanceof GcsError && /no such object \(404\)/.test(e.message),
+  );
   await assert.rejects(gcs.size("gs://emu/lasting/missing"), /no such object \(404\)/);
   assert.equal(proxy.requests.length - from, 2);
   from = proxy.requests.length;

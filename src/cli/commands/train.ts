@@ -24,7 +24,7 @@ import { StoreClient } from "../../launch/store-client.js";
 import { PRECISIONS, type PrecisionName } from "../../optim/precision.js";
 import { OPTIMIZER_NAMES, type OptimizerName } from "../../optim/by-name.js";
 import { trainOutputs } from "../train-outputs.js";
-import { isGcsPath } from "../../data/storage/index.js";
+import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameTokenizer, taskFlag, trainModelConfig } from "../train-model.js";
 
@@ -351,6 +351,9 @@ async function runTrain(argv: string[]): Promise<void> {
     const summary = data?.skipped.summary();
     if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
+  // What gs:// reads and pushes met on the way: requests, retries by cause, resumed transfers.
+  const gcsCounts = describeGcsRequestCounts();
+  if (gcsCounts) console.error(`${rankPrefix(group)}kiln train: ${gcsCounts}`);
   if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(

@@ -8,8 +8,9 @@ import type { Bucket, Storage as GcsClient } from "@google-cloud/storage";
 import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 import { gcsCall, quietGcsWarnings } from "./gcs-errors.js";
-import { countResumed, gcsRetrySettings, stallError, withRetries } from "./retry.js";
+import { countResumed, gcsRetrySettings, stallError, withinTimeout, withRetries } from "./retry.js";
 import { crc32c } from "../tfrecord/crc32c.js";
+import type { GetFilesOptions } from "@google-cloud/storage";
 
 export interface GcsPath {
   bucket: string;
@@ -45,7 +46,11 @@ export class GcsStorage implements Storage {
     const { bucket, object } = parseGcsPath(path);
     const b = await this.bucket(bucket);
     const prefix = object === "" || object.endsWith("/") ? object : `${object}/`;
-    const [files] = await gcsCall(path, () => withRetries(() => b.getFiles({ prefix, maxResults: 1, autoPaginate: false })), true);
+    const [files] = await gcsCall(
+      path,
+      () => withRetries(() => withinTimeout(`listing ${path}`, b.getFiles({ prefix, maxResults: 1, autoPaginate: false }))),
+      true,
+    );
     return files.length > 0;
   }
 
@@ -54,10 +59,16 @@ export class GcsStorage implements Storage {
     if (!hasWildcard(object)) return (await this.isFile(pattern)) ? [pattern] : [];
     const re = globToRegExp(object);
     const b = await this.bucket(bucket);
-    // All pages again on a retry: a page token may not outlive a failure.
-    const [files] = await gcsCall(pattern, () => withRetries(() => b.getFiles({ prefix: literalPrefix(object), autoPaginate: true })), true);
-    return files
-      .map((f) => f.name)
+    // Page by page, so that a retry asks again for one page (its token stays good), not for all.
+    const names: string[] = [];
+    let query: GetFilesOptions | undefined = { prefix: literalPrefix(object), autoPaginate: false, maxResults: 1000 };
+    while (query) {
+      const q: GetFilesOptions = query;
+      const [files, next] = await gcsCall(pattern, () => withRetries(() => withinTimeout(`listing ${pattern}`, b.getFiles(q))), true);
+      names.push(...files.map((f) => f.name));
+      query = next?.pageToken ? { ...q, pageToken: next.pageToken } : undefined;
+    }
+    return names
       .filter((name) => re.test(name))
       .sort()
       .map((name) => `gs://${bucket}/${name}`);
@@ -67,14 +78,14 @@ export class GcsStorage implements Storage {
     const { bucket, object } = parseGcsPath(path);
     if (object === "" || object.endsWith("/")) return false;
     const b = await this.bucket(bucket);
-    const [exists] = await gcsCall(path, () => withRetries(() => b.file(object).exists()));
+    const [exists] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, b.file(object).exists())));
     return exists;
   }
 
   async size(path: string): Promise<number> {
     const { bucket, object } = parseGcsPath(path);
     const b = await this.bucket(bucket);
-    const [meta] = await gcsCall(path, () => withRetries(() => b.file(object).getMetadata()));
+    const [meta] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, b.file(object).getMetadata())));
     return Number(meta.size);
   }
 
@@ -184,7 +195,9 @@ export class GcsStorage implements Storage {
     const contentType = "application/octet-stream";
     if (data.length <= chunkBytes) {
       await gcsCall(path, () =>
-        withRetries(() => sendStream(file.createWriteStream({ resumable: false, contentType, validation: "crc32c" }), data, path, timeoutMs)),
+        withRetries(() =>
+          sendStream(file.createWriteStream({ resumable: false, contentType, validation: "crc32c" }), data, path, timeoutMs),
+        ),
       );
       return;
     }
@@ -194,7 +207,7 @@ export class GcsStorage implements Storage {
       let offset = 0;
       await withRetries(async (tryNumber) => {
         if (uri === undefined) {
-          [uri] = await file.createResumableUpload({ metadata: { contentType } });
+          [uri] = await withinTimeout(`starting the upload of ${path}`, file.createResumableUpload({ metadata: { contentType } }));
           offset = 0;
         } else {
           // A try after a failure: the server says how much of the session it holds.
@@ -213,7 +226,7 @@ export class GcsStorage implements Storage {
           await sendStream(stream, data.subarray(offset), path, timeoutMs);
         }
       });
-      const [meta] = await withRetries(() => file.getMetadata());
+      const [meta] = await withRetries(() => withinTimeout(`looking up ${path}`, file.getMetadata()));
       const expected = Buffer.alloc(4);
       expected.writeUInt32BE(crc32c(data));
       if (meta.crc32c !== expected.toString("base64"))
@@ -224,7 +237,7 @@ export class GcsStorage implements Storage {
   async remove(path: string): Promise<void> {
     const { bucket, object } = parseGcsPath(path);
     const b = await this.bucket(bucket);
-    await gcsCall(path, () => withRetries(() => b.file(object).delete({ ignoreNotFound: true })));
+    await gcsCall(path, () => withRetries(() => withinTimeout(`deleting ${path}`, b.file(object).delete({ ignoreNotFound: true }))));
   }
 
   async staleTemporaries(): Promise<string[]> {
@@ -237,7 +250,12 @@ export class GcsStorage implements Storage {
  * stream reports no progress for `timeoutMs` (a stalled server never answers, and uploads have no
  * timeout of their own).
  */
-function sendStream(stream: NodeJS.WritableStream & { destroy(e?: Error): void }, data: Uint8Array, path: string, timeoutMs: number): Promise<void> {
+function sendStream(
+  stream: NodeJS.WritableStream & { destroy(e?: Error): void },
+  data: Uint8Array,
+  path: string,
+  timeoutMs: number,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout>;
     const arm = () => {
@@ -261,13 +279,16 @@ async function sessionOffset(client: GcsClient, uri: string, total: number): Pro
   const { timeoutMs } = gcsRetrySettings();
   // As the library does: no credentials for an endpoint of one's own (the emulator), unless asked for.
   const custom = client as unknown as { customEndpoint?: boolean; useAuthWithCustomEndpoint?: boolean };
-  const headers = new Headers(custom.customEndpoint && !custom.useAuthWithCustomEndpoint ? {} : await client.authClient.getRequestHeaders(uri));
+  const headers = new Headers(
+    custom.customEndpoint && !custom.useAuthWithCustomEndpoint ? {} : await client.authClient.getRequestHeaders(uri),
+  );
   headers.set("Content-Range", "bytes */*");
   const r = await fetch(uri, { method: "PUT", headers, body: new Uint8Array(0), signal: AbortSignal.timeout(timeoutMs) });
   await r.arrayBuffer();
   if (r.status === 404 || r.status === 410) return "gone";
   if (r.status >= 200 && r.status < 300) return total; // complete: the last chunk arrived though its answer did not
-  if (r.status !== 308) throw Object.assign(new Error(`asking for the upload's offset: HTTP ${r.status} ${r.statusText}`), { code: r.status });
+  if (r.status !== 308)
+    throw Object.assign(new Error(`asking for the upload's offset: HTTP ${r.status} ${r.statusText}`), { code: r.status });
   const range = /bytes=0-(\d+)/.exec(r.headers.get("range") ?? "")?.[1];
   const held = range === undefined ? 0 : Number(range) + 1;
   return held === 1 ? 0 : held;

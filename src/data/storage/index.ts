@@ -25,6 +25,14 @@ export function joinPath(base: string, ...parts: string[]): string {
 }
 
 export { GcsError, describeGcsError } from "./gcs-errors.js";
+export {
+  describeGcsRequestCounts,
+  gcsRequestCounts,
+  gcsRetrySettings,
+  setGcsRetrySettings,
+  type GcsRequestCounts,
+  type GcsRetrySettings,
+} from "./retry.js";
 
 /**
  * Whether a gs:// directory holds any object, found with one request and no retries, so that missing

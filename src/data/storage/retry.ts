@@ -136,7 +136,15 @@ function httpStatus(e: unknown): number | undefined {
 }
 
 /** Socket errors that a new connection may not meet. ECONNREFUSED and ENOTFOUND are not among them: no server, no host. */
-const PASSING_CODES = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ESOCKETTIMEDOUT", "ECONNABORTED", "EAI_AGAIN", "ERR_STREAM_PREMATURE_CLOSE"]);
+const PASSING_CODES = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ESOCKETTIMEDOUT",
+  "ECONNABORTED",
+  "EAI_AGAIN",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);
 
 /**
  * Why a failure may pass if tried again, as a short cause ("503", "ECONNRESET", "timeout"), or
@@ -146,7 +154,8 @@ export function passingCause(e: unknown): string | undefined {
   const status = httpStatus(e);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500 ? String(status) : undefined;
   for (let x = e as { code?: unknown; type?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; depth++) {
-    if (typeof x.code === "string" && PASSING_CODES.has(x.code)) return x.code === "ESOCKETTIMEDOUT" || x.code === "ETIMEDOUT" ? "timeout" : x.code;
+    if (typeof x.code === "string" && PASSING_CODES.has(x.code))
+      return x.code === "ESOCKETTIMEDOUT" || x.code === "ETIMEDOUT" ? "timeout" : x.code;
     if (x.type === "request-timeout" || x.type === "body-timeout") return "timeout";
     x = x.cause as typeof x;
   }
@@ -162,6 +171,19 @@ export function passingCause(e: unknown): string | undefined {
 /** The error a stalled request is abandoned with (a passing failure, "timeout"). */
 export function stallError(what: string, ms: number): Error {
   return Object.assign(new Error(`${what}: nothing received or sent for ${ms} ms`), { code: "ETIMEDOUT" });
+}
+
+/**
+ * `request`'s result, or a stall error ("timeout", passing) when it has not come within `timeoutMs`. The
+ * library's requests take no timeout that holds (nor a signal): an abandoned one is left to end on its own.
+ */
+export function withinTimeout<T>(what: string, request: Promise<T>, timeoutMs = gcsRetrySettings().timeoutMs): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(stallError(what, timeoutMs)), timeoutMs);
+  });
+  request.catch(() => {}); // a late failure of an abandoned request is of no interest
+  return Promise.race([request, stalled]).finally(() => clearTimeout(timer));
 }
 
 /**
