@@ -76,7 +76,7 @@ test(
       };
       const clean = await kiln(train("clean"), { ...settings, STORAGE_EMULATOR_HOST: emulator.host });
       assert.equal(clean.code, 0, clean.err);
-      assert.match(clean.err, /kiln train: gs:\/\/: \d+ requests, 0 retried\n/);
+      assert.match(clean.err, /kiln train: gs:\/\/: \d+ operations, 0 retries\n/);
 
       const kinds: Fault[] = ["503", "429", "reset", "reset-mid-body", "stall", "stall-mid-body"];
       proxy.plan = seededFaults(11, 0.2, kinds);
@@ -87,7 +87,7 @@ test(
       const injected = Object.values(faults).reduce((a, b) => a + b, 0);
       assert.ok(injected >= 8 && Object.keys(faults).length >= 4, `faults injected: ${JSON.stringify(faults)}`);
       // Every fault cost one retry, and the run says how many, by cause.
-      const line = /kiln train: gs:\/\/: (\d+) requests, (\d+) retried \(([^)]*)\)(.*)\n/.exec(flaky.err);
+      const line = /kiln train: gs:\/\/: (\d+) operations, (\d+) retries \(([^)]*)\)(.*)\n/.exec(flaky.err);
       assert.ok(line, flaky.err);
       t.diagnostic(`${line[0].trim()}; faults injected: ${JSON.stringify(faults)}`);
       assert.equal(Number(line[2]), injected, `${line[0]} for ${JSON.stringify(faults)}`);

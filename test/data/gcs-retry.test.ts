@@ -109,7 +109,7 @@ test(
     const after = gcsRequestCounts();
     assert.equal(after.retries - before.retries, 4 * faults.length + 1);
     assert.equal(after.failed, before.failed);
-    assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ requests, \d+ retried \(.*503 ×\d+.*429 ×\d+/);
+    assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ operations, \d+ retries \(.*503 ×\d+.*429 ×\d+/);
   },
 );
 

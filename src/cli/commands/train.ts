@@ -351,7 +351,7 @@ async function runTrain(argv: string[]): Promise<void> {
     const summary = data?.skipped.summary();
     if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
-  // What gs:// reads and pushes met on the way: requests, retries by cause, resumed transfers.
+  // What gs:// reads and pushes met on the way: operations, retries by cause, resumed transfers.
   const gcsCounts = describeGcsRequestCounts();
   if (gcsCounts) console.error(`${rankPrefix(group)}kiln train: ${gcsCounts}`);
   if (!main) return;

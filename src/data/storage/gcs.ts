@@ -130,8 +130,8 @@ export class GcsStorage implements Storage {
       );
     };
     try {
-      for (;;) {
-        const r = await gcsCall(path, () => withRetries(next));
+      for (let first = true; ; first = false) {
+        const r = await gcsCall(path, () => withRetries(next, { continues: !first }));
         if (r.done) return;
         offset += r.value.length;
         yield r.value;

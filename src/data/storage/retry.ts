@@ -105,13 +105,13 @@ export function countResumed(kind: "read" | "upload"): void {
   else counts.resumedUploads++;
 }
 
-/** One line for the end of a run: "gs://: 41 requests, 6 retried (503 ×3, ECONNRESET ×2, timeout ×1), 1 upload resumed". */
+/** One line for the end of a run: "gs://: 41 operations, 6 retries (503 ×3, ECONNRESET ×2, timeout ×1), 1 upload resumed". */
 export function describeGcsRequestCounts(c: GcsRequestCounts = gcsRequestCounts()): string | undefined {
   if (c.operations === 0) return undefined;
   const causes = Object.entries(c.byCause)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([cause, n]) => `${cause} ×${n}`);
-  const parts = [`${c.operations} requests`, `${c.retries} retried` + (causes.length ? ` (${causes.join(", ")})` : "")];
+  const parts = [`${c.operations} operations`, `${c.retries} retries` + (causes.length ? ` (${causes.join(", ")})` : "")];
   if (c.resumedReads) parts.push(`${c.resumedReads} read${c.resumedReads === 1 ? "" : "s"} resumed`);
   if (c.resumedUploads) parts.push(`${c.resumedUploads} upload${c.resumedUploads === 1 ? "" : "s"} resumed`);
   if (c.failed) parts.push(`${c.failed} failed`);
@@ -191,8 +191,12 @@ export function withinTimeout<T>(what: string, request: Promise<T>, timeoutMs = 
  * the deadline; a lasting failure, or a passing one past the deadline, is thrown as it came.
  * `attempt` gets its try number (1, 2, …), so that a later try can go on where an earlier one stopped.
  */
-export async function withRetries<T>(attempt: (tryNumber: number) => Promise<T>, s: GcsRetrySettings = gcsRetrySettings()): Promise<T> {
-  counts.operations++;
+export async function withRetries<T>(
+  attempt: (tryNumber: number) => Promise<T>,
+  { continues = false }: { /** A later part of a counted operation (a read's next chunk). */ continues?: boolean } = {},
+): Promise<T> {
+  const s = gcsRetrySettings();
+  if (!continues) counts.operations++;
   const started = performance.now();
   for (let tryNumber = 1; ; tryNumber++) {
     try {
