@@ -32,6 +32,7 @@ interface Sample {
   at: number;
   rss: number;
   heap: number;
+  heapTotal: number;
   external: number;
   liveBuffers: number;
   liveTensorBytes: number;
@@ -52,6 +53,7 @@ async function sample(at: number): Promise<Sample> {
     at,
     rss: m.rss,
     heap: m.heapUsed,
+    heapTotal: m.heapTotal,
     external: m.external,
     liveBuffers: k.ortExecutor.liveBuffers(),
     liveTensorBytes: native.live,
@@ -69,6 +71,7 @@ function printSample(phase: string, unit: string, s: Sample): void {
       [unit]: s.at,
       rss_mb: mb(s.rss),
       heap_mb: mb(s.heap),
+      heap_total_mb: mb(s.heapTotal),
       external_mb: mb(s.external),
       live_buffers: s.liveBuffers,
       live_tensor_mb: mb(s.liveTensorBytes),
@@ -176,7 +179,10 @@ export async function run(args: string[]): Promise<void> {
         evalEvery: Number(v["eval-every"]),
         keepCheckpoints: 2,
         progress: false,
-        callbacks: [new ModelCheckpoint({ everySteps: Number(v["checkpoint-every"]) }), sampler],
+        callbacks: [
+          ...(Number(v["checkpoint-every"]) > 0 ? [new ModelCheckpoint({ everySteps: Number(v["checkpoint-every"]) })] : []),
+          sampler,
+        ],
       });
       const config = presetConfig("mlm-tiny", { vocabSize: VOCAB, ...SPECIAL }, length);
       const started = performance.now();

@@ -4,6 +4,8 @@
 // offset in the same session, and lasting failures (403, 404) fail after one request.
 import test from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { emulatorSkip, startGcsEmulator, type GcsEmulator } from "../helpers/gcs-emulator.js";
 import { startFaultyProxy, type Fault, type FaultyProxy, type ProxiedRequest } from "../helpers/faulty-proxy.js";
 
@@ -143,4 +145,22 @@ test("403 and 404 fail after one request, and passing failures stop at the deadl
   assert.ok(ms < 1500, `gave up after ${ms.toFixed(0)} ms`);
   assert.ok(proxy.requests.length - from >= 3, `${proxy.requests.length - from} tries`);
   assert.equal(gcsRequestCounts().failed - before.failed, 6);
+});
+
+test("a bad retry setting is an OptionError naming the setting or the variable it came from", async () => {
+  const { setGcsRetrySettings, gcsRetrySettings } = await import("../../src/data/storage/retry.js");
+  const before = gcsRetrySettings();
+  assert.throws(() => setGcsRetrySettings({ timeoutMs: 0 }), /^OptionError: timeoutMs = 0 must be a finite number of milliseconds ≥ 1\./);
+  assert.throws(() => setGcsRetrySettings({ chunkBytes: 1000 }), /chunkBytes = 1000 must be a multiple of 256 KiB/);
+  assert.deepEqual(gcsRetrySettings(), before);
+  const module = fileURLToPath(new URL("../../src/data/storage/retry.js", import.meta.url));
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(module)})).gcsRetrySettings()`], {
+    env: { ...process.env, KILN_GCS_TIMEOUT_MS: "ten" },
+    encoding: "utf8",
+  });
+  assert.notEqual(r.status, 0);
+  assert.match(
+    r.stderr,
+    /KILN_GCS_TIMEOUT_MS = "ten" \(a string\) must be a finite number of milliseconds ≥ 1\. set KILN_GCS_TIMEOUT_MS or/,
+  );
 });

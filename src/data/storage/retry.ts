@@ -40,42 +40,43 @@ let settings: GcsRetrySettings | undefined;
 /** The settings in force: the defaults, then KILN_GCS_* from the environment, then setGcsRetrySettings. */
 export function gcsRetrySettings(): GcsRetrySettings {
   if (settings) return settings;
-  const fromEnv: Partial<GcsRetrySettings> = {};
+  const s = { ...DEFAULTS };
   for (const [key, name] of Object.entries(ENV) as [keyof GcsRetrySettings, string][]) {
     const raw = process.env[name];
-    if (raw !== undefined && raw !== "") fromEnv[key] = Number(raw);
+    // A bad value is named as it was set: the variable and its text.
+    if (raw !== undefined && raw !== "") s[key] = checkedValue(key, Number(raw), name, raw);
   }
-  settings = checked({ ...DEFAULTS, ...fromEnv }, "the environment");
-  return settings;
+  return (settings = s);
 }
 
 /** Changes some of the gs:// retry settings for the rest of the process. */
 export function setGcsRetrySettings(changes: Partial<GcsRetrySettings>): GcsRetrySettings {
-  settings = checked({ ...gcsRetrySettings(), ...changes }, "setGcsRetrySettings");
-  return settings;
-}
-
-function checked(s: GcsRetrySettings, where: string): GcsRetrySettings {
-  for (const key of Object.keys(DEFAULTS) as (keyof GcsRetrySettings)[]) {
-    const v = s[key];
-    if (!Number.isFinite(v) || v < (key === "initialDelayMs" ? 0 : 1))
+  const s = { ...gcsRetrySettings() };
+  for (const [key, v] of Object.entries(changes) as [keyof GcsRetrySettings, number][]) {
+    if (!(key in DEFAULTS))
       throw new OptionError({
         option: key,
         value: v,
-        why: "must be a finite number of " + (key === "chunkBytes" ? "bytes ≥ 1" : "milliseconds"),
-        fix: `set it with setGcsRetrySettings or ${ENV[key]}`,
-        where,
+        why: "is not a gs:// retry setting",
+        fix: `use one of ${Object.keys(DEFAULTS).join(", ")}`,
       });
+    s[key] = checkedValue(key, v, key, v);
   }
-  if (s.chunkBytes % (256 << 10) !== 0)
+  return (settings = s);
+}
+
+function checkedValue(key: keyof GcsRetrySettings, v: number, option: string, shown: unknown): number {
+  const fix = `set ${ENV[key]} or setGcsRetrySettings({ ${key} }) to a number`;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < (key === "initialDelayMs" ? 0 : 1))
     throw new OptionError({
-      option: "chunkBytes",
-      value: s.chunkBytes,
-      why: "must be a multiple of 256 KiB (262144 bytes), as resumable uploads require",
-      fix: `set it with setGcsRetrySettings or ${ENV.chunkBytes}`,
-      where,
+      option,
+      value: shown,
+      why: `must be a finite number of ${key === "chunkBytes" ? "bytes" : "milliseconds"} ${key === "initialDelayMs" ? "≥ 0" : "≥ 1"}`,
+      fix,
     });
-  return s;
+  if (key === "chunkBytes" && v % (256 << 10) !== 0)
+    throw new OptionError({ option, value: shown, why: "must be a multiple of 256 KiB (262144 bytes), as resumable uploads require", fix });
+  return v;
 }
 
 export interface GcsRequestCounts {
