@@ -10,7 +10,14 @@ import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 import { gcsCall, quietGcsWarnings } from "./gcs-errors.js";
 import { countResumed, gcsRetrySettings, stallError, withinTimeout, withRetries } from "./retry.js";
 import { crc32c } from "../tfrecord/crc32c.js";
-import type { GetFilesOptions } from "@google-cloud/storage";
+
+/** A listing request: a prefix, a page size and the page token. */
+interface GetFilesOptions {
+  prefix: string;
+  autoPaginate: false;
+  maxResults: number;
+  pageToken?: string;
+}
 
 export interface GcsPath {
   bucket: string;
