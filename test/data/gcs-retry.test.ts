@@ -83,6 +83,15 @@ test("an upload broken off mid-session goes on from the server's offset in the s
   assert.equal(after.resumedUploads - before.resumedUploads, 3);
 });
 
+test("an upload damaged on the way fails its CRC32C check and leaves no object", { skip: emulatorSkip }, async () => {
+  const { gcs, proxy } = await setUp();
+  const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
+  proxy.plan = failMatching(chunkPut, [undefined, "corrupt-body"]);
+  await assert.rejects(gcs.writeAtomic("gs://emu/damaged/object.bin", bytes(700_000, 3)), /differs from the data's .*it was deleted/);
+  proxy.plan = () => undefined;
+  assert.equal(await gcs.isFile("gs://emu/damaged/object.bin"), false);
+});
+
 test(
   "listing, metadata, small uploads and deletes retry 503, 429, resets and stalls; the counts say so",
   { skip: emulatorSkip },

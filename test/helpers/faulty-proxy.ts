@@ -1,12 +1,13 @@
 // For tests: an HTTP proxy on 127.0.0.1 in front of a storage server (the GCS emulator) that fails
 // requests the way a flaky network and an overloaded service do: answers 503 or 429 (or 403) itself,
 // resets the connection before answering or halfway through the answer's body, or stalls (answers
-// nothing, or half a body, until the client gives up). Which request fails how is decided by a plan:
+// nothing, or half a body, until the client gives up), or (to test checksums) flips a byte of the body
+// it passes on. Which request fails how is decided by a plan:
 // a function of the request, or a seeded random schedule, so a run's faults are the same every time.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
-export type Fault = "503" | "429" | "403" | "reset" | "reset-mid-body" | "stall" | "stall-mid-body";
+export type Fault = "503" | "429" | "403" | "reset" | "reset-mid-body" | "stall" | "stall-mid-body" | "corrupt-body";
 
 export interface ProxiedRequest {
   method: string;
@@ -52,6 +53,7 @@ export async function startFaultyProxy(upstream: string, plan: FaultPlan = () =>
       if (fault === "503" || fault === "429" || fault === "403") return answerError(res, Number(fault));
       if (fault === "reset") return void req.socket.destroy();
       if (fault === "stall") return stall(res);
+      if (fault === "corrupt-body" && body.length > 0) body[body.length >> 1] ^= 0xff;
       forward(target, req, body, res, fault);
     });
   });

@@ -236,8 +236,14 @@ export class GcsStorage implements Storage {
       const [meta] = await withRetries(() => withinTimeout(`looking up ${path}`, file.getMetadata()));
       const expected = Buffer.alloc(4);
       expected.writeUInt32BE(crc32c(data));
-      if (meta.crc32c !== expected.toString("base64"))
-        throw new Error(`the uploaded object's CRC32C (${meta.crc32c}) differs from the data's (${expected.toString("base64")})`);
+      if (meta.crc32c !== expected.toString("base64")) {
+        // Damaged on the way: the object must not stay under its name as if it were whole.
+        await withRetries(() => withinTimeout(`deleting ${path}`, file.delete({ ignoreNotFound: true })));
+        throw new Error(
+          `the uploaded object's CRC32C (${meta.crc32c}) differs from the data's (${expected.toString("base64")}); ` +
+            "it was deleted: write it again",
+        );
+      }
     });
   }
 
