@@ -12,6 +12,7 @@ export { FeatureError, FixedInt64Encoder, FixedInt64Parser, type FixedFeatureSpe
 export { ProtoError } from "../io/protobuf.js";
 
 export { isGcsPath, joinPath, storageFor, type AtomicWriter, type ReadRange, type Storage } from "./storage/index.js";
+export { gcsRequestCounts, setGcsRetrySettings, type GcsRequestCounts, type GcsRetrySettings } from "./storage/index.js";
 
 export { recordsFromFileName, shardFileName } from "./shards.js";
 export { prepareDataset, type PrepareOptions, type PrepareResult, type SplitSummary } from "./prepare/prepare.js";

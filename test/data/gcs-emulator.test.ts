@@ -3,45 +3,17 @@
 // KILN_GCS_EMULATOR (the path of its `gcp-storage-emulator` script); otherwise skips with the reason.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "../helpers/repo-paths.js";
-
-const binary = process.env.KILN_GCS_EMULATOR ?? join(repoRoot(), ".venv", "bin", "gcp-storage-emulator");
-// python/requirements.txt installs it with the rest of the Python side; under CI=true a missing one fails.
-const missing = `no GCS emulator at ${binary} (scripts/setup-python.sh installs it; or set KILN_GCS_EMULATOR)`;
-const skip = existsSync(binary) || process.env.CI === "true" ? false : missing;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { emulatorSkip as skip, startGcsEmulator } from "../helpers/gcs-emulator.js";
 
 test("storage, probe and RemoteSync against the gcp-storage-emulator", { skip }, async () => {
-  assert.ok(existsSync(binary), missing);
-  const port = await freePort();
-  const emulator = spawn(binary, ["start", "--host=127.0.0.1", `--port=${port}`, "--in-memory", "--default-bucket=emu"], {
-    stdio: "ignore",
-  });
+  const emulator = await startGcsEmulator("emu");
   try {
-    process.env.STORAGE_EMULATOR_HOST = `http://127.0.0.1:${port}`;
+    process.env.STORAGE_EMULATOR_HOST = emulator.host;
     const { storageFor, remoteDirHasFiles } = await import("../../src/data/storage/index.js");
     const { RemoteSync } = await import("../../src/train/remote-sync.js");
-    for (let i = 0; ; i++) {
-      try {
-        await remoteDirHasFiles("gs://emu/run");
-        break;
-      } catch (e) {
-        if (i > 50) throw e;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
     assert.equal(await remoteDirHasFiles("gs://emu/run"), false);
     await assert.rejects(
       remoteDirHasFiles("gs://no-such-bucket/x"),
@@ -63,6 +35,6 @@ test("storage, probe and RemoteSync against the gcp-storage-emulator", { skip },
     ]);
     assert.deepEqual(await storage.readAll("gs://emu/run/checkpoint-2/model.safetensors"), Buffer.from(big));
   } finally {
-    emulator.kill();
+    emulator.stop();
   }
 });

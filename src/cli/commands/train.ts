@@ -23,7 +23,7 @@ import { makeStrategy } from "../../distribute/strategy.js";
 import { joinAcceleratorGroup, joinProcessGroup, rankPrefix, type ProcessGroup } from "../../distribute/multi-process.js";
 import { StoreClient } from "../../launch/store-client.js";
 import { trainOutputs } from "../train-outputs.js";
-import { isGcsPath } from "../../data/storage/index.js";
+import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig } from "../../train/model-source.js";
 
@@ -190,6 +190,9 @@ async function runTrain(argv: string[]): Promise<void> {
     const summary = data?.skipped.summary();
     if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
+  // What gs:// reads and pushes met on the way: operations, retries by cause, resumed transfers.
+  const gcsCounts = describeGcsRequestCounts();
+  if (gcsCounts) console.error(`${rankPrefix(group)}kiln train: ${gcsCounts}`);
   if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(

@@ -25,10 +25,19 @@ export function joinPath(base: string, ...parts: string[]): string {
 }
 
 export { GcsError, describeGcsError } from "./gcs-errors.js";
+export {
+  describeGcsRequestCounts,
+  gcsRequestCounts,
+  gcsRetrySettings,
+  setGcsRetrySettings,
+  type GcsRequestCounts,
+  type GcsRetrySettings,
+} from "./retry.js";
 
 /**
- * Whether a gs:// directory holds any object, found with one request and no retries, so that missing
- * credentials, no network or a missing bucket fail at once, as a GcsError of one line.
+ * Whether a gs:// directory holds any object, found with one listing request, so that missing
+ * credentials, no network or a missing bucket fail at once (lasting failures are never retried), as a
+ * GcsError of one line.
  */
 export async function remoteDirHasFiles(url: string): Promise<boolean> {
   if (!isGcsPath(url)) throw new Error(`remoteDirHasFiles: ${url} is not a gs:// path`);

@@ -27,6 +27,7 @@ function releaseHoldings(h: Holdings): void {
   if (h.released) return;
   h.released = true;
   const { rt, alloc, value } = h;
+  rt.liveBuffers--;
   // The OrtValue may still be bound to queued runs: release it after the last of them.
   if (value) rt.queue.whenDone(alloc.block.lastUse, () => rt.api.releaseValue(value));
   rt.pool.release(alloc);
@@ -57,6 +58,7 @@ export class OrtBuffer implements DeviceBuffer {
   ) {
     this.ready = producer ? producer.done : Promise.resolve();
     this.holdings = { rt, alloc, value, released: false };
+    rt.liveBuffers++;
     collected.register(this, this.holdings, this);
   }
 

@@ -68,6 +68,17 @@ export class OrtExecutor implements Executor {
     for (let index = this.devs.length; index < n; index++) this.devs.push({ id: `cpu:${index}`, platform: "cpu", index, executor: this });
   }
 
+  /** Device buffers of this executor not yet disposed, donated or collected (as the XLA executor's). */
+  liveBuffers(): number {
+    return ortRuntime().liveBuffers;
+  }
+
+  /** Native tensor memory in bytes: `live` held by buffers and queued runs, `pooled` kept for reuse. */
+  nativeMemory(): { live: number; pooled: number; allocations: number } {
+    const { pool } = ortRuntime();
+    return { live: pool.liveBytes, pooled: pool.pooled, allocations: pool.nativeAllocations };
+  }
+
   /** ONNX Runtime's version, from the C API's GetVersionString (loads the library). */
   version(): string {
     return ortRuntime().api.version;

@@ -44,11 +44,19 @@ export class MemoryPool {
   private pooledBytes = 0;
   /** Blocks ever taken from the system (a steady training loop stops adding to it). */
   nativeAllocations = 0;
+  /** Bytes of the blocks in use now (acquired and not yet released); with pooledBytes, what the pool holds. */
+  liveBytes = 0;
+
+  /** Bytes of released blocks kept for reuse. */
+  get pooled(): number {
+    return this.pooledBytes;
+  }
 
   constructor(private readonly queue: RunQueue) {}
 
   /** Memory for a run's output (`forHost` false) or for host data written now (`forHost` true). */
   acquire(bytes: number, forHost: boolean): Allocation {
+    this.liveBytes += bytes;
     const list = this.free.get(bytes);
     if (list?.length) {
       const done = this.queue.completed();
@@ -71,6 +79,7 @@ export class MemoryPool {
   release(a: Allocation): void {
     if (--a.refs > 0) return;
     const block = a.block;
+    this.liveBytes -= block.bytes;
     if (this.pooledBytes + block.bytes <= POOL_LIMIT_BYTES) {
       const list = this.free.get(block.bytes) ?? [];
       list.push(block);

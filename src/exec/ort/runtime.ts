@@ -32,6 +32,8 @@ export class OrtRuntime {
   readonly memoryInfo: Ptr = this.api.cpuMemoryInfo();
   readonly queue = new RunQueue();
   readonly pool = new MemoryPool(this.queue);
+  /** Device buffers not yet disposed, donated or collected (a soak test watches it stay flat). */
+  liveBuffers = 0;
   /** False once the env turned out to have no shared pool (another library created it first). */
   private shared = true;
   private readonly options = new Map<number | "shared", Ptr>();
