@@ -27,6 +27,7 @@ import { trainOutputs } from "../train-outputs.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameTokenizer, taskFlag, trainModelConfig } from "../train-model.js";
+import { preemptionSignalFlag, reportStopped, stopOnSignals } from "../stop-on-signal.js";
 
 const FAMILIES = `${modelTypes("mlm").join("/")}, or ${modelTypes("causal-lm").join("/")}`;
 
@@ -104,6 +105,9 @@ Output:
                               and logs); without it, or --resume, a non-empty --output-dir is refused
   --skip-bad-records          skip records whose framing or checksums are damaged (counted, and listed
                               by file at the end) instead of stopping at the first one
+  --preemption-signal NAME    one more signal (USR1, …) that stops the run as SIGTERM and SIGINT do: the step in
+                              flight finishes, a checkpoint is written (and pushed), and the command exits 75
+                              with the command that continues it
   --quiet                     no progress bar`;
 
 const FLAGS = {
@@ -150,6 +154,7 @@ const FLAGS = {
   precision: { type: "string" },
   "pjrt-plugin": { type: "string" },
   executor: { type: "string" },
+  "preemption-signal": { type: "string" },
 } as const;
 
 function required(value: string | string[] | undefined, flag: string): void {
@@ -179,6 +184,7 @@ async function runTrain(argv: string[]): Promise<void> {
   const onNan = v["on-nan"] ?? "stop";
   if (onNan !== "stop" && onNan !== "skip") throw new UsageError(`--on-nan must be stop or skip, got "${onNan}"`);
   const earlyStopping = earlyStoppingFlags(v);
+  const preemptionSignal = preemptionSignalFlag(v["preemption-signal"]);
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const task = taskFlag(v.task);
@@ -327,6 +333,7 @@ async function runTrain(argv: string[]): Promise<void> {
         (group ? ` in each of ${group.size} processes ` : " ") +
         `(${trainer.strategy.name}, precision ${precision})`,
     );
+  stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({
     model,
     ...(init ? { params: init.params } : {}),
@@ -351,6 +358,7 @@ async function runTrain(argv: string[]): Promise<void> {
     const summary = data?.skipped.summary();
     if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
   }
+  if (result.stopped) reportStopped(result.stopped, argv, main);
   if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(
