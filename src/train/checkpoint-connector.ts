@@ -1,8 +1,8 @@
-// The Trainer's checkpoints (Lightning's checkpoint connector): what a checkpoint records of the run
-// (step, epoch, data position, run settings, history, the best so far), resuming from the newest one
-// that loads, and the final model directory. The files themselves are checkpoint.ts's; in a
+// The Trainer's checkpoints (Lightning's checkpoint connector): the output directory made ready for a
+// run, what a checkpoint records of the run (step, epoch, data position, run settings, history, the
+// best so far), resuming from the newest one that loads, and the final model directory. The files themselves are checkpoint.ts's; in a
 // multi-process run rank 0 writes and every rank leaves only once the write is complete.
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as k from "../core/index.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
@@ -15,6 +15,7 @@ import type { ProcessGroup } from "../distribute/multi-process.js";
 import type { Callback, Metrics, TrainerView } from "./callbacks.js";
 import {
   checkpointPath,
+  cleanCheckpointLeftovers,
   copyTokenizerFiles,
   listCheckpoints,
   loadNewestCheckpoint,
@@ -24,6 +25,7 @@ import {
 } from "./checkpoint.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { lossCurveHtml } from "./plot.js";
+import { prepareOutputDir } from "./output-dir.js";
 import type { TrainState } from "./train-step.js";
 import type { FitArgs, RunSettings } from "./trainer-options.js";
 
@@ -64,6 +66,21 @@ export class CheckpointConnector {
     private readonly o: { outputDir: string; seed: number; keepCheckpoints: number; callbacks: Callback[] },
     private readonly host: CheckpointHost,
   ) {}
+
+  /**
+   * The output directory before a run: leftovers of killed writes tidied, another run's files never
+   * mixed in (by rank 0; the other ranks read it, for resume, once it is ready).
+   */
+  async prepareDirectory(how: { resume: boolean; overwrite: boolean }): Promise<void> {
+    const dir = this.o.outputDir;
+    if (this.host.isMainRank) {
+      for (const line of await cleanCheckpointLeftovers(dir)) this.host.warn(`${dir}: ${line}`);
+      const removed = await prepareOutputDir(dir, how);
+      if (removed.length) this.host.warn(`overwrite: removed ${removed.join(", ")} from ${dir}`);
+      await mkdir(dir, { recursive: true });
+    }
+    await this.host.group?.comm.barrier({ forWrites: true });
+  }
 
   /** `metrics.best_metric` (else eval_loss) is recorded as the best value when `reason` is "best". */
   async save(run: RunRecord, reason: string, metrics: Metrics): Promise<string> {

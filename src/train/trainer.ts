@@ -2,39 +2,30 @@
 // with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
 // whole-step programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
 // (optimizer, objectives, run settings), checkpoint-connector.ts (checkpoints, resume, the final model),
-// logger-connector.ts (metrics to the loggers), fit-loop.ts (the steps), evaluation-loop.ts (evaluation).
+// logger-connector.ts (metrics to the loggers), trainer-placement.ts (devices and processes),
+// compiled-steps.ts (the programs), fit-loop.ts (the steps), evaluation-loop.ts (evaluation).
 // It installs no signal handlers: whoever runs it stops it with requestStop (or the `signal` option).
-import { mkdir } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { OptionError } from "../core/option-error.js";
 import type { DatasetState } from "../data/pipeline/dataset.js";
 import type { Params } from "../models/language-model.js";
 import type { Metrics, TrainerView } from "./callbacks.js";
-import { cleanCheckpointLeftovers } from "./checkpoint.js";
 import { CheckpointConnector, type RunRecord } from "./checkpoint-connector.js";
 import { LoggerConnector } from "./logger-connector.js";
-import { prepareOutputDir } from "./output-dir.js";
 import { DivergenceWatch } from "./divergence.js";
-import { makeEvalStep, makeMultiStep, makeTrainStep, type TrainState } from "./train-step.js";
+import type { TrainState } from "./train-step.js";
 import { ProgressBar } from "./progress.js";
-import { launchedAcceleratorPlace, selectDevices } from "../distribute/devices.js";
-import { makeStrategy, type Strategy } from "../distribute/strategy.js";
+import type { Strategy } from "../distribute/strategy.js";
 import { lossScaleInit, precisionPolicy, type PrecisionPolicy } from "../optim/precision.js";
-import {
-  agreeOnSettings,
-  joinProcessGroup,
-  rankPrefix,
-  acceleratorProcessPlace,
-  joinAcceleratorGroup,
-  type ProcessGroup,
-} from "../distribute/multi-process.js";
-import { CrossProcessSteps } from "./cross-process-steps.js";
+import { agreeOnSettings, rankPrefix, type ProcessGroup } from "../distribute/multi-process.js";
 import { processRows } from "./process-rows.js";
 import { runSettingsDigest } from "./run-agreement.js";
 import { planRun } from "./run-plan.js";
+import { placeTrainer } from "./trainer-placement.js";
+import { compileSteps } from "./compiled-steps.js";
 import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
-import { runFitLoop, type RunSteps } from "./fit-loop.js";
-import { groupInputs, onEachReplica, type Positioned } from "./step-inputs.js";
+import { runFitLoop } from "./fit-loop.js";
+import type { Positioned } from "./step-inputs.js";
 import type { FitArgs, FitResult, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
 export type { TrainerOptions, OptimizerSettings, FitArgs, FitResult, RunSettings, StopRequest, StoppedRun } from "./trainer-options.js";
@@ -97,47 +88,8 @@ export class Trainer implements TrainerView {
     this.policy = precisionPolicy(this.o.precision);
     this.logs = new LoggerConnector(options.loggers);
     this.checkpoints = new CheckpointConnector(this.o, this);
-    // A launched GPU/TPU process needs the store before its client (made for all processes) is created.
-    const selects = typeof options.strategy !== "object" && (options.accelerator ?? options.devices ?? options.executor) !== undefined;
-    const launched = selects
-      ? launchedAcceleratorPlace({
-          accelerator: options.accelerator ?? "auto",
-          ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
-        })
-      : undefined;
-    if (launched && !options.coordinationStore) missingStore(launched.place);
-    const devices =
-      typeof options.strategy === "object"
-        ? options.strategy.devices
-        : options.accelerator === undefined && options.devices === undefined && options.executor === undefined
-          ? [k.getDefaultDevice()]
-          : selectDevices({
-              accelerator: options.accelerator ?? "auto",
-              devices: options.devices ?? "auto",
-              ...(options.executor ? { executor: options.executor } : {}),
-              ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
-            });
-    this.strategy = makeStrategy(options.strategy ?? "auto", devices);
-    // Across processes, MPI sums the gradients of CPU executors (ONNX Runtime, XLA:CPU, whose plugins
-    // have no cross-process collectives); GPUs and TPUs use XLA's own collectives through PJRT: the step
-    // is one program over every process's devices, and the rest (barriers, agreements) goes through the
-    // coordination store.
-    const platform = this.strategy.devices[0]!.platform;
-    if (platform === "cpu") this.group = joinProcessGroup(options.numNodes !== undefined ? { expected: options.numNodes } : {});
-    else {
-      const place = acceleratorProcessPlace(platform, options.numNodes);
-      if (place && !this.strategy.global)
-        throw new Error(
-          `this process is rank ${place.rank} of ${place.size}, but its devices (${this.strategy.devices.map((d) => d.id).join(", ")}) ` +
-            `belong to an XLA client for this process alone: give accelerator: "${platform}" (or selectDevices with it) in ` +
-            `the launched process, which makes the client for all ${place.size}`,
-        );
-      if (place && !options.coordinationStore) missingStore(place);
-      this.group = place ? joinAcceleratorGroup(place, options.coordinationStore!) : undefined;
-    }
+    ({ strategy: this.strategy, group: this.group } = placeTrainer(options));
   }
-
-  /** Replicas over all processes: each process's devices × the processes. */
 
   /** Replicas over all processes: each process's devices × the processes. */
   get worldReplicas(): number {
@@ -225,15 +177,7 @@ export class Trainer implements TrainerView {
     if (this.group)
       await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
 
-    // ---- the output directory: leftovers of killed writes tidied, another run's files never mixed in ----
-    // (by rank 0; the other ranks read it, for resume, once it is ready)
-    if (this.isMainRank) {
-      for (const line of await cleanCheckpointLeftovers(o.outputDir)) this.warn(`${o.outputDir}: ${line}`);
-      const removed = await prepareOutputDir(o.outputDir, { resume: o.resume, overwrite: o.overwrite });
-      if (removed.length) this.warn(`overwrite: removed ${removed.join(", ")} from ${o.outputDir}`);
-      await mkdir(o.outputDir, { recursive: true });
-    }
-    await this.group?.comm.barrier({ forWrites: true });
+    await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
 
     // ---- state: fresh, given, or resumed ----
     let state: TrainState;
@@ -277,45 +221,13 @@ export class Trainer implements TrainerView {
         fix: `Make the training data's batchSize a multiple of ${this.worldReplicas} × gradientAccumulation`,
       });
 
-    const stepOptions = {
+    const { runSteps, compiles, evalFn } = compileSteps(
+      this.strategy,
+      this.group,
+      { ...o, policy: this.policy },
       objective,
+      evalObjective,
       optimizer,
-      computeDtype: this.policy.computeDtype,
-      microBatches: o.gradientAccumulation,
-      dropoutSeed: o.seed + 1,
-      ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
-      ...(o.lossScale ? { lossScaling: o.lossScale } : {}),
-      nonFiniteUpdate: o.onNonFinite === "skip" ? ("skip" as const) : ("apply" as const),
-      ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
-    };
-    // One process, or several whose step is one program (XLA's collectives): one compiled program per
-    // call. Several with MPI: gradient and update programs with MPI between.
-    const crossProcess = this.group?.collectives === "mpi" ? new CrossProcessSteps(this.strategy, this.group, stepOptions) : undefined;
-    const stepFn = crossProcess
-      ? undefined
-      : this.strategy.compile(makeMultiStep(makeTrainStep(stepOptions), o.loops?.steps ?? "unrolled"), {
-          name: "train_step",
-          donateArgs: [0],
-        });
-    const runSteps: RunSteps = async (carried, batches, firstStep) =>
-      crossProcess
-        ? await crossProcess.run(
-            carried,
-            batches.map((g) => groupInputs(this.strategy, [g])),
-            firstStep,
-          )
-        : stepFn!(
-            carried,
-            groupInputs(this.strategy, batches),
-            onEachReplica(this.strategy, (d) => k.array(new Int32Array([firstStep]), { shape: [], device: d })),
-          );
-    const evalFn = this.strategy.compile(
-      makeEvalStep({
-        objective: evalObjective,
-        computeDtype: this.policy.computeDtype,
-        ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
-      }),
-      { name: "eval_step" },
     );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
@@ -371,7 +283,7 @@ export class Trainer implements TrainerView {
         batches: iterator,
         trained: (position) => (trainedPosition = position),
         runSteps,
-        compiles: () => (crossProcess ?? stepFn!).metrics.compiles,
+        compiles,
         evaluate,
         watch,
         bar: this.bar,
@@ -450,12 +362,4 @@ function checkStepIntervals(o: { stepsPerExecution: number; evalEvery: number; c
         fix: `Give a multiple of ${K}`,
       });
   }
-}
-
-function missingStore(place: { rank: number; size: number; coordinator: { host: string; port: number } }): never {
-  throw new Error(
-    `this process is rank ${place.rank} of ${place.size}: give the Trainer coordinationStore, the run's coordination store ` +
-      `(await StoreClient.connect({ host: "${place.coordinator.host}", port: ${place.coordinator.port} }) from kiln/launch, ` +
-      `KILN_COORDINATOR's address)`,
-  );
 }
