@@ -2,6 +2,7 @@
 // flight, writes a checkpoint without --checkpoint-every, exits 75 with one line naming the step, the
 // checkpoint and the command that continues the run; that command ends where an uninterrupted run ends
 // (the same losses, the same parameters). A second SIGTERM while the checkpoint is written waits for it.
+// With --push-to, the checkpoint is in the bucket (the in-process GCS fake) before the command exits.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -9,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, watch } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kilnCli, oneThreadEnv, prepareTinyCausalData } from "../helpers/tiny-causal-cli.js";
+import { startFakeGcs } from "../helpers/fake-gcs.js";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-preemption-"));
 const data = prepareTinyCausalData(root);
@@ -55,8 +57,8 @@ interface Stopped {
  * Starts `kiln train` into `out`, sends SIGTERM once 3 steps are logged, and (with `again`) a second
  * SIGTERM the moment the checkpoint's temporary directory appears.
  */
-async function preempt(out: string, again = false): Promise<Stopped> {
-  const child = spawn(process.execPath, [kilnCli, ...trainArgs(out)], { stdio: ["ignore", "ignore", "pipe"], env: oneThreadEnv });
+async function preempt(out: string, again = false, more: string[] = [], env: NodeJS.ProcessEnv = oneThreadEnv): Promise<Stopped> {
+  const child = spawn(process.execPath, [kilnCli, ...trainArgs(out), ...more], { stdio: ["ignore", "ignore", "pipe"], env });
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += c));
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("exit", (c, s) => resolve([c, s])));
@@ -183,3 +185,16 @@ test(
     assert.match(refused.stderr, /--preemption-signal SIGKILL cannot be caught by any process/);
   },
 );
+
+test("with --push-to, the stop's checkpoint is pushed to gs:// before kiln train exits", { timeout: 120_000 }, async () => {
+  const gcs = await startFakeGcs();
+  try {
+    const out = join(root, "pushed");
+    const stopped = await preempt(out, false, ["--push-to", "gs://runs/preempted"], { ...oneThreadEnv, STORAGE_EMULATOR_HOST: gcs.host });
+    const { step } = checkStopped(out, stopped);
+    for (const f of ["model.safetensors", "optimizer.safetensors", "trainer_state.json"])
+      assert.deepEqual(gcs.objects.get(`runs/preempted/checkpoint-${step}/${f}`), readFileSync(join(out, `checkpoint-${step}`, f)), f);
+  } finally {
+    await gcs.close();
+  }
+});
