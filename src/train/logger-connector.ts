@@ -2,6 +2,7 @@
 // TensorBoard's runs/ in the output directory), written by the main process only. A logger that returns
 // a promise is awaited at the end, so a slow destination never holds up a step.
 import { join } from "node:path";
+import { OptionError } from "../core/option-error.js";
 import type { Metrics } from "./callbacks.js";
 import { JsonLinesLogger, type Logger } from "./loggers.js";
 import { TensorBoardLogger } from "./tensorboard.js";
@@ -11,7 +12,17 @@ export class LoggerConnector {
   private pending: Promise<void>[] = [];
   private failure: unknown;
 
-  constructor(private readonly given: Logger[] | undefined) {}
+  constructor(private readonly given: Logger[] | undefined) {
+    const bad = given === undefined ? -1 : Array.isArray(given) ? given.findIndex((l) => typeof l?.logMetrics !== "function") : 0;
+    if (bad >= 0)
+      throw new OptionError({
+        where: "Trainer",
+        option: Array.isArray(given) ? `loggers[${bad}]` : "loggers",
+        value: Array.isArray(given) ? given[bad] : given,
+        why: "is not a Logger (an object with a logMetrics(step, metrics) method)",
+        fix: "Give a list of loggers, such as [new JsonLinesLogger(path), new TensorBoardLogger(dir)], or [] to log nothing",
+      });
+  }
 
   /** The default loggers of a run in `outputDir`, made when a run starts (their files appear then). */
   static defaults(outputDir: string): Logger[] {

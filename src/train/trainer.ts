@@ -167,6 +167,14 @@ export class Trainer implements TrainerView {
       });
     this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
     this.stopping = false;
+    if (o.signal !== undefined && !(o.signal instanceof AbortSignal))
+      throw new OptionError({
+        where: "Trainer",
+        option: "signal",
+        value: o.signal,
+        why: "is not an AbortSignal",
+        fix: "Give an AbortController's signal",
+      });
     const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
     const K = o.stepsPerExecution;
     checkStepIntervals(o);

@@ -150,6 +150,8 @@ test("settings the Trainer cannot train with are OptionErrors naming the library
   await refused({ clipNorm: -1 }, "clipNorm", /must be a finite number > 0/);
   await refused({}, "optimizer.learningRate", /must be a finite number ≥ 0/, { learningRate: -1 });
   await refused({ gradientAccumulation: 3 }, "gradientAccumulation", /does not split the global batch of 8/);
+  await refused({ loggers: [{ log() {} } as unknown as Logger] }, "loggers[0]", /is not a Logger/);
+  await refused({ signal: "SIGTERM" as unknown as AbortSignal }, "signal", /is not an AbortSignal/);
   await trainTiny(data, join(root, "seeded"), 2);
   await assert.rejects(trainTiny(data, join(root, "seeded"), 4, { resume: true, trainer: { seed: 9 } }), (e: unknown) => {
     assert.ok(e instanceof OptionError && e.option === "seed", String(e));
