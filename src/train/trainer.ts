@@ -26,7 +26,8 @@ import { compileSteps } from "./compiled-steps.js";
 import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
 import { runFitLoop } from "./fit-loop.js";
 import type { Positioned } from "./step-inputs.js";
-import type { FitArgs, FitResult, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
+import type { Optimizer } from "../optim/optimizer.js";
+import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
 export type { TrainerOptions, OptimizerSettings, FitArgs, FitResult, RunSettings, StopRequest, StoppedRun } from "./trainer-options.js";
 
@@ -156,6 +157,110 @@ export class Trainer implements TrainerView {
 
   async fit(a: FitArgs): Promise<FitResult> {
     const o = this.o;
+    const rows = this.checkFit(a);
+    this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
+    this.stopping = false;
+    const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
+    // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
+    // opened for fewer epochs is read again, each epoch in its own order.
+    const train = a.train.epochs * rows < this.totalSteps ? a.train.withEpochs(Infinity) : a.train;
+    if (this.group)
+      await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
+    await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
+    const start = await this.startingState(a, optimizer, settings);
+    const { runSteps, compiles, evalFn } = compileSteps(
+      this.strategy,
+      this.group,
+      { ...o, policy: this.policy },
+      objective,
+      evalObjective,
+      optimizer,
+    );
+
+    // The state the compiled step carries between calls: on devices with their own memory, every replica
+    // keeps its copy (its buffers donated to the next call); `run.state` is replica 0's view, for
+    // evaluation inputs where devices share memory, checkpoints and the final model.
+    let carried = this.strategy.replicate(start.state);
+    const iterator = train
+      .map((batch, info): Positioned => (this.group ? processRows(batch, info, this.group) : { batch, info }))
+      .iterator(start.dataState);
+    // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
+    // for the next group is not counted).
+    let trainedPosition = iterator.state();
+    const run: RunRecord = {
+      model: a.model,
+      task: objective.task,
+      state: this.strategy.first(carried),
+      data: () => trainedPosition,
+      history: start.history,
+      settings,
+      ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
+    };
+    this.run = run;
+    const evalHistory: Metrics[] = [];
+    const evaluation: Evaluation | undefined = a.eval
+      ? { evalFn, data: a.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory }
+      : undefined;
+    const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
+    const watch = new DivergenceWatch({
+      vocabSize: a.model.config.vocab_size,
+      learningRate: a.optimizer.learningRate,
+      policy: o.onNonFinite,
+      precision: o.precision,
+      ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
+    });
+    if (this.isMainRank) this.logs.start(o.outputDir, { ...settings, seed: o.seed, steps_per_execution: o.stepsPerExecution });
+    this.bar = o.progress && this.isMainRank ? new ProgressBar("train") : undefined;
+    const onAbort = () => this.requestStop({ reason: abortReason(o.signal!) });
+    if (o.signal?.aborted) onAbort();
+    o.signal?.addEventListener("abort", onAbort, { once: true });
+
+    let compileSeconds = 0,
+      tokensPerSecond = 0;
+    let status: "success" | "stopped" | "failed" = "failed";
+    let stopped: StoppedRun | undefined;
+    for (const cb of o.callbacks) await cb.onTrainStart?.(this);
+    try {
+      if (o.evalAtStart && evaluate && !start.resumed) await evaluate(carried);
+      const loop = await runFitLoop(this, {
+        options: o,
+        run,
+        carried,
+        batches: iterator,
+        trained: (position) => (trainedPosition = position),
+        runSteps,
+        compiles,
+        evaluate,
+        watch,
+        bar: this.bar,
+      });
+      ({ carried, compileSeconds, tokensPerSecond } = loop);
+      const ended = watch.finish();
+      if (ended) this.warn(ended);
+      stopped = await this.endRun(a, run, loop.interrupted, evaluate && (() => evaluate(carried)), evalHistory);
+      status = stopped ? "stopped" : "success";
+    } finally {
+      o.signal?.removeEventListener("abort", onAbort);
+      await iterator.return();
+      await this.logs.finalize(status);
+      this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
+      this.bar = undefined;
+    }
+    for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
+    return {
+      params: this.strategy.keepFirst(carried).params,
+      globalStep: this.globalStep,
+      history: run.history,
+      evalHistory,
+      compileSeconds,
+      tokensPerSecond,
+      ...(stopped ? { stopped } : {}),
+    };
+  }
+
+  /** What fit() refuses before any work; returns the batches per epoch. */
+  private checkFit(a: FitArgs): number {
+    const o = this.o;
     const rows = a.train.batchesPerEpoch;
     if (rows === 0)
       throw new OptionError({
@@ -165,8 +270,6 @@ export class Trainer implements TrainerView {
         why: `holds ${a.train.numRecords} records, fewer than one batch of ${a.train.batchSize}`,
         fix: "Open it with a smaller batchSize, or add data",
       });
-    this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
-    this.stopping = false;
     if (o.signal !== undefined && !(o.signal instanceof AbortSignal))
       throw new OptionError({
         where: "Trainer",
@@ -175,29 +278,34 @@ export class Trainer implements TrainerView {
         why: "is not an AbortSignal",
         fix: "Give an AbortController's signal",
       });
-    const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
-    const K = o.stepsPerExecution;
     checkStepIntervals(o);
-    // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
-    // opened for fewer epochs is read again, each epoch in its own order.
-    const train = a.train.epochs * rows < this.totalSteps ? a.train.withEpochs(Infinity) : a.train;
+    const globalBatch = a.train.batchSize;
+    if (globalBatch % (this.worldReplicas * o.gradientAccumulation) !== 0)
+      throw new OptionError({
+        where: "Trainer.fit",
+        option: "gradientAccumulation",
+        value: o.gradientAccumulation,
+        why:
+          `does not split the global batch of ${globalBatch} evenly over ` +
+          `${this.worldReplicas} replicas${this.group ? ` (${this.group.size} processes × ${this.strategy.numReplicas})` : ""}`,
+        fix: `Make the training data's batchSize a multiple of ${this.worldReplicas} × gradientAccumulation`,
+      });
+    return rows;
+  }
 
-    if (this.group)
-      await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
-
-    await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
-
-    // ---- state: fresh, given, or resumed ----
-    let state: TrainState;
-    let dataState: DatasetState | undefined;
-    const history: Metrics[] = [];
+  /** The state training starts from: resumed from the newest checkpoint, given, or a fresh init. */
+  private async startingState(
+    a: FitArgs,
+    optimizer: Optimizer<any>,
+    settings: RunSettings,
+  ): Promise<{ state: TrainState; dataState?: DatasetState; history: Metrics[]; resumed: boolean }> {
+    const o = this.o;
     const resumed = o.resume ? await this.checkpoints.resume(a.model, this.device, optimizer, settings) : undefined;
+    let state: TrainState;
     if (resumed) {
       state = resumed.state;
       this.globalStep = resumed.globalStep;
       this.epoch = resumed.epoch;
-      dataState = resumed.dataState;
-      history.push(...resumed.history);
       if (this.isMainRank) for (const line of await this.logs.rewind(o.outputDir, this.globalStep)) this.log(`resume: ${line}`);
     } else {
       if (o.resume) {
@@ -217,129 +325,42 @@ export class Trainer implements TrainerView {
     if (this.policy.paramDtype !== "f32") state.params = k.treeMap((p: k.Array) => p.astype(this.policy.paramDtype), state.params);
     if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
     else delete state.scaler;
-    const globalBatch = a.train.batchSize;
-    if (globalBatch % (this.worldReplicas * o.gradientAccumulation) !== 0)
-      throw new OptionError({
-        where: "Trainer.fit",
-        option: "gradientAccumulation",
-        value: o.gradientAccumulation,
-        why:
-          `does not split the global batch of ${globalBatch} evenly over ` +
-          `${this.worldReplicas} replicas${this.group ? ` (${this.group.size} processes × ${this.strategy.numReplicas})` : ""}`,
-        fix: `Make the training data's batchSize a multiple of ${this.worldReplicas} × gradientAccumulation`,
-      });
+    return resumed
+      ? { state, dataState: resumed.dataState, history: resumed.history, resumed: true }
+      : { state, history: [], resumed: false };
+  }
 
-    const { runSteps, compiles, evalFn } = compileSteps(
-      this.strategy,
-      this.group,
-      { ...o, policy: this.policy },
-      objective,
-      evalObjective,
-      optimizer,
-    );
-
-    // The state the compiled step carries between calls: on devices with their own memory, every replica
-    // keeps its copy (its buffers donated to the next call); `state` is replica 0's view, for evaluation
-    // inputs where devices share memory, checkpoints and the final model.
-    let carried = this.strategy.replicate(state);
-    state = this.strategy.first(carried);
-    const iterator = train
-      .map((batch, info): Positioned => (this.group ? processRows(batch, info, this.group) : { batch, info }))
-      .iterator(dataState);
-    // The data position saved in checkpoints: just past the last batch trained on (a batch read ahead
-    // for the next group is not counted).
-    let trainedPosition = iterator.state();
-    const run: RunRecord = {
-      model: a.model,
-      task: objective.task,
-      state,
-      data: () => trainedPosition,
-      history,
-      settings,
-      ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
-    };
-    this.run = run;
-    const evalHistory: Metrics[] = [];
-    const evaluation: Evaluation | undefined = a.eval
-      ? { evalFn, data: a.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory }
-      : undefined;
-    const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
-    const watch = new DivergenceWatch({
-      vocabSize: a.model.config.vocab_size,
-      learningRate: a.optimizer.learningRate,
-      policy: o.onNonFinite,
-      precision: o.precision,
-      ...(o.clipNorm ? { clipNorm: o.clipNorm } : {}),
-    });
-    if (this.isMainRank) this.logs.start(o.outputDir, { ...settings, seed: o.seed, steps_per_execution: K });
-    this.bar = o.progress && this.isMainRank ? new ProgressBar("train") : undefined;
-    const onAbort = () => this.requestStop({ reason: abortReason(o.signal!) });
-    if (o.signal?.aborted) onAbort();
-    o.signal?.addEventListener("abort", onAbort, { once: true });
-
-    let compileSeconds = 0;
-    let status: "success" | "stopped" | "failed" = "failed";
-    let stopped: StoppedRun | undefined;
-    let tokensPerSecond = 0;
-    for (const cb of o.callbacks) await cb.onTrainStart?.(this);
+  /**
+   * The end of a run: the final evaluation, the last checkpoint and the final model; or, for a requested
+   * stop before the last step, the quickest way out (no final evaluation, no final model) with a
+   * checkpoint to resume from, returned as where it stopped.
+   */
+  private async endRun(
+    a: FitArgs,
+    run: RunRecord,
+    interrupted: boolean,
+    evaluate: (() => Promise<Metrics>) | undefined,
+    evalHistory: Metrics[],
+  ): Promise<StoppedRun | undefined> {
+    const finished = !interrupted || this.globalStep >= this.totalSteps;
+    const reason = interrupted ? "interrupted" : "end";
+    if (!finished) this.stopping = true;
+    const finalMetrics: Metrics = {};
+    const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
     try {
-      if (o.evalAtStart && evaluate && !resumed) await evaluate(carried);
-      const loop = await runFitLoop(this, {
-        options: o,
-        run,
-        carried,
-        batches: iterator,
-        trained: (position) => (trainedPosition = position),
-        runSteps,
-        compiles,
-        evaluate,
-        watch,
-        bar: this.bar,
-      });
-      ({ carried, compileSeconds, tokensPerSecond } = loop);
-      state = run.state;
-      const ended = watch.finish();
-      if (ended) this.warn(ended);
-      // A requested stop before the last step ends the run unfinished: the quickest way out (no final
-      // evaluation, no final model), with a checkpoint to resume from.
-      const finished = !loop.interrupted || this.globalStep >= this.totalSteps;
-      const reason = loop.interrupted ? "interrupted" : "end";
-      if (!finished) this.stopping = true;
-      const finalMetrics: Metrics = {};
-      const evaluatedNow = evalHistory.at(-1)?.step === this.globalStep;
-      try {
-        if (evaluate && finished) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await evaluate(carried));
-      } catch (e) {
-        // The final evaluation reads data that can still fail (a storage error): the trained state is
-        // saved first, so the run's work is not lost with it.
-        await this.saveCheckpoint(reason, {});
-        await this.checkpoints.writeFinal(a, state, history, evalHistory);
-        this.warn(`the final evaluation failed; the trained model was saved to ${o.outputDir} first`);
-        throw e;
-      }
-      const checkpoint = await this.saveCheckpoint(reason, finalMetrics);
-      for (const cb of o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
-      if (finished) await this.checkpoints.writeFinal(a, state, history, evalHistory);
-      else stopped = { reason: this.stop?.reason ?? "another process's stop request", step: this.globalStep, checkpoint };
-      state = this.strategy.keepFirst(carried);
-      status = stopped ? "stopped" : "success";
-    } finally {
-      o.signal?.removeEventListener("abort", onAbort);
-      await iterator.return();
-      await this.logs.finalize(status);
-      this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
-      this.bar = undefined;
+      if (evaluate && finished) Object.assign(finalMetrics, evaluatedNow ? evalHistory.at(-1)! : await evaluate());
+    } catch (e) {
+      // The final evaluation reads data that can still fail (a storage error): the trained state is
+      // saved first, so the run's work is not lost with it.
+      await this.saveCheckpoint(reason, {});
+      await this.checkpoints.writeFinal(a, run.state, run.history, evalHistory);
+      this.warn(`the final evaluation failed; the trained model was saved to ${this.o.outputDir} first`);
+      throw e;
     }
-    for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
-    return {
-      params: state.params,
-      globalStep: this.globalStep,
-      history,
-      evalHistory,
-      compileSeconds,
-      tokensPerSecond,
-      ...(stopped ? { stopped } : {}),
-    };
+    const checkpoint = await this.saveCheckpoint(reason, finalMetrics);
+    for (const cb of this.o.callbacks) await cb.onTrainEnd?.(this, finalMetrics);
+    if (finished) return void (await this.checkpoints.writeFinal(a, run.state, run.history, evalHistory));
+    return { reason: this.stop?.reason ?? "another process's stop request", step: this.globalStep, checkpoint };
   }
 }
 
