@@ -1,14 +1,25 @@
 // Trainer callbacks (Lightning/Keras style): hooks called at fixed points of fit(). A callback may ask
 // the trainer to stop (early stopping) and sees every logged metric.
 
+import type { StopRequest } from "./trainer-options.js";
+
 export type Metrics = Record<string, number>;
 
 export interface TrainerView {
   readonly globalStep: number;
   readonly epoch: number;
   readonly totalSteps: number;
-  /** Set true to end training after the current step. */
+  /** The metrics of the last optimizer step (loss, lr, accuracy, …); empty before the first. */
+  readonly lastMetrics: Metrics;
+  /** Set true to end training after the current step, as finished (the final model is written). */
   shouldStop: boolean;
+  /** The stop asked for with requestStop (or the Trainer's `signal`), if any. */
+  readonly stopRequested: StopRequest | undefined;
+  /**
+   * Stops the run unfinished after the step in flight: a checkpoint is written (no final model) and
+   * fit() returns with `stopped`, for a later run to resume. The first request's reason is kept.
+   */
+  requestStop(request?: StopRequest): void;
   /** Saves a checkpoint now (used by the checkpoint callback). */
   saveCheckpoint(reason: string, metrics: Metrics): Promise<string>;
   /** Sends metrics to the loggers (JSON lines, TensorBoard) at the current step. */

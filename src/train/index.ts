@@ -1,6 +1,15 @@
 // The training layer's public API: the Trainer, its callbacks and loggers, checkpoints, and the
 // compiled step it runs with its objectives, masked and causal LM (for custom loops).
-export { Trainer, type TrainerOptions, type OptimizerSettings, type FitArgs, type FitResult, type RunSettings } from "./trainer.js";
+export {
+  Trainer,
+  type TrainerOptions,
+  type OptimizerSettings,
+  type FitArgs,
+  type FitResult,
+  type RunSettings,
+  type StopRequest,
+  type StoppedRun,
+} from "./trainer.js";
 export {
   ModelCheckpoint,
   EarlyStopping,
@@ -21,7 +30,7 @@ export {
   type ResumePoint,
   type TrainerStateJson,
 } from "./checkpoint.js";
-export { JsonLinesLogger, type MetricsLogger } from "./loggers.js";
+export { JsonLinesLogger, type Logger, type MetricsLogger } from "./loggers.js";
 export { TensorBoardLogger } from "./tensorboard.js";
 export { TrainingDivergedError } from "./divergence.js";
 export { OutputDirInUseError } from "./output-dir.js";

@@ -1,7 +1,7 @@
 // What every process of a multi-process run must agree on before training: the settings that decide
 // the numbers (model, data, optimizer, precision, seed, replicas per process). A rank started with other
 // flags or data would otherwise sum gradients of another model, or wait forever at a collective.
-import type { FitArgs, RunSettings, TrainerOptions } from "./trainer.js";
+import type { FitArgs, RunSettings, TrainerOptions } from "./trainer-options.js";
 
 export function runSettingsDigest(
   t: { options: TrainerOptions; localReplicas: number },

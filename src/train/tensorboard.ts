@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { ProtoWriter } from "../io/protobuf.js";
 import { frameRecord } from "../data/tfrecord/frame.js";
 import type { Metrics } from "./callbacks.js";
-import type { MetricsLogger } from "./loggers.js";
+import type { Logger } from "./loggers.js";
 
 function event(step: number, body: (w: ProtoWriter) => void): Uint8Array {
   const w = new ProtoWriter().float64Field(1, Date.now() / 1000).intField(2, step);
@@ -43,7 +43,7 @@ function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   );
 }
 
-export class TensorBoardLogger implements MetricsLogger {
+export class TensorBoardLogger implements Logger {
   readonly path: string;
   private started = false;
   constructor(
@@ -54,7 +54,7 @@ export class TensorBoardLogger implements MetricsLogger {
     this.path = join(logDir, `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${hostname()}`);
     appendFileSync(this.path, frameRecord(versionEvent()));
   }
-  log(step: number, metrics: Metrics): void {
+  logMetrics(step: number, metrics: Metrics): void {
     const tagged = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [this.prefix + k, v]));
     if (!this.started) {
       this.started = true;
@@ -62,5 +62,4 @@ export class TensorBoardLogger implements MetricsLogger {
     }
     appendFileSync(this.path, frameRecord(scalarsEvent(step, tagged)));
   }
-  close(): void {}
 }

@@ -41,6 +41,8 @@ const TRAINER_OPTIONS = [
   "pjrtPlugin",
   "strategy",
   "progress",
+  "loggers",
+  "signal",
 ] as const satisfies readonly (keyof TrainerOptions)[];
 
 const FIT_ARGS = [

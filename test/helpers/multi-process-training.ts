@@ -4,6 +4,8 @@
 //     [--trainer JSON] [--stop-after N] [--resume]
 // Every rank prints "rank R pid P step N" after each step (the kill test finds its victim's pid there);
 // --stop-after N ends the run after step N as a callback's stop does (a checkpoint, no interruption).
+// SIGINT and SIGTERM stop the run after the step in flight, with a checkpoint, through the Trainer's
+// `signal` (the library installs no handlers of its own; kiln train's are in src/cli/stop-on-signal.ts).
 import { trainTiny } from "./tiny-training.js";
 import type { Callback } from "../../src/train/callbacks.js";
 import type { TrainerOptions } from "../../src/train/trainer.js";
@@ -23,9 +25,11 @@ const report: Callback = {
     if (t.globalStep >= stopAfter) t.shouldStop = true;
   },
 };
+const stop = new AbortController();
+for (const s of ["SIGINT", "SIGTERM"] as const) process.once(s, () => stop.abort(s));
 await trainTiny(dataDir!, outDir!, Number(steps), {
   resume: process.argv.includes("--resume"),
   callbacks: [report],
-  trainer: { progress: false, ...trainer },
+  trainer: { progress: false, ...trainer, signal: stop.signal },
   task: (flag("--task") ?? "mlm") as TrainingTask,
 });

@@ -39,7 +39,7 @@ test("an Optimizer object is used as given; FitArgs.optimizer settings it would 
   assert.equal(runSettings(out, 2).optimizer, "lion");
   await assert.rejects(
     trainTiny(data, join(root, "object-settings"), 2, { trainer: { optimizer: lion } }),
-    /FitArgs\.optimizer's weightDecay, warmupSteps configure the built-in optimizers, but TrainerOptions\.optimizer is an optimizer object/,
+    /FitArgs\.optimizer's weightDecay, warmupSteps, which configure the built-in optimizers, but TrainerOptions\.optimizer is an/,
   );
 });
 

@@ -215,6 +215,14 @@ export const TRAIN_FLAGS = flagTable({
         "skip records whose framing or checksums are damaged (counted, and listed\n" +
         "by file at the end) instead of stopping at the first one",
     },
+    "preemption-signal": {
+      type: "string",
+      group: OUTPUT,
+      value: "NAME",
+      help:
+        "one more signal (USR1, …) that stops the run as SIGTERM and SIGINT do: the step in flight finishes, " +
+        "a checkpoint is written (and pushed), and the command exits 75 with the command that continues it",
+    },
     quiet: { type: "bool", group: OUTPUT, help: "no progress bar" },
   },
 });

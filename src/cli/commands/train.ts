@@ -26,6 +26,7 @@ import { trainOutputs } from "../train-outputs.js";
 import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig } from "../../train/model-source.js";
+import { preemptionSignalFlag, reportStopped, stopOnSignals } from "../stop-on-signal.js";
 
 async function runTrain(argv: string[]): Promise<void> {
   const flags = readFlags(TRAIN_FLAGS, argv);
@@ -34,6 +35,7 @@ async function runTrain(argv: string[]): Promise<void> {
   if (v.resume && v.overwrite)
     throw new UsageError("kiln train: --resume continues the run in --output-dir and --overwrite replaces it: give one");
   const earlyStopping = earlyStoppingFlags(v, given.has("early-stopping-min-delta"));
+  const preemptionSignal = preemptionSignalFlag(v["preemption-signal"]);
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const task = v.task;
@@ -161,6 +163,7 @@ async function runTrain(argv: string[]): Promise<void> {
         (group ? ` in each of ${group.size} processes ` : " ") +
         `(${trainer.strategy.name}, precision ${v.precision})`,
     );
+  stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({
     model,
     ...(init ? { params: init.params } : {}),
@@ -193,6 +196,7 @@ async function runTrain(argv: string[]): Promise<void> {
   // What gs:// reads and pushes met on the way: operations, retries by cause, resumed transfers.
   const gcsCounts = describeGcsRequestCounts();
   if (gcsCounts) console.error(`${rankPrefix(group)}kiln train: ${gcsCounts}`);
+  if (result.stopped) reportStopped(result.stopped, argv, main);
   if (!main) return;
   const last = result.evalHistory.at(-1);
   console.log(

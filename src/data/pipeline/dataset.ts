@@ -233,6 +233,21 @@ export class TFRecordDataset<T> implements AsyncIterable<T> {
     return new TFRecordDataset<Awaited<U>>(this.setup, [...this.maps, fn as MapFn]);
   }
 
+  /** Epochs this dataset produces (Infinity: it repeats forever). */
+  get epochs(): number {
+    return this.setup.stream.epochs;
+  }
+
+  /**
+   * The same data for `epochs` passes (Infinity: forever). Each epoch's order is the one this dataset
+   * gives that epoch, and a saved state resumes either (the epoch count is not one of its settings).
+   */
+  withEpochs(epochs: number): TFRecordDataset<T> {
+    if (!(epochs === Infinity || (Number.isInteger(epochs) && epochs >= 1)))
+      throw new RangeError(`epochs must be a positive integer or Infinity, got ${epochs}`);
+    return new TFRecordDataset<T>({ ...this.setup, stream: { ...this.setup.stream, epochs } }, this.maps);
+  }
+
   /** An iterator from the start, or from a saved `state()`. */
   iterator(state?: DatasetState): DatasetIterator<T> {
     let epoch = 0;

@@ -1,0 +1,188 @@
+// The Trainer's settings and what fit() takes and returns (the Trainer's public types, in one place that
+// its parts import without importing the Trainer).
+import type { TokenBatch } from "../data/batch.js";
+import type { TFRecordDataset } from "../data/pipeline/dataset.js";
+import type { MaskedLanguageModel } from "../models/masked-lm.js";
+import type { CausalLanguageModel } from "../models/causal-lm.js";
+import type { Params } from "../models/language-model.js";
+import type { OptimizerName } from "../optim/by-name.js";
+import type { Optimizer } from "../optim/optimizer.js";
+import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
+import type { Callback, Metrics } from "./callbacks.js";
+import type { Logger } from "./loggers.js";
+import type { LayerLoop } from "../models/transformer-encoder.js";
+import type { Accelerator, CpuExecutorName, DevicesSpec } from "../distribute/devices.js";
+import type { Strategy, StrategyName } from "../distribute/strategy.js";
+import type { LossScaleOptions, PrecisionName } from "../optim/precision.js";
+import type { KeyValueStore } from "../distribute/store-group-comm.js";
+import type { TrainingTask } from "./objectives/objective.js";
+
+export interface TrainerOptions {
+  outputDir: string;
+  /** Stop after this many optimizer steps (default: epochs × steps per epoch). */
+  maxSteps?: number;
+  epochs?: number;
+  /** Evaluate every N steps (0: only at the end of each epoch and of training). */
+  evalEvery?: number;
+  /** Evaluate once before the first step too (the starting point of the eval curve). */
+  evalAtStart?: boolean;
+  /** Log metrics every N steps. */
+  logEvery?: number;
+  seed?: number;
+  /** Micro-batches per optimizer step (gradient accumulation). */
+  gradientAccumulation?: number;
+  /**
+   * Optimizer steps per compiled call (Keras' steps_per_execution): one host round trip per K steps.
+   * Callbacks, evaluation and checkpoints then happen between calls, so their intervals must be
+   * multiples of K.
+   */
+  stepsPerExecution?: number;
+  /**
+   * How the compiled step holds its repeated parts: the K steps of one execution and the encoder's
+   * layers, each "unrolled" (the default: as fast on a quiet CPU, much faster on a busy one; docs/loops.md) or
+   * "scan" (one loop: the program and its compile time stop growing with K and the depth).
+   */
+  loops?: { steps?: "unrolled" | "scan"; layers?: LayerLoop };
+  clipNorm?: number;
+  /**
+   * The update rule: "adamw" (default), "adafactor" or "lion", made with FitArgs.optimizer's settings and
+   * schedule; or an Optimizer object, used as it is (its own rate and settings; FitArgs.optimizer then
+   * gives only the learning rate that run settings record).
+   */
+  optimizer?: OptimizerName | Optimizer<any>;
+  /** Checkpoint every N steps (0: only at the end). */
+  checkpointEvery?: number;
+  /** Checkpoints kept (the newest; the best by eval loss is kept too). */
+  keepCheckpoints?: number;
+  /** Continue from the newest checkpoint in outputDir (falling back past damaged ones). */
+  resume?: boolean;
+  /**
+   * A fresh run refuses an output directory that already holds files; with `overwrite` it removes the
+   * files of the run that is there first (transformers' `overwrite_output_dir`).
+   */
+  overwrite?: boolean;
+  /**
+   * A step whose loss or gradient norm is NaN or infinite: "stop" (default) ends the run with an error
+   * naming the step and writes nothing from the diverged state; "skip" leaves parameters and optimizer
+   * state as they were for that step and goes on, stopping after `MAX_SKIPPED_IN_A_ROW` in a row.
+   */
+  onNonFinite?: "stop" | "skip";
+  callbacks?: Callback[];
+  /** Lightning's precision names: "32" (default), "bf16-mixed", "bf16-true", "16-mixed". */
+  precision?: PrecisionName;
+  /** Dynamic loss scaling under "16-mixed" (initial scale, growth interval). */
+  lossScale?: LossScaleOptions;
+  /** "cpu", "gpu", "tpu" or "auto" (an accelerator when one is found, else the CPU). */
+  accelerator?: Accelerator;
+  /** How many devices (or which): "auto", N, or a list of indices. Per process when several run (Lightning's devices per node). */
+  devices?: DevicesSpec;
+  /**
+   * Processes training together (Lightning's num_nodes), each with `devices` replicas: started by
+   * mpiexec/mpirun, which this process's environment names; gradients are summed across them by MPI.
+   * Default: as many as were started (1 when started alone).
+   */
+  numNodes?: number;
+  /**
+   * The run's coordination store (kiln/launch's StoreClient on KILN_COORDINATOR), for processes that train on
+   * GPUs/TPUs as one of several: their barriers and agreements go through it (MPI's on CPUs).
+   */
+  coordinationStore?: KeyValueStore;
+  /** Who runs the CPU: "ort" (ONNX Runtime, default) or "xla" (XLA's CPU plugin, a client with as many devices as asked for). */
+  executor?: CpuExecutorName;
+  /** A PJRT plugin to load (else KILN_PJRT_PLUGIN, else discovery). */
+  pjrtPlugin?: string;
+  /** "auto" (data parallel over several devices), "one-device", "data-parallel", or a Strategy. */
+  strategy?: StrategyName | Strategy;
+  /** Print progress (default true). */
+  progress?: boolean;
+  /**
+   * Where metrics go (on the main process only): default a JSON-lines file (`outputDir/metrics.jsonl`)
+   * and TensorBoard event files (`outputDir/runs/`). An empty list logs nothing.
+   */
+  loggers?: Logger[];
+  /**
+   * Aborting it stops the run as `requestStop` does: the step in flight finishes, a checkpoint is written,
+   * and fit() returns with `stopped` (a command's signal handler, a deadline, a scheduler's notice).
+   */
+  signal?: AbortSignal;
+}
+
+export interface OptimizerSettings {
+  learningRate: number;
+  weightDecay?: number;
+  /** Warmup steps (default: a twentieth of the total, as the reference). */
+  warmupSteps?: number;
+  schedule?: "linear" | "cosine";
+  /** AdamW's β1 (default 0.9); Lion's b1 (0.9); Adafactor: a first moment with this decay (default none). */
+  beta1?: number;
+  /** AdamW's β2 (default 0.999); Lion's b2 (0.99); Adafactor has none. */
+  beta2?: number;
+  /** AdamW's ε (default 1e-8); Adafactor and Lion have none. */
+  eps?: number;
+}
+
+export interface FitArgs {
+  /**
+   * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
+   * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
+   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
+   */
+  model: MaskedLanguageModel | CausalLanguageModel;
+  /** Start from these parameters (default: a fresh init from the seed). */
+  params?: Params;
+  optimizer: OptimizerSettings;
+  train: TFRecordDataset<TokenBatch>;
+  eval?: TFRecordDataset<TokenBatch>;
+  /** The masking of a masked LM (the seed is the Trainer's); a causal LM refuses it. */
+  masking?: Omit<TracedMaskOptions, "seed">;
+  /**
+   * Masked LMs only: labelled positions per micro-batch the vocabulary head has room for (default: 8 standard deviations
+   * above the expected count, which a labelling exceeds with p < 1e-15). Any beyond it are left out of
+   * the loss; the run warns once and logs `dropped_labels` on the steps where that happened.
+   */
+  labelCapacity?: number;
+  /** Copied into every checkpoint and the final model directory. */
+  tokenizerDir?: string;
+}
+
+export interface FitResult {
+  params: Params;
+  globalStep: number;
+  history: Metrics[];
+  evalHistory: Metrics[];
+  compileSeconds: number;
+  tokensPerSecond: number;
+  /** Present when the run was stopped by a request (requestStop, `signal`) before its last step. */
+  stopped?: StoppedRun;
+}
+
+/** Why a run is asked to stop early (a signal's name, "deadline", …), for the log and the result. */
+export interface StopRequest {
+  reason: string;
+}
+
+/** How a run that was asked to stop ended: the step it stopped after and the checkpoint written there. */
+export interface StoppedRun {
+  reason: string;
+  step: number;
+  checkpoint: string;
+}
+
+/** The settings of a run that a resumed run compares against (saved in trainer_state.json). */
+export interface RunSettings {
+  /** What the run trains on (absent in checkpoints from before causal LMs: "mlm"). */
+  task?: TrainingTask;
+  /** The optimizer's name (absent in checkpoints from before other optimizers: "adamw"). */
+  optimizer?: string;
+  learning_rate: number;
+  weight_decay: number;
+  warmup_steps: number;
+  schedule: string;
+  max_steps: number;
+  global_batch: number;
+  gradient_accumulation: number;
+  clip_norm: number;
+  precision: string;
+  /** Masked LMs only. */
+  mlm_probability?: number;
+}
