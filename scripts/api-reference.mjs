@@ -86,8 +86,13 @@ export function summaryOf(docComment) {
     .split("\n")
     .map((l) => l.replace(/^\s*\* ?/, "").trim());
   const paragraph = [];
-  for (const line of lines) {
-    if (line.startsWith("@")) break;
+  for (const raw of lines) {
+    // The summary ends at the first block tag (@param, @deprecated, …), on its own line or not.
+    const line = raw.replace(/(^|\s)@[a-zA-Z]+\b.*$/, "").trim();
+    if (line !== raw.trim()) {
+      if (line) paragraph.push(line);
+      break;
+    }
     if (!line) {
       if (paragraph.length) break;
       continue;

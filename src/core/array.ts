@@ -16,6 +16,7 @@ import { countTransfer } from "./metrics.js";
 /** What the ops accept where an array is expected: an Array, or a JS number/boolean (a weak scalar). */
 export type ArrayOrScalar = Array | number | boolean;
 
+/** An n-dimensional array on a device (or a tracer inside jit/grad): its shape, dtype, and data. */
 export class Array {
   readonly aval: AVal;
   /** Made from a JS scalar: in mixed arithmetic it takes the other operand's dtype (JAX's weak types). */

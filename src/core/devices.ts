@@ -14,10 +14,12 @@ export function registerExecutor(e: Executor): void {
   executors.push(e);
 }
 
+/** The executors registered in this process, in registration order (the first one's first device is the default). */
 export function registeredExecutors(): readonly Executor[] {
   return executors;
 }
 
+/** Every device of every registered executor. */
 export function allDevices(): Device[] {
   return executors.flatMap((e) => [...e.devices()]);
 }
@@ -36,12 +38,14 @@ export function findDevice(id: string): Device {
   return d;
 }
 
+/** The device that new arrays go to when none is given (cpu:0 unless setDefaultDevice changed it). */
 export function getDefaultDevice(): Device {
   defaultDevice ??= executors[0]?.devices()[0];
   if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");
   return defaultDevice;
 }
 
+/** Makes `d` (a Device or an id such as "cpu:1") the device new arrays go to. */
 export function setDefaultDevice(d: Device | string): void {
   defaultDevice = typeof d === "string" ? findDevice(d) : d;
 }

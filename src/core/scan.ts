@@ -20,6 +20,7 @@ import { VJP_RULES, attachScanVjp } from "./prims/vjp-rules.js";
 type ScanParams = PrimParams["scan"];
 type Cts = (Array | null)[];
 
+/** Options of scan. */
 export interface ScanOptions {
   /** Iterations; required when there are no xs, else it must equal their leading dimension. */
   length?: number;

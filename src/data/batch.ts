@@ -1,5 +1,6 @@
 // The batch layout the data layer hands to training: row-major int32 arrays, one row per example.
 
+/** A batch of tokenized examples as flat typed arrays (what openDataset yields). */
 export interface TokenBatch {
   /** Token ids, [batch * maxLength]. */
   inputIds: Int32Array;

@@ -9,6 +9,7 @@ import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exe
 import { localGpuOrdinals } from "./local-gpus.js";
 import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
 
+/** Which kind of device to train on: "cpu", "gpu", "tpu", or "auto" (an accelerator when one is found). */
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
 export type DevicesSpec = "auto" | number | readonly number[];
 /** Who runs the CPU: "ort" (ONNX Runtime, the default) or "xla" (XLA's CPU PJRT plugin). */

@@ -11,6 +11,7 @@ import { replicated, sharesMemory } from "./replicated.js";
 /** A compiled per-replica function, with the jit-style counters. */
 export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.FunctionMetrics };
 
+/** How a computation is spread over devices: the replicas, and how to place, compile and run on them. */
 export interface Strategy {
   readonly name: "one-device" | "data-parallel";
   readonly devices: readonly k.Device[];
@@ -129,6 +130,7 @@ abstract class BaseStrategy implements Strategy {
   }
 }
 
+/** The strategy of a single device. */
 export class OneDevice extends BaseStrategy {
   readonly name = "one-device" as const;
   constructor(device: k.Device) {
@@ -143,6 +145,7 @@ export class OneDevice extends BaseStrategy {
   }
 }
 
+/** Data parallelism: every replica runs the same program on its share of the batch, gradients summed across them. */
 export class DataParallel extends BaseStrategy {
   readonly name = "data-parallel" as const;
   override readonly global: boolean;

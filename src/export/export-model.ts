@@ -21,6 +21,7 @@ export const EXPORTABLE_MODEL_TYPES: readonly string[] = modelTypes();
 /** The tokenizer files transformers.js reads, copied when the export goes to another directory. */
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
+/** Options of exportModel: the model directory, the format, the batch size, sequence length and precision, the output. */
 export interface ExportOptions {
   modelDir: string;
   format: string;
@@ -55,6 +56,7 @@ async function readModelTask(dir: string): Promise<ModelTask> {
   return findModelSpec(type)!.task;
 }
 
+/** Exports a saved model directory to a standalone inference model (ONNX; see EXPORT_FORMATS). */
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
     throw new OptionError({

@@ -13,6 +13,7 @@ export interface CausalLmConfig extends BaseModelConfig {
   pad_token_id?: number | null;
 }
 
+/** Options of a causal LM's forward pass: dropout and the batch's place in the stream. */
 export interface CausalForwardOptions {
   /** PRNG key for dropout; null (default) runs without dropout. */
   dropoutKey?: k.Array | null;
@@ -31,6 +32,7 @@ export interface KvCache {
   layers: { key: k.Array; value: k.Array }[];
 }
 
+/** A decoder-only language model (Llama, GPT-2): hidden states, next-token logits, and the KV-cache steps of generation. */
 export interface CausalLanguageModel extends LanguageModel {
   readonly config: CausalLmConfig;
   /** The longest sequence the model has positions for (max_position_embeddings, n_positions). */

@@ -3,6 +3,7 @@
 // save_pretrained/from_pretrained need. Masked LMs (masked-lm.ts) and causal LMs (causal-lm.ts) extend it.
 import type * as k from "../core/index.js";
 
+/** A model's parameters: a tree of arrays keyed by name. */
 export type Params = Record<string, any>;
 
 /** The fields of a Hugging Face config.json that every model has. */
@@ -13,6 +14,7 @@ export interface BaseModelConfig {
   [extra: string]: unknown;
 }
 
+/** What every model has: its config, its parameter initializer, and how its parameters map to Hugging Face checkpoint names. */
 export interface LanguageModel {
   readonly config: BaseModelConfig;
   init(key: k.Array): Params;

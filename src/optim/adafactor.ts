@@ -62,6 +62,7 @@ function rms(x: k.Array): k.Array {
   return x.square().sum().sqrt().div(Math.sqrt(n));
 }
 
+/** Adafactor: factored second moments (memory sublinear in the parameters), with an optional relative step size. */
 export class Adafactor implements Optimizer<AdafactorState> {
   readonly name = "adafactor";
   /** The explicit rate, or undefined under the relative step. */

@@ -29,6 +29,7 @@ export function appliesWeightDecay(name: string): boolean {
   return !/(^|\.)(LayerNorm|layer_norm)\./.test(name) && !/(^|\.)bias$/.test(name);
 }
 
+/** AdamW: Adam with decoupled weight decay. */
 export class AdamW implements Optimizer<AdamWState> {
   readonly name = "adamw";
   readonly lr: Schedule;

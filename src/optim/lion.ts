@@ -33,6 +33,7 @@ function sign(x: k.Array): k.Array {
   return k.where(x.greater(0), 1, k.where(x.less(0), -1, x));
 }
 
+/** Lion: sign-of-momentum updates, one moment per parameter. */
 export class Lion implements Optimizer<LionState> {
   readonly name = "lion";
   readonly lr: Schedule;

@@ -2,6 +2,7 @@
 // schedule runs inside the compiled step and a changing rate never recompiles.
 import * as k from "../core/index.js";
 
+/** A learning rate as a function of the step (both arrays, so it runs inside the compiled step). */
 export type Schedule = (step: k.Array) => k.Array;
 
 export function constantSchedule(lr: number): Schedule {

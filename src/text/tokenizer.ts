@@ -17,6 +17,7 @@ export interface DecodeOptions {
   skipSpecialTokens?: boolean;
 }
 
+/** A tokenizer: text to token ids and back, with its special tokens' ids. */
 export interface Tokenizer {
   readonly vocabSize: number;
   readonly unkId: number;
@@ -54,6 +55,7 @@ export interface UnigramTokenizerSpec {
 const WORD_CACHE_ENTRIES = 200_000;
 const WORD_CACHE_MAX_LENGTH = 256;
 
+/** A Unigram (SentencePiece-style) tokenizer, read from and written as Hugging Face tokenizer.json. */
 export class UnigramTokenizer implements Tokenizer {
   readonly spec: UnigramTokenizerSpec;
   readonly vocabSize: number;

@@ -1,8 +1,10 @@
 // Trainer callbacks (Lightning/Keras style): hooks called at fixed points of fit(). A callback may ask
 // the trainer to stop (early stopping) and sees every logged metric.
 
+/** Metric names to values (loss, lr, eval_loss, …). */
 export type Metrics = Record<string, number>;
 
+/** What a callback sees of the Trainer: its progress and the methods it may call. */
 export interface TrainerView {
   readonly globalStep: number;
   readonly epoch: number;
@@ -16,6 +18,7 @@ export interface TrainerView {
   log(message: string): void;
 }
 
+/** Hooks the Trainer calls at the start and end of training, after each step, and after each evaluation. */
 export interface Callback {
   onTrainStart?(t: TrainerView): void | Promise<void>;
   /** After each optimizer step, with that step's metrics (loss, lr, …). */
@@ -29,6 +32,7 @@ export interface Callback {
   onFitEnd?(t: TrainerView, outputDir: string): void | Promise<void>;
 }
 
+/** Options of ModelCheckpoint: when to save. */
 export interface CheckpointOptions {
   /** Save every N optimizer steps (0: never by steps). */
   everySteps?: number;
@@ -67,6 +71,7 @@ export class ModelCheckpoint implements Callback {
   }
 }
 
+/** Options of EarlyStopping: the metric watched, its direction, and the patience. */
 export interface EarlyStoppingOptions {
   monitor?: string;
   mode?: "min" | "max";
@@ -76,6 +81,7 @@ export interface EarlyStoppingOptions {
   minDelta?: number;
 }
 
+/** Stops training when the monitored metric has not improved for `patience` evaluations. */
 export class EarlyStopping implements Callback {
   private best: number | undefined;
   private bad = 0;

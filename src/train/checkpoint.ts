@@ -15,6 +15,7 @@ import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
+/** A checkpoint's trainer_state.json: the step, the epoch, the data position, the run's settings and history. */
 export interface TrainerStateJson {
   global_step: number;
   epoch: number;
@@ -54,6 +55,7 @@ export interface SaveCheckpointArgs {
   tokenizerDir?: string;
 }
 
+/** The directory of the checkpoint at `step`: outputDir/checkpoint-<step>. */
 export function checkpointPath(outputDir: string, step: number): string {
   return join(outputDir, `checkpoint-${step}`);
 }
@@ -211,6 +213,7 @@ export async function pruneCheckpoints(outputDir: string, keepLast: number, keep
   for (const c of doomed) await rm(c.path, { recursive: true, force: true });
 }
 
+/** What loadCheckpoint read: parameters, optimizer state, loss scale and trainer state. */
 export interface LoadedCheckpoint {
   params: Params;
   opt: OptimizerState;
@@ -243,6 +246,7 @@ export async function loadCheckpoint(
   return { params, opt, ...(scaler ? { scaler } : {}), state };
 }
 
+/** The checkpoint a run resumes from, with the newer ones that were skipped and why. */
 export interface ResumePoint extends LoadedCheckpoint {
   path: string;
   /** Newer checkpoints that could not be loaded, with why. */

@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import type { Metrics } from "./callbacks.js";
 
+/** Where the Trainer sends metrics every logged step (JSON lines, TensorBoard, …). */
 export interface MetricsLogger {
   log(step: number, metrics: Metrics): void;
   close(): Promise<void> | void;

@@ -43,6 +43,7 @@ function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   );
 }
 
+/** Writes metrics as a TensorBoard event file (scalars) under the run's directory. */
 export class TensorBoardLogger implements MetricsLogger {
   readonly path: string;
   private started = false;

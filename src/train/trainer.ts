@@ -73,6 +73,7 @@ import { runSettingsDigest } from "./run-agreement.js";
 /** The signals that stop a run after its current step, with a checkpoint. */
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
+/** Options of Trainer: the output directory, steps and epochs, evaluation, checkpoints, devices, precision, logging. */
 export interface TrainerOptions {
   outputDir: string;
   /** Stop after this many optimizer steps (default: epochs × steps per epoch). */
@@ -153,6 +154,7 @@ export interface TrainerOptions {
   progress?: boolean;
 }
 
+/** Settings of the optimizer: learning rate, weight decay, warmup, schedule. */
 export interface OptimizerSettings {
   learningRate: number;
   weightDecay?: number;
@@ -167,6 +169,7 @@ export interface OptimizerSettings {
   eps?: number;
 }
 
+/** What Trainer.fit trains: the model (and starting parameters), the optimizer, the datasets, the masking. */
 export interface FitArgs {
   /**
    * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
@@ -191,6 +194,7 @@ export interface FitArgs {
   tokenizerDir?: string;
 }
 
+/** What Trainer.fit returns: the trained parameters, the step reached, the metrics history, throughput. */
 export interface FitResult {
   params: Params;
   globalStep: number;
@@ -202,6 +206,7 @@ export interface FitResult {
 
 type Positioned = { batch: TokenBatch; info: BatchInfo };
 
+/** Trains a model on a dataset with checkpoints, evaluation, callbacks and resumption (a compiled step per batch shape). */
 export class Trainer implements TrainerView {
   globalStep = 0;
   epoch = 0;

@@ -10,6 +10,7 @@ import { getDefaultDevice } from "../devices.js";
 import { countTransfer } from "../metrics.js";
 import { bind } from "./dispatch.js";
 
+/** Options of array: its dtype, shape and device. */
 export interface ArrayOptions {
   dtype?: DType;
   shape?: readonly number[];
@@ -80,13 +81,18 @@ export function scalar(value: number | boolean, dtype: DType = typeof value === 
   return full([], value, dtype);
 }
 
+/** An array of `shape` with every element `value`. */
 export function full(shape: Shape, value: number | boolean, dtype: DType = "f32"): Array {
   return bind("broadcast_in_dim", [literal(value, dtype, false)], { shape: [...shape], dims: [] });
 }
 
+/** An array of `shape` filled with 0. */
 export const zeros = (shape: Shape, dtype: DType = "f32") => full(shape, 0, dtype);
+/** An array of `shape` filled with 1. */
 export const ones = (shape: Shape, dtype: DType = "f32") => full(shape, 1, dtype);
+/** Zeros of `x`'s shape and dtype. */
 export const zerosLike = (x: Array) => full(x.shape, 0, x.dtype);
+/** Ones of `x`'s shape and dtype. */
 export const onesLike = (x: Array) => full(x.shape, 1, x.dtype);
 
 /** Counts along `dim` of `shape` (StableHLO iota). */

@@ -12,6 +12,7 @@ import { SkippedRecords } from "./skipped-records.js";
 import { checkShards, type ShardCheck } from "../shard-check.js";
 import { BatchStream, type BatchStreamOptions, type PositionedBatch } from "./batch-stream.js";
 
+/** Options of openDataset: the files, the sequence length, batching, shuffling, epochs, and this process's share. */
 export interface DatasetOptions {
   /** A directory (its *.tfrecord and *.tfrecord.gz files), a glob, a file, or a list of those; local or gs://. */
   files: string | string[];
@@ -76,6 +77,7 @@ interface Setup {
   skipped: SkippedRecords;
 }
 
+/** A stream of batches read from TFRecord shards, with map/batch/prefetch stages; iterate it with for await. */
 export class TFRecordDataset<T> implements AsyncIterable<T> {
   private constructor(
     private readonly setup: Setup,

@@ -27,6 +27,7 @@ import { checkShard } from "../shard-check.js";
 import { MANIFEST } from "./manifest.js";
 import { OptionError } from "../../core/option-error.js";
 
+/** Options of prepareDataset: the tokenizer, the input texts, the output directory, the splits and shard sizes. */
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
   tokenizer: string;
@@ -65,6 +66,7 @@ export interface SplitSummary {
   damagedShards: string[];
 }
 
+/** What prepareDataset wrote: each split's rows, tokens and shards, the bytes read and the time taken. */
 export interface PrepareResult {
   splits: SplitSummary[];
   inputBytes: number;
@@ -91,6 +93,7 @@ interface Task {
   result: ReturnType<EncoderPool["encode"]>;
 }
 
+/** Tokenizes text files into TFRecord shards (a main split, and validation and test when asked for), in worker threads. */
 export async function prepareDataset(options: PrepareOptions): Promise<PrepareResult> {
   const o = resolveOptions(options);
   const started = performance.now();

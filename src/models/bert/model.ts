@@ -9,6 +9,7 @@ import { embeddingsInit, encoderApply, encoderInit, tiedLogits } from "../transf
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { ForwardOptions, MaskedLanguageModel, MaskedLMInit, Params } from "../masked-lm.js";
 
+/** A BERT masked LM of `config` (token type embeddings, absolute positions), from its parameters' initializer. */
 export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   const c = config;
   const h = c.hidden_size;

@@ -22,6 +22,7 @@ export interface Gpt2BlockParams {
 /** Queries [batch, t, heads, headDim], keys and values [batch, heads, t, headDim] → context [batch, t, hidden]. */
 type Attend = (q: k.Array, keys: k.Array, values: k.Array, layer: number | k.Array) => k.Array;
 
+/** A GPT-2 causal LM of `config`. */
 export function createGpt2(config: Gpt2Config): CausalLanguageModel {
   const c = config;
   const h = c.n_embd,

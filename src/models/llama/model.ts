@@ -34,6 +34,7 @@ function project(p: Linear, x: k.Array): k.Array {
 /** Keys and values of the new tokens ([batch, kvHeads, t, headDim]) → their attention context [batch, t, heads · headDim]. */
 type Attend = (q: k.Array, keys: k.Array, values: k.Array, layer: number | k.Array) => k.Array;
 
+/** A Llama causal LM of `config`. */
 export function createLlama(config: LlamaConfig): CausalLanguageModel {
   const c = config;
   const h = c.hidden_size,

@@ -18,6 +18,7 @@ export function robertaPositionIds(inputIds: k.Array, padId: number): k.Array {
   return notPad.cumsum(1).mul(notPad).add(padId);
 }
 
+/** A RoBERTa masked LM of `config`, from its parameters' initializer. */
 export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   const c = config;
   const h = c.hidden_size;

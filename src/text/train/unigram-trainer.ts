@@ -17,6 +17,7 @@ import { WordCounter } from "./word-counter.js";
 export const DEFAULT_SPECIAL_TOKENS: readonly string[] = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
 export const DEFAULT_ROLES: SpecialTokenRoles = { cls: "[CLS]", sep: "[SEP]", unk: "<unk>", pad: "<pad>", mask: "[MASK]" };
 
+/** Options of trainUnigram: vocabulary size, special tokens, piece length, coverage, and the pruning schedule. */
 export interface UnigramTrainOptions {
   /** Total vocabulary size, special tokens included. */
   vocabSize: number;
