@@ -10,6 +10,7 @@ export interface TokenBatch {
   shape: [number, number];
 }
 
+/** A TokenBatch with masked-LM labels. */
 export interface MaskedBatch extends TokenBatch {
   /** The original token where a position was selected for prediction, -100 elsewhere. */
   labels: Int32Array;

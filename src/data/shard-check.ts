@@ -7,6 +7,7 @@ import type { TFRecordError } from "./tfrecord/errors.js";
 import { recordsFromFileName } from "./shards.js";
 import { storageFor } from "./storage/index.js";
 
+/** What checking shards found: files, good and skipped records, bytes, time, compression. */
 export interface ShardCheck {
   files: number;
   /** Good records in all files (equal to the counts in their names, where names state them, less those skipped). */

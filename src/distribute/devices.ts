@@ -11,9 +11,11 @@ import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./mult
 
 /** Which kind of device to train on: "cpu", "gpu", "tpu", or "auto" (an accelerator when one is found). */
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
+/** How many devices (or which): "auto", a count, or a list of indices. */
 export type DevicesSpec = "auto" | number | readonly number[];
 /** Who runs the CPU: "ort" (ONNX Runtime, the default) or "xla" (XLA's CPU PJRT plugin). */
 export type CpuExecutorName = "ort" | "xla";
+/** Every CpuExecutorName. */
 export const CPU_EXECUTORS: readonly CpuExecutorName[] = ["ort", "xla"];
 
 let accelerator: { executor?: k.Executor; notFound?: string } | undefined;
@@ -151,6 +153,7 @@ function describeAvailable(): string {
     .join("; ");
 }
 
+/** Options of selectDevices: the accelerator, how many devices, who runs the CPU, the PJRT plugin. */
 export interface DeviceSelection {
   accelerator?: Accelerator;
   devices?: DevicesSpec;

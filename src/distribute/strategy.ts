@@ -166,6 +166,7 @@ export class DataParallel extends BaseStrategy {
   }
 }
 
+/** A strategy's name ("auto" picks one from the devices). */
 export type StrategyName = "auto" | "one-device" | "data-parallel";
 
 /** Whether an executor's client spans several processes (XLA made with `distributed`): more devices in all than its own. */

@@ -14,7 +14,9 @@ import { onnxModel } from "./onnx-model.js";
 import { buildCausalExport, type BuiltExport } from "./causal-export.js";
 import { OptionError } from "../core/option-error.js";
 
+/** The formats exportModel writes. */
 export const EXPORT_FORMATS = ["onnx"] as const;
+/** The precisions exportModel writes. */
 export const EXPORT_PRECISIONS = ["f32"] as const;
 /** Model types the exporter can trace: every family of the model registry, masked and causal. */
 export const EXPORTABLE_MODEL_TYPES: readonly string[] = modelTypes();
@@ -36,6 +38,7 @@ export interface ExportOptions {
   producerVersion: string;
 }
 
+/** What exportModel wrote: the model file, its outputs, the sequence length, its size, and notices. */
 export interface ExportResult {
   modelPath: string;
   outputs: string[];

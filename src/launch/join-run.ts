@@ -17,6 +17,7 @@ export interface RunContext extends ProcessEnv {
   close(): void;
 }
 
+/** Thrown when a process cannot join its run (the store unreachable, a rank missing at the barrier). */
 export class JoinRunError extends Error {
   constructor(message: string) {
     super(message);

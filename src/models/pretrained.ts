@@ -152,7 +152,7 @@ export interface LoadModelOptions {
   seed?: number;
 }
 
-/** @deprecated the options of loadModel: LoadModelOptions. */
+/** Options of loadModel. @deprecated the options of loadModel: LoadModelOptions. */
 export type LoadPretrainedOptions = LoadModelOptions;
 
 /** A masked LM loaded from a directory, with its parameters. */

@@ -9,6 +9,7 @@ import { appliesWeightDecay } from "./adamw.js";
 import { asSchedule, checkOption, namedLeaves, type Optimizer, type OptimizerState } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** Options of Adafactor: learning rate (or the relative step), decay, clipping, weight decay, factoring. */
 export interface AdafactorOptions {
   /**
    * An explicit rate (a number or a schedule). Without one, the step size is transformers' relative

@@ -4,6 +4,7 @@ import * as k from "../core/index.js";
 import { asSchedule, type Optimizer, type OptimizerState } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** Options of AdamW: learning rate (or schedule), betas, epsilon, weight decay. */
 export interface AdamWOptions {
   learningRate: number | Schedule;
   beta1?: number;

@@ -7,11 +7,13 @@ import { forEachWordBody, METASPACE } from "./metaspace.js";
 import { normalizeText } from "./normalizer.js";
 import { UnigramModel } from "./unigram-model.js";
 
+/** Options of encode. */
 export interface EncodeOptions {
   /** Wrap the ids in the template's special tokens ([CLS] … [SEP]). Default true. */
   addSpecialTokens?: boolean;
 }
 
+/** Options of decode. */
 export interface DecodeOptions {
   /** Leave special tokens out of the text. Default false, as in `tokenizers`. */
   skipSpecialTokens?: boolean;

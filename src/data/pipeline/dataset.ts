@@ -229,6 +229,7 @@ function checkState(state: DatasetState, settings: Record<string, unknown>): voi
 
 type Item = { batch: PositionedBatch; value: unknown; lastInEpoch: boolean } | { error: unknown } | { done: true };
 
+/** An iterator over a TFRecordDataset's batches, prefetching in the background; it records the data position for checkpoints. */
 export class DatasetIterator<T> implements AsyncIterableIterator<T> {
   private readonly stream: BatchStream;
   private readonly queue: Item[] = [];

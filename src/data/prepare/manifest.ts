@@ -7,6 +7,7 @@ import { recordsFromFileName } from "../shards.js";
 
 export const MANIFEST = "prepare.json";
 
+/** A split directory's prepare.json: the settings, whether the run finished, and the record count. */
 export interface PrepareManifest {
   settings: { tokenizerSha256?: string; inputs?: { path: string }[]; [setting: string]: unknown };
   complete: boolean;

@@ -52,6 +52,7 @@ export interface PrepareOptions {
   progress?: ProgressSink | null;
 }
 
+/** One split prepareDataset wrote: its directory, rows, tokens and shards. */
 export interface SplitSummary {
   split: string;
   dir: string;
