@@ -38,7 +38,7 @@ export function findDevice(id: string): Device {
   return d;
 }
 
-/** The device that new arrays go to when none is given (cpu:0 unless setDefaultDevice changed it). */
+/** The device that new arrays go to when none is given: the first executor's first device, or setDefaultDevice's. */
 export function getDefaultDevice(): Device {
   defaultDevice ??= executors[0]?.devices()[0];
   if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");

@@ -112,7 +112,7 @@ function openSocket(host: string, port: number, timeoutMs: number): Promise<Sock
   });
 }
 
-/** A client of the run's coordination store: put, get with a timeout, barriers, abort. */
+/** A client of the run's coordination store: put, get with a timeout, tryGet, delete, barriers, abort. */
 export class StoreClient {
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();

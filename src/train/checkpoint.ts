@@ -15,7 +15,7 @@ import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
-/** A checkpoint's trainer_state.json: the step, the epoch, the data position, the run's settings and history. */
+/** A checkpoint's trainer_state.json: the step, the epoch, the data position, the seed, the best metric, the log. */
 export interface TrainerStateJson {
   global_step: number;
   epoch: number;

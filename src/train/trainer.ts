@@ -206,7 +206,7 @@ export interface FitResult {
 
 type Positioned = { batch: TokenBatch; info: BatchInfo };
 
-/** Trains a model on a dataset with checkpoints, evaluation, callbacks and resumption (a compiled step per batch shape). */
+/** Trains a model on a dataset with checkpoints, evaluation, callbacks and resumption (Lightning's Trainer). */
 export class Trainer implements TrainerView {
   globalStep = 0;
   epoch = 0;

@@ -77,7 +77,7 @@ interface Setup {
   skipped: SkippedRecords;
 }
 
-/** A stream of batches read from TFRecord shards, with map/batch/prefetch stages; iterate it with for await. */
+/** A stream of batches read from TFRecord shards, transformed by map(); iterate it with for await. */
 export class TFRecordDataset<T> implements AsyncIterable<T> {
   private constructor(
     private readonly setup: Setup,

@@ -28,7 +28,7 @@ export interface ReadRange {
   end?: number;
 }
 
-/** A file system: local paths or gs:// (glob, stat, read, write). */
+/** A file system, local or gs://: glob, size, ranged reads, atomic writes, removal. */
 export interface Storage {
   /** Files matching a glob (`*` and `?` within a path segment, `**` across segments), sorted. */
   glob(pattern: string): Promise<string[]>;
