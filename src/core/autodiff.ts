@@ -95,6 +95,7 @@ function vjpWithAux(fn: (...args: any[]) => [unknown, unknown], primals: readonl
   return [outTreeDef!.unflatten(outputs), pullback, auxTreeDef!.unflatten(all.slice(numOut))];
 }
 
+/** Options of grad and valueAndGrad. */
 export interface GradOptions {
   /** Which positional arguments to differentiate (default 0). */
   argnums?: number | readonly number[];

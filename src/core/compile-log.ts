@@ -24,6 +24,7 @@ function changingDims(sigs: readonly (readonly string[])[]): string[] {
   return out;
 }
 
+/** One compiled function's bookkeeping: compiles, cache hits, executions, and warnings about changing shapes. */
 export class CompileLog {
   readonly metrics: FunctionMetrics;
   private readonly seen: string[][] = [];

@@ -22,12 +22,14 @@ export function findDevice(id: string): Device {
   return d;
 }
 
+/** The device that new arrays go to when none is given: the first executor's first device, or setDefaultDevice's. */
 export function getDefaultDevice(): Device {
   defaultDevice ??= registeredExecutors()[0]?.devices()[0];
   if (!defaultDevice) throw new Error("no executor is registered: import from the package entry ('kiln'), which registers them");
   return defaultDevice;
 }
 
+/** Makes `d` (a Device or an id such as "cpu:1") the device new arrays go to. */
 export function setDefaultDevice(d: Device | string): void {
   defaultDevice = typeof d === "string" ? findDevice(d) : d;
 }

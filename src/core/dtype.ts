@@ -4,10 +4,13 @@
 // Uint16Array and widened whenever they are computed with, then rounded back once (to nearest even, from
 // the value as computed), which is what an accelerator's bf16/f16 arithmetic with f32 accumulation does.
 
+/** The element types an Array can hold. */
 export type DType = "f32" | "f64" | "bf16" | "f16" | "i32" | "u32" | "bool" | "i64";
 
+/** Every DType. */
 export const DTYPES: readonly DType[] = ["f32", "f64", "bf16", "f16", "i32", "u32", "bool", "i64"];
 
+/** The typed arrays that hold an Array's values on the host (bf16 and f16 as raw 16-bit patterns, bool as bytes). */
 export type HostArray = Float32Array | Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array | BigInt64Array;
 
 /** The host array a dtype's data comes back as (`HostArrayOf<"f32">` is Float32Array; of DType, any of them). */
@@ -45,10 +48,12 @@ export type DTypeOfHost<H> = H extends Float32Array
 export function isFloat(d: DType): boolean {
   return d === "f32" || d === "f64" || d === "bf16" || d === "f16";
 }
+/** Whether `d` is an integer type (i32, u32, i64). */
 export function isInt(d: DType): boolean {
   return d === "i32" || d === "u32" || d === "i64";
 }
 
+/** Bytes per element of `d`. */
 export function itemSize(d: DType): number {
   switch (d) {
     case "f64":
@@ -66,6 +71,7 @@ export function itemSize(d: DType): number {
   }
 }
 
+/** A zeroed host array of `n` elements of dtype `d`. */
 export function allocHost(d: DType, n: number): HostArray {
   switch (d) {
     case "f32":
@@ -144,6 +150,7 @@ export function toBf16Bits(x: number): number {
   if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff; // quiet NaN
   return u >>> 16;
 }
+/** The number a bf16 bit pattern stands for. */
 export function bf16BitsToF32(b: number): number {
   u32buf[0] = b << 16;
   return f32buf[0]!;
@@ -162,6 +169,7 @@ export function toF16Bits(x: number): number {
   const exp = ((u >>> 23) & 0xff) - 127 + 15;
   return sign | (exp << 10) | ((u & 0x7fffff) >>> 13);
 }
+/** The number an f16 bit pattern stands for. */
 export function f16BitsToF32(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >>> 10) & 0x1f;
@@ -226,6 +234,7 @@ export function fromNumbers(d: DType, xs: ArrayLike<number>): HostArray {
   return out;
 }
 
+/** The dtype whose values a host typed array holds. */
 export function dtypeOfHost(a: HostArray): DType {
   if (a instanceof Float32Array) return "f32";
   if (a instanceof Float64Array) return "f64";
@@ -239,6 +248,7 @@ export function dtypeOfHost(a: HostArray): DType {
 // Promotion for mixed-dtype arithmetic, JAX-style: floats win over ints, wider floats over narrower;
 // bf16 with f16 meets at f32. Integers must agree (no silent int widening).
 const FLOAT_RANK: Partial<Record<DType, number>> = { bf16: 1, f16: 1, f32: 2, f64: 3 };
+/** The dtype of a binary operation's result on operands of dtypes `a` and `b`. */
 export function promoteTypes(a: DType, b: DType): DType {
   if (a === b) return a;
   if (a === "bool") return b;

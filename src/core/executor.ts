@@ -3,8 +3,10 @@
 import type { HostArray } from "./dtype.js";
 import type { AVal, Program } from "./ir.js";
 
+/** The kind of hardware a device is. */
 export type Platform = "cpu" | "gpu" | "tpu";
 
+/** One device of an executor: where arrays live and programs run. */
 export interface Device {
   /** Stable name, e.g. "cpu:0", "gpu:1". */
   readonly id: string;
@@ -30,6 +32,7 @@ export interface DeviceBuffer {
   readonly disposed: boolean;
 }
 
+/** How an executor compiles a program (buffer donation, replicas). */
 export interface CompileOptions {
   /** One entry per program input: the executor may reuse that input's memory for an output. */
   readonly donate?: readonly boolean[];
@@ -39,6 +42,7 @@ export interface CompileOptions {
   readonly devices?: readonly Device[];
 }
 
+/** A program compiled by an executor, ready to run on device buffers. */
 export interface Executable {
   readonly program: Program;
   readonly replicas: number;

@@ -44,12 +44,14 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
       );
 }
 
+/** Softmax along `axis` (default the last), computed stably (the maximum subtracted first). */
 export function softmax(x: Array, axis = -1): Array {
   const a = normAxis(axis, x.ndim);
   const e = exp(sub(x, stopGradient(max(x, a, { keepDims: true }))));
   return div(e, sum(e, a, { keepDims: true }));
 }
 
+/** Log of the softmax along `axis` (default the last), through logsumexp. */
 export function logSoftmax(x: Array, axis = -1): Array {
   return sub(x, logsumexp(x, axis, { keepDims: true }));
 }
@@ -110,6 +112,7 @@ export function takeAlongLastAxis(x: Array, idx: Array): Array {
   return reshape(take(reshape(x, [rows * v]), flatIdx, 0), idx.shape);
 }
 
+/** Options of crossEntropy and softmaxCrossEntropy. */
 export interface CrossEntropyOptions {
   /** Labels equal to this are ignored (default -100, as PyTorch and Hugging Face). */
   ignoreIndex?: number;

@@ -10,11 +10,13 @@ export interface AVal {
   readonly dtype: DType;
 }
 
+/** A value in a traced program: its id and its abstract value (shape and dtype). */
 export interface Var {
   readonly id: number;
   readonly aval: AVal;
 }
 
+/** How compare compares: equal, not equal, less, less or equal, greater, greater or equal. */
 export type CompareDirection = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
 
 /**
@@ -99,8 +101,10 @@ export interface PrimParams {
   scan: { body: Program; numConsts: number; numCarry: number; length: number; reverse: boolean };
 }
 
+/** The name of a primitive operation. */
 export type Prim = keyof PrimParams;
 
+/** One equation of a traced program: a primitive applied to input variables, with its parameters. */
 export interface Eqn<P extends Prim = Prim> {
   readonly prim: P;
   readonly inputs: readonly Var[];
@@ -127,6 +131,7 @@ export function* allEquations(p: Program): Generator<Eqn> {
   }
 }
 
+/** A constant of a traced program: its variable and its host value. */
 export interface Const {
   readonly v: Var;
   readonly value: HostArray;
@@ -144,6 +149,7 @@ export interface Program {
   readonly outputs: readonly Var[];
 }
 
+/** An abstract value as text, e.g. "f32[2,3]". */
 export function fmtAVal(a: AVal): string {
   return `${a.dtype}${fmtShape(a.shape)}`;
 }

@@ -16,6 +16,7 @@ import { CompileLog } from "./compile-log.js";
 import { bufferOn } from "./ops/dispatch.js";
 import { asArray } from "./ops/creation.js";
 
+/** Options of jit. */
 export interface JitOptions {
   /** Positional arguments that are compile-time constants (hashed into the cache key). */
   staticArgs?: readonly number[];
@@ -35,6 +36,7 @@ interface Compiled {
   outTree: TreeDef;
 }
 
+/** A function compiled by jit: called like the original, with lower() to see its program. */
 export interface Jitted<F extends (...args: any[]) => any> {
   (...args: Parameters<F>): ReturnType<F>;
   /** The program that a call with these arguments runs (traces if needed; does not compile). */
@@ -49,6 +51,7 @@ function leafSignature(x: unknown, i: number): string {
   throw new TypeError(`jit: argument leaf ${i} is a ${typeof x}; only Arrays and numbers can be traced — list its argument in staticArgs`);
 }
 
+/** Compiles `fn` into one program per argument signature (shapes, dtypes, static arguments) and runs that on later calls. */
 export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions = {}): Jitted<F> {
   if (typeof fn !== "function")
     throw new OptionError({

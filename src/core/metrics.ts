@@ -1,6 +1,7 @@
 // Counters in the style of torch_xla's metrics report: what was compiled, how often, how long it took,
 // how often it ran, and what crossed between host and device. They answer "why is my training slow?".
 
+/** Counters of one compiled function: compiles, their time, cache hits, executions, signatures seen. */
 export interface FunctionMetrics {
   readonly name: string;
   compiles: number;
@@ -32,12 +33,14 @@ export function countEagerOp(prim: string): void {
   eagerOps.set(prim, (eagerOps.get(prim) ?? 0) + 1);
 }
 
+/** Every counter at one moment: compiled functions, host-device transfers, eager operations. */
 export interface MetricsSnapshot {
   functions: FunctionMetrics[];
   transfers: typeof transfers;
   eagerOps: Record<string, number>;
 }
 
+/** A copy of the counters so far (see metricsReport for them as text). */
 export function metrics(): MetricsSnapshot {
   return {
     functions: functions.map((f) => ({ ...f, signatures: [...f.signatures] })),
@@ -46,6 +49,7 @@ export function metrics(): MetricsSnapshot {
   };
 }
 
+/** Sets every counter back to zero. */
 export function resetMetrics(): void {
   functions.length = 0;
   transfers.toHost = { count: 0, bytes: 0 };

@@ -2,6 +2,7 @@
 // visits object keys in sorted order, so two trees with the same keys always flatten the same way.
 import { Array } from "./array.js";
 
+/** A nested structure of arrays (or other leaves `L`): arrays, lists and objects of them. */
 export type PyTree<L = Array> = L | readonly PyTree<L>[] | { readonly [k: string]: PyTree<L> };
 
 /** The structure of a tree without its leaves; `key` identifies it for caching. */

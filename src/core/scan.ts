@@ -11,6 +11,7 @@ import { bindMulti } from "./ops/dispatch.js";
 import { asArray, full, fromHost } from "./ops/creation.js";
 import { add } from "./ops/elementwise.js";
 
+/** Options of scan. */
 export interface ScanOptions {
   /** Iterations; required when there are no xs, else it must equal their leading dimension. */
   length?: number;

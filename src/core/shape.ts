@@ -1,13 +1,16 @@
 // Static shapes: plain arrays of non-negative integers.
 
+/** An array's dimensions, outermost first. */
 export type Shape = readonly number[];
 
+/** The number of elements of an array of `shape`. */
 export function sizeOf(shape: Shape): number {
   let n = 1;
   for (const d of shape) n *= d;
   return n;
 }
 
+/** Row-major strides, in elements, of an array of `shape`. */
 export function stridesOf(shape: Shape): number[] {
   const s = new Array<number>(shape.length);
   let acc = 1;
@@ -18,10 +21,12 @@ export function stridesOf(shape: Shape): number[] {
   return s;
 }
 
+/** Whether two shapes have the same dimensions. */
 export function shapesEqual(a: Shape, b: Shape): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
+/** A shape as text, e.g. "[2,3]". */
 export function fmtShape(shape: Shape): string {
   return `[${shape.join(",")}]`;
 }
@@ -48,6 +53,7 @@ export function normAxis(axis: number, rank: number): number {
   return a;
 }
 
+/** `axes` (one, a list, or undefined for all) as sorted non-negative axes of a rank-`rank` array. */
 export function normAxes(axes: number | readonly number[] | undefined, rank: number): number[] {
   if (axes === undefined) return Array.from({ length: rank }, (_, i) => i);
   const list = typeof axes === "number" ? [axes] : axes;

@@ -1,5 +1,6 @@
 // The batch layout the data layer hands to training: row-major int32 arrays, one row per example.
 
+/** A batch of tokenized examples as flat typed arrays (what openDataset yields). */
 export interface TokenBatch {
   /** Token ids, [batch * maxLength]. */
   inputIds: Int32Array;
@@ -9,6 +10,7 @@ export interface TokenBatch {
   shape: [number, number];
 }
 
+/** A TokenBatch with masked-LM labels. */
 export interface MaskedBatch extends TokenBatch {
   /** The original token where a position was selected for prediction, -100 elsewhere. */
   labels: Int32Array;

@@ -11,6 +11,7 @@ import { storageFor } from "./storage/index.js";
 import { createHash } from "node:crypto";
 import { recordedDigest, ShardDigestError, type PrepareManifest, type ShardDigest } from "./prepare/manifest.js";
 
+/** What checking shards found: files, good and skipped records, bytes, time, compression. */
 export interface ShardCheck {
   files: number;
   /** Good records in all files (equal to the counts in their names, where names state them, less those skipped). */

@@ -4,6 +4,7 @@ import type { Compression } from "./tfrecord/files.js";
 
 const RECORDS_IN_NAME = /-\d+-(\d+)\.tfrecord(?:\.gz)?$/;
 
+/** A shard's file name: dataset-<index>-<records>.tfrecord, .gz when compressed. */
 export function shardFileName(index: number, records: number, compression: Compression = "none"): string {
   return `dataset-${index}-${records}.tfrecord${compression === "gzip" ? ".gz" : ""}`;
 }

@@ -9,10 +9,13 @@ import { discoverCpuPlugin, discoverPjrtPlugin, createXlaExecutor } from "../exe
 import { localGpuOrdinals } from "./local-gpus.js";
 import { acceleratorProcessPlace, processPlace, type ProcessPlace } from "./multi-process.js";
 
+/** Which kind of device to train on: "cpu", "gpu", "tpu", or "auto" (an accelerator when one is found). */
 export type Accelerator = "auto" | "cpu" | "gpu" | "tpu";
+/** How many devices (or which): "auto", a count, or a list of indices. */
 export type DevicesSpec = "auto" | number | readonly number[];
 /** Who runs the CPU: "ort" (ONNX Runtime, the default) or "xla" (XLA's CPU PJRT plugin). */
 export type CpuExecutorName = "ort" | "xla";
+/** Every CpuExecutorName. */
 export const CPU_EXECUTORS: readonly CpuExecutorName[] = ["ort", "xla"];
 
 let accelerator: { executor?: k.Executor; notFound?: string } | undefined;
@@ -146,6 +149,7 @@ function describeAvailable(): string {
     .join("; ");
 }
 
+/** Options of selectDevices: the accelerator, how many devices, who runs the CPU, the PJRT plugin. */
 export interface DeviceSelection {
   accelerator?: Accelerator;
   devices?: DevicesSpec;

@@ -1,6 +1,7 @@
 // A value that differs per replica (Keras' PerReplica): one Array for each replica, in replica order.
 import * as k from "../core/index.js";
 
+/** A value that differs per replica: one for each replica, in replica order. */
 export class PerReplica<T = k.Array> {
   constructor(readonly values: readonly T[]) {
     if (values.length === 0) throw new Error("PerReplica needs at least one value");

@@ -10,6 +10,7 @@
 import * as k from "../core/index.js";
 import { PerReplica } from "./per-replica.js";
 
+/** Options of a replicated function: its devices, name and donated arguments. */
 export interface ReplicatedOptions {
   devices: readonly k.Device[];
   name?: string;

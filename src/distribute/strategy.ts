@@ -11,6 +11,7 @@ import { replicated } from "./replicated.js";
 /** A compiled per-replica function, with the jit-style counters. */
 export type CompiledFn = ((...args: any[]) => any) & { readonly metrics: k.FunctionMetrics };
 
+/** How a computation is spread over devices: the replicas, and how to place, compile and run on them. */
 export interface Strategy {
   readonly name: "one-device" | "data-parallel";
   readonly devices: readonly k.Device[];
@@ -130,6 +131,7 @@ abstract class BaseStrategy implements Strategy {
   }
 }
 
+/** The strategy of a single device. */
 export class OneDevice extends BaseStrategy {
   readonly name = "one-device" as const;
   constructor(device: k.Device) {
@@ -144,6 +146,7 @@ export class OneDevice extends BaseStrategy {
   }
 }
 
+/** Data parallelism: every replica runs the same program on its share of the batch, gradients summed across them. */
 export class DataParallel extends BaseStrategy {
   readonly name = "data-parallel" as const;
   override readonly global: boolean;
@@ -164,6 +167,7 @@ export class DataParallel extends BaseStrategy {
   }
 }
 
+/** A strategy's name ("auto" picks one from the devices). */
 export type StrategyName = "auto" | "one-device" | "data-parallel";
 
 /** Whether an executor's client spans several processes (XLA made with `distributed`): more devices in all than its own. */

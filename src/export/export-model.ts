@@ -14,13 +14,16 @@ import { onnxModel } from "./onnx-model.js";
 import { buildCausalExport, type BuiltExport } from "./causal-export.js";
 import { OptionError } from "../core/option-error.js";
 
+/** The formats exportModel writes. */
 export const EXPORT_FORMATS = ["onnx"] as const;
+/** The precisions exportModel writes. */
 export const EXPORT_PRECISIONS = ["f32"] as const;
 /** Model types the exporter can trace: every family of the model registry, masked and causal. */
 export const EXPORTABLE_MODEL_TYPES: readonly string[] = modelTypes();
 /** The tokenizer files transformers.js reads, copied when the export goes to another directory. */
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
+/** Options of exportModel: the model directory, the format, the batch size, sequence length and precision, the output. */
 export interface ExportOptions {
   modelDir: string;
   format: string;
@@ -35,6 +38,7 @@ export interface ExportOptions {
   producerVersion: string;
 }
 
+/** What exportModel wrote: the model file, its outputs, the sequence length, its size, and notices. */
 export interface ExportResult {
   modelPath: string;
   outputs: string[];
@@ -55,6 +59,7 @@ async function readModelTask(dir: string): Promise<ModelTask> {
   return findModelSpec(type)!.task;
 }
 
+/** Exports a saved model directory to a standalone inference model (ONNX; see EXPORT_FORMATS). */
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
     throw new OptionError({

@@ -17,6 +17,7 @@ export interface RunContext extends ProcessEnv {
   close(): void;
 }
 
+/** Thrown when a process cannot join its run (no launcher, or no coordination store). */
 export class JoinRunError extends Error {
   constructor(message: string) {
     super(message);

@@ -10,6 +10,7 @@ import { joinRun, type RunContext } from "./join-run.js";
 /** What fn gets: its place in the run, the run's coordination store and a barrier over every rank. */
 export type LaunchContext = RunContext;
 
+/** Options of launch: processes on this host, hosts in the run and this host's index, the store's address. */
 export interface LaunchOptions {
   /** Processes to run on this host. */
   nprocs: number;

@@ -2,8 +2,10 @@
 // Open MPI's mpirun, MPICH's Hydra (PMI), SLURM's srun, or a Cloud TPU VM. The first launcher whose
 // variables are present wins; a half-set or contradictory set is an error that names the variable.
 
+/** The launcher whose environment told a process its place. */
 export type ProcessEnvSource = "kiln" | "torchrun" | "slurm" | "openmpi" | "mpich" | "tpu";
 
+/** Which process of a run this is: ranks and sizes, the node, the store's address, and which launcher said so. */
 export interface ProcessEnv {
   rank: number;
   worldSize: number;
@@ -18,6 +20,7 @@ export interface ProcessEnv {
 
 type Env = Record<string, string | undefined>;
 
+/** Thrown when the launcher's environment variables are half set or contradict each other; names the variable. */
 export class ProcessEnvError extends Error {
   constructor(message: string) {
     super(message);

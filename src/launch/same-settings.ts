@@ -25,6 +25,7 @@ function digests(settings: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
+/** Options of checkSameSettings: the check's name and how long to wait for every rank. */
 export interface SameSettingsOptions {
   /** Names this check (default "settings"), so a run can check more than one set. */
   name?: string;

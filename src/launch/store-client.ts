@@ -24,6 +24,7 @@ export class StoreError extends Error {
   }
 }
 
+/** Where a StoreClient connects, and how long it keeps trying at first. */
 export interface StoreClientOptions {
   host: string;
   port: number;
@@ -111,6 +112,7 @@ function openSocket(host: string, port: number, timeoutMs: number): Promise<Sock
   });
 }
 
+/** A client of the run's coordination store: put, get with a timeout, tryGet, delete, barriers, abort. */
 export class StoreClient {
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();

@@ -14,6 +14,7 @@ import {
   type StoreRequest,
 } from "../io/store-wire.js";
 
+/** Options of StoreServer: the address and port to listen on, and a request hook. */
 export interface StoreServerOptions {
   /** Address to listen on (default 127.0.0.1; another host's processes need an address they can reach). */
   host?: string;
@@ -82,6 +83,7 @@ function parseRequest(text: string): StoreRequest | string {
   return problems.find(Boolean) ?? (r as unknown as StoreRequest);
 }
 
+/** The run's coordination store: a small TCP key-value service with barriers and abort that a run's processes share. */
 export class StoreServer {
   private readonly values = new Map<string, string>();
   private readonly keyWaiters = new Map<string, Set<Waiter>>();

@@ -12,6 +12,7 @@ import { StoreClient, StoreError } from "./store-client.js";
 import { relayLines } from "./line-relay.js";
 import { PmiServer } from "./pmi-server.js";
 
+/** Options of supervise: the command, processes per node, the run's nodes and store, the grace period. */
 export interface SuperviseOptions {
   /** The program each process runs, and its arguments. */
   command: string;

@@ -63,5 +63,5 @@ export function causalPresetIds(tok: PresetTokenizerIds): Record<string, unknown
   };
 }
 
-/** @deprecated the tokenizer ids any preset takes: PresetTokenizerIds. */
+/** The tokenizer ids a causal preset takes. @deprecated the tokenizer ids any preset takes: PresetTokenizerIds. */
 export type CausalTokenizerIds = PresetTokenizerIds;

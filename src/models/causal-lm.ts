@@ -13,6 +13,7 @@ export interface CausalLmConfig extends BaseModelConfig {
   pad_token_id?: number | null;
 }
 
+/** Options of a causal LM's forward pass: dropout and the batch's place in the stream. */
 export interface CausalForwardOptions {
   /** PRNG key for dropout; null (default) runs without dropout. */
   dropoutKey?: k.Array | null;

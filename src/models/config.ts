@@ -3,8 +3,10 @@
 import { readFile } from "node:fs/promises";
 import type { PresetTokenizerIds } from "./spec.js";
 
+/** The masked LM families: "roberta" or "bert". */
 export type ModelType = "roberta" | "bert";
 
+/** A masked LM's Hugging Face config.json (RoBERTa or BERT), with the fields Kiln reads. */
 export interface MlmConfig {
   model_type: ModelType;
   architectures: string[];
@@ -99,6 +101,7 @@ export async function readJsonObject(path: string): Promise<Record<string, unkno
   return raw as Record<string, unknown>;
 }
 
+/** Reads and validates a masked LM's config.json. */
 export async function readConfig(path: string): Promise<MlmConfig> {
   return validateConfig(await readJsonObject(path), path);
 }
@@ -108,6 +111,7 @@ export function positionsNeeded(type: ModelType, maxLength: number, padId: numbe
   return type === "roberta" ? maxLength + padId + 1 : maxLength;
 }
 
+/** The special token ids and vocabulary size a masked LM preset takes from its tokenizer. */
 export interface TokenizerIds {
   vocabSize: number;
   padId: number;

@@ -33,10 +33,12 @@ export function createModel(config: ModelConfig, init: MaskedLMInit = {}): Langu
   return model;
 }
 
+/** A masked LM (RoBERTa or BERT, by `config.model_type`). */
 export function createMaskedLM(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel {
   return createModel(config, init);
 }
 
+/** A causal LM (Llama or GPT-2, by `config.model_type`); an error for a masked LM's config. */
 export function createCausalLM(config: CausalConfig): CausalLanguageModel {
   if (modelSpec(config).task !== "causal-lm")
     throw new Error(

@@ -8,6 +8,7 @@ import type { LanguageModel, Params } from "./language-model.js";
 
 export type { Params };
 
+/** Options of a masked LM's forward pass: dropout and the batch's place in the stream. */
 export interface ForwardOptions {
   /** PRNG key for dropout; null (default) runs without dropout (evaluation, inference). */
   dropoutKey?: k.Array | null;
@@ -25,6 +26,7 @@ export interface ForwardOptions {
  * per position, with the first layer's heads attending to fixed neighbours (see local-attention-init.ts).
  */
 export type PositionInit = "normal" | "sinusoidal" | "local-attention";
+/** Every way a masked LM's position embeddings can start. */
 export const POSITION_INITS: readonly PositionInit[] = ["normal", "sinusoidal", "local-attention"];
 
 /** How a masked LM's parameters start; the architecture and the checkpoint's parameters are the same either way. */
@@ -47,6 +49,7 @@ export interface MaskedLanguageModel<P extends object = Params> extends Language
   lmHead(params: P, hidden: k.Array): k.Array;
 }
 
+/** A masked LM's loss and top-1 accuracy over the labelled positions. */
 export interface MlmOutputs {
   loss: k.Array;
   /** Correct top-1 predictions among the counted (labelled) positions. */

@@ -64,6 +64,7 @@ export function configJson(c: BaseModelConfig): Record<string, unknown> {
   };
 }
 
+/** Saves `params` with the model's config as a Hugging Face directory (model.safetensors, config.json). */
 export async function saveModel(dir: string, model: LanguageModel, params: Params): Promise<void> {
   await mkdir(dir, { recursive: true });
   await dropChecksums(dir);
@@ -146,6 +147,7 @@ export function checkFinite(t: NamedTensor, name: string, where: string): void {
   );
 }
 
+/** Options of loadModel: the device, and the task the directory must hold. */
 export interface LoadModelOptions {
   device?: k.Device;
   /** The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error. */
@@ -160,9 +162,10 @@ export interface LoadModelOptions {
   seed?: number;
 }
 
-/** @deprecated the options of loadModel: LoadModelOptions. */
+/** Options of loadModel. @deprecated the options of loadModel: LoadModelOptions. */
 export type LoadPretrainedOptions = LoadModelOptions;
 
+/** A masked LM loaded from a directory, with its parameters. */
 export interface PretrainedModel {
   task: "mlm";
   model: MaskedLanguageModel;
@@ -173,6 +176,7 @@ export interface PretrainedModel {
   notices: string[];
 }
 
+/** A causal LM loaded from a directory, with its parameters. */
 export interface PretrainedCausalModel {
   task: "causal-lm";
   model: CausalLanguageModel;

@@ -71,6 +71,7 @@ export function modelTask(c: { model_type: unknown }): ModelTask {
   return modelSpec(c).task;
 }
 
+/** Whether `c` is the config of a causal LM family (Llama, GPT-2). */
 export function isCausalConfig(c: { model_type: unknown }): c is CausalConfig {
   return findModelSpec(c.model_type)?.task === "causal-lm";
 }

@@ -28,6 +28,7 @@ export interface Preset {
   readonly maxLength: number;
 }
 
+/** A model family's entry in the registry: its model_type, task, config validation, presets and constructor. */
 export interface ModelSpec<
   C extends BaseModelConfig = BaseModelConfig,
   M extends LanguageModel = LanguageModel,

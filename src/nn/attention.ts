@@ -4,6 +4,7 @@ import * as k from "../core/index.js";
 import { accumulationDtype, dense, type DenseParams } from "./layers.js";
 import type { DropoutSites } from "./dropout-sites.js";
 
+/** The parameters of self-attention's query, key and value projections. */
 export interface SelfAttentionParams {
   query: DenseParams;
   key: DenseParams;

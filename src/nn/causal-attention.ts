@@ -64,6 +64,7 @@ export function writeCache(cache: k.Array, fresh: k.Array, start: number | k.Arr
   return k.scatterAdd(cache, slots, update, 2);
 }
 
+/** Attention dropout inside a layer: the dropout sites, the rate, and the layer's site index. */
 export interface AttentionDropout {
   sites: DropoutSites;
   rate: number;

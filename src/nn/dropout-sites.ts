@@ -3,6 +3,7 @@
 // batch gets exactly the masks that the whole batch would on one device.
 import * as k from "../core/index.js";
 
+/** Dropout keys for a model's forward pass: each site draws from its own key, indexed by the global example. */
 export class DropoutSites {
   /** `key` null: no dropout (evaluation). `exampleOffset`: global index of this batch's first example. */
   constructor(

@@ -2,14 +2,17 @@
 // is reproducible on every executor.
 import * as k from "../core/index.js";
 
+/** Normal values with mean 0 and `std`. */
 export function normalInit(key: k.Array, shape: readonly number[], std = 0.02): k.Array {
   return k.normal(key, shape, { std });
 }
 
+/** Zeros of `shape` (an initializer). */
 export function zerosInit(shape: readonly number[]): k.Array {
   return k.zeros(shape);
 }
 
+/** Ones of `shape` (an initializer). */
 export function onesInit(shape: readonly number[]): k.Array {
   return k.ones(shape);
 }

@@ -3,18 +3,22 @@
 import * as k from "../core/index.js";
 import { KeySequence, normalInit, onesInit, zerosInit } from "./init.js";
 
+/** The parameters of a dense layer: weight [out, in] and bias [out]. */
 export interface DenseParams {
   weight: k.Array;
   bias: k.Array;
 }
+/** The parameters of a layer norm: weight and bias [dim]. */
 export interface NormParams {
   weight: k.Array;
   bias: k.Array;
 }
+/** The parameters of an embedding table: weight [vocabulary, dim]. */
 export interface EmbeddingParams {
   weight: k.Array;
 }
 
+/** A dense layer's parameters: weight normal with `std`, bias zero. */
 export function denseInit(keys: KeySequence, inDim: number, outDim: number, std = 0.02): DenseParams {
   return { weight: normalInit(keys.next(), [outDim, inDim], std), bias: zerosInit([outDim]) };
 }
@@ -25,6 +29,7 @@ export function dense(p: DenseParams, x: k.Array): k.Array {
   return y.add(castLike(p.bias, y));
 }
 
+/** A layer norm's parameters: weight one, bias zero. */
 export function layerNormInit(dim: number): NormParams {
   return { weight: onesInit([dim]), bias: zerosInit([dim]) };
 }
@@ -57,6 +62,7 @@ export function conv1d(p: DenseParams, x: k.Array): k.Array {
   return y.add(castLike(p.bias, y));
 }
 
+/** A GPT-2 Conv1D layer's parameters (weight [in, out]), normal with `std`, bias zero. */
 export function conv1dInit(keys: KeySequence, inDim: number, outDim: number, std = 0.02): DenseParams {
   return { weight: normalInit(keys.next(), [inDim, outDim], std), bias: zerosInit([outDim]) };
 }
@@ -66,10 +72,12 @@ export function linear(weight: k.Array, x: k.Array): k.Array {
   return k.bind("dot_general", [x, castLike(weight, x)], { lhsContract: [x.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
 }
 
+/** An embedding table's parameters, normal with `std`. */
 export function embeddingInit(keys: KeySequence, vocab: number, dim: number, std = 0.02): EmbeddingParams {
   return { weight: normalInit(keys.next(), [vocab, dim], std) };
 }
 
+/** The rows of the embedding table for `ids`. */
 export function embed(p: EmbeddingParams, ids: k.Array): k.Array {
   return k.take(p.weight, ids, 0);
 }
@@ -79,6 +87,7 @@ export function castLike(w: k.Array, like: k.Array): k.Array {
   return w.dtype === like.dtype ? w : w.astype(like.dtype);
 }
 
+/** Activation functions by their Hugging Face config name (hidden_act): gelu, relu, tanh, silu, gelu_new, …. */
 export const ACTIVATIONS: Record<string, (x: k.Array) => k.Array> = {
   gelu: (x) => k.gelu(x),
   relu: (x) => k.maximum(x, 0),

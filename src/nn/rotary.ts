@@ -12,6 +12,7 @@ export function ropeInverseFrequencies(headDim: number, theta: number): Float32A
   return Float32Array.from({ length: half }, (_, i) => 1 / theta ** ((2 * i) / headDim));
 }
 
+/** Rotary position embeddings' cos and sin for each position. */
 export interface RotaryAngles {
   /** cos and sin of each position's angles, [batch, seq, 1, headDim] in the activation dtype. */
   cos: k.Array;

@@ -17,6 +17,7 @@ import {
 } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** Options of Adafactor: learning rate (or the relative step), decay, clipping, weight decay, factoring. */
 export interface AdafactorOptions {
   /**
    * An explicit rate (a number or a schedule). Without one, the step size is transformers' relative
@@ -70,6 +71,7 @@ function rms(x: k.Array): k.Array {
   return x.square().sum().sqrt().div(Math.sqrt(n));
 }
 
+/** Adafactor: factored second moments (memory sublinear in the parameters), with an optional relative step size. */
 export class Adafactor implements Optimizer<AdafactorState> {
   readonly name = "adafactor";
   /** The explicit rate, or undefined under the relative step. */

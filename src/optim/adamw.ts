@@ -4,6 +4,7 @@ import * as k from "../core/index.js";
 import { asSchedule, checkOptimizerOptions, type Optimizer, type OptimizerState, type OptimizerUpdate } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** Options of AdamW: learning rate (or schedule), betas, epsilon, weight decay. */
 export interface AdamWOptions {
   learningRate: number | Schedule;
   beta1?: number;
@@ -29,6 +30,7 @@ export function appliesWeightDecay(name: string): boolean {
   return !/(^|\.)(LayerNorm|layer_norm)\./.test(name) && !/(^|\.)bias$/.test(name);
 }
 
+/** AdamW: Adam with decoupled weight decay. */
 export class AdamW implements Optimizer<AdamWState> {
   readonly name = "adamw";
   readonly lr: Schedule;

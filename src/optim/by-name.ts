@@ -7,9 +7,12 @@ import { Lion } from "./lion.js";
 import type { Optimizer } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** The optimizers optimizerByName knows. */
 export const OPTIMIZER_NAMES = ["adamw", "adafactor", "lion"] as const;
+/** One of OPTIMIZER_NAMES. */
 export type OptimizerName = (typeof OPTIMIZER_NAMES)[number];
 
+/** Settings of optimizerByName: learning rate, weight decay, betas, epsilon. */
 export interface OptimizerByNameSettings {
   learningRate: number | Schedule;
   weightDecay?: number;

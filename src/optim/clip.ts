@@ -1,6 +1,7 @@
 // Gradient clipping by global norm: one scale for all gradients, so their direction is kept.
 import * as k from "../core/index.js";
 
+/** The L2 norm of all leaves of a tree taken together (in f32). */
 export function globalNorm(tree: unknown): k.Array {
   const squares = k.leaves<k.Array>(tree as k.PyTree).map((g) => g.astype("f32").square().sum());
   return squares.reduce((a, b) => a.add(b)).sqrt();

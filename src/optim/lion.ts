@@ -8,6 +8,7 @@ import { appliesWeightDecay } from "./adamw.js";
 import { asSchedule, checkOption, checkOptimizerOptions, type Optimizer, type OptimizerState, type OptimizerUpdate } from "./optimizer.js";
 import type { Schedule } from "./schedules.js";
 
+/** Options of Lion: learning rate (or schedule), betas, weight decay. */
 export interface LionOptions {
   /** Typically 3–10× smaller than AdamW's (every coordinate moves by the full rate). */
   learningRate: number | Schedule;
@@ -21,6 +22,7 @@ export interface LionOptions {
   decay?: (name: string) => boolean;
 }
 
+/** Lion's state: the step count and the momentum. */
 export interface LionState extends OptimizerState {
   /** Updates applied so far (f32 scalar). */
   step: k.Array;
@@ -33,6 +35,7 @@ function sign(x: k.Array): k.Array {
   return k.where(x.greater(0), 1, k.where(x.less(0), -1, x));
 }
 
+/** Lion: sign-of-momentum updates, one moment per parameter. */
 export class Lion implements Optimizer<LionState> {
   readonly name = "lion";
   readonly lr: Schedule;

@@ -21,6 +21,7 @@ export interface OptimizerUpdate<S extends OptimizerState = OptimizerState, P = 
   lr: k.Array;
 }
 
+/** An update rule: its state's initial value and one step of parameters and state from gradients. */
 export interface Optimizer<S extends OptimizerState = OptimizerState> {
   /** Its name in checkpoints (optimizer.safetensors' metadata) and run settings: "adamw", "adafactor", "lion", … */
   readonly name: string;

@@ -8,9 +8,12 @@
 // kernels), so the numbers are those an accelerator's 16-bit arithmetic would give.
 import * as k from "../core/index.js";
 
+/** A training precision: "32", "bf16-mixed", "bf16-true", "16-mixed" (Lightning's names). */
 export type PrecisionName = "32" | "32-true" | "bf16-mixed" | "bf16-true" | "16-mixed";
+/** The precisions a run can train in (Lightning's names). */
 export const PRECISIONS: readonly PrecisionName[] = ["32", "32-true", "bf16-mixed", "bf16-true", "16-mixed"];
 
+/** A precision's dtypes: of the parameters and of the computation, and whether the loss is scaled. */
 export interface PrecisionPolicy {
   readonly name: PrecisionName;
   readonly paramDtype: k.DType;
@@ -18,6 +21,7 @@ export interface PrecisionPolicy {
   readonly lossScaling: boolean;
 }
 
+/** The PrecisionPolicy of a precision name; an error for an unknown one. */
 export function precisionPolicy(name: string): PrecisionPolicy {
   switch (name) {
     case "32":
@@ -34,6 +38,7 @@ export function precisionPolicy(name: string): PrecisionPolicy {
   }
 }
 
+/** Options of dynamic loss scaling: the starting scale and the growth interval. */
 export interface LossScaleOptions {
   /** Starting scale (default 2^16, as PyTorch's GradScaler). */
   initScale?: number;
@@ -47,6 +52,7 @@ export interface LossScaleState {
   goodSteps: k.Array;
 }
 
+/** The starting state of dynamic loss scaling. */
 export function lossScaleInit(o: LossScaleOptions = {}): LossScaleState {
   return { scale: k.scalar(o.initScale ?? 2 ** 16), goodSteps: k.scalar(0) };
 }

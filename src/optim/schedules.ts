@@ -2,12 +2,15 @@
 // schedule runs inside the compiled step and a changing rate never recompiles.
 import * as k from "../core/index.js";
 
+/** A learning rate as a function of the step (both arrays, so it runs inside the compiled step). */
 export type Schedule = (step: k.Array) => k.Array;
 
+/** A learning rate of `lr` at every step. */
 export function constantSchedule(lr: number): Schedule {
   return (step) => k.full(step.shape, lr, "f32");
 }
 
+/** Options of a warmup-decay schedule: the peak rate, the warmup steps, the total steps. */
 export interface WarmupDecayOptions {
   peak: number;
   warmupSteps: number;

@@ -15,6 +15,7 @@ export interface FillMaskTokenizer {
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string;
 }
 
+/** One candidate for a masked position: its probability, token id, token text, and the filled-in sequence. */
 export interface FillMaskResult {
   score: number;
   token: number;
@@ -22,6 +23,7 @@ export interface FillMaskResult {
   sequence: string;
 }
 
+/** Options of FillMaskPipeline.call: how many candidates per mask. */
 export interface FillMaskOptions {
   /** Guesses per [MASK] (default 5). */
   topK?: number;
@@ -67,6 +69,7 @@ function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, so
 /** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */
 const LENGTH_BUCKET = 32;
 
+/** Fills the mask token of a text with a masked LM's most likely tokens (transformers' fill-mask pipeline). */
 export class FillMaskPipeline {
   private readonly forward;
 

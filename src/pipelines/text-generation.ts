@@ -29,11 +29,13 @@ export interface TokenEvent {
   text: string;
 }
 
+/** Options of TextGenerationPipeline.generate: GenerateOptions and a per-token callback. */
 export interface TextGenerationOptions extends GenerateOptions {
   /** Called for every new token of a prompt still running, in order (streaming). */
   onToken?: (event: TokenEvent) => void;
 }
 
+/** What TextGenerationPipeline.generate returns: each prompt's continuation, its token ids and why it stopped. */
 export interface TextGeneration {
   /** The continuation of each prompt (without the prompt; special tokens left out). */
   texts: string[];
@@ -66,6 +68,7 @@ function checkModelTokenizer(model: CausalLanguageModel, tokenizer: GenerationTo
     );
 }
 
+/** Text in, text out with a causal LM (transformers' text-generation pipeline); fromPretrained loads a model directory. */
 export class TextGenerationPipeline {
   readonly generator: Generator;
   /** What loading the model reported (tensors it does not use), for the caller to show. */

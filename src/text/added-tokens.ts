@@ -4,6 +4,7 @@
 // [MASK] as one id) and `rstrip` the whitespace to its right. The pieces between matches go on to the
 // normalizer, the pre-tokenizer and the model.
 
+/** A token of tokenizer.json's added_tokens: its id, text, and how it matches. */
 export interface AddedToken {
   id: number;
   content: string;

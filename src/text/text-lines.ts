@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 
+/** Options of readTextLines: read JSON Lines and take a field. */
 export interface ReadTextOptions {
   /** Read JSON Lines and take each object's document from this field. */
   textField?: string;

@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../io/atomic-file.js";
 import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
 import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
 
+/** Options of saveTokenizer: the model's longest input. */
 export interface SaveTokenizerOptions {
   /** The longest input the model takes, recorded for `transformers` (RoBERTa: 512). */
   modelMaxLength?: number;

@@ -7,16 +7,19 @@ import { forEachWordBody, METASPACE } from "./metaspace.js";
 import { normalizeText } from "./normalizer.js";
 import { UnigramModel } from "./unigram-model.js";
 
+/** Options of encode. */
 export interface EncodeOptions {
   /** Wrap the ids in the template's special tokens ([CLS] … [SEP]). Default true. */
   addSpecialTokens?: boolean;
 }
 
+/** Options of decode. */
 export interface DecodeOptions {
   /** Leave special tokens out of the text. Default false, as in `tokenizers`. */
   skipSpecialTokens?: boolean;
 }
 
+/** A tokenizer: text to token ids and back, with its special tokens' ids. */
 export interface Tokenizer {
   readonly vocabSize: number;
   readonly unkId: number;
@@ -54,6 +57,7 @@ export interface UnigramTokenizerSpec {
 const WORD_CACHE_ENTRIES = 200_000;
 const WORD_CACHE_MAX_LENGTH = 256;
 
+/** A Unigram (SentencePiece-style) tokenizer, read from and written as Hugging Face tokenizer.json. */
 export class UnigramTokenizer implements Tokenizer {
   readonly spec: UnigramTokenizerSpec;
   readonly vocabSize: number;

@@ -1,6 +1,7 @@
 // Whether two tokenizers share one vocabulary, id for id: a model trained with one can be fed by the other.
 import type { Tokenizer } from "./tokenizer.js";
 
+/** An id where two vocabularies have different tokens. */
 export interface VocabularyDifference {
   id: number;
   /** The token each side has at `id` (undefined: past the end of its vocabulary). */

@@ -5,6 +5,7 @@ import type { StopRequest } from "./trainer-options.js";
 
 export type Metrics = Record<string, number>;
 
+/** What a callback sees of the Trainer: its progress and the methods it may call. */
 export interface TrainerView {
   readonly globalStep: number;
   readonly epoch: number;
@@ -27,6 +28,7 @@ export interface TrainerView {
   log(message: string): void;
 }
 
+/** Hooks the Trainer calls at the start and end of training, after each step, and after each evaluation. */
 export interface Callback {
   onTrainStart?(t: TrainerView): void | Promise<void>;
   /** After each optimizer step, with that step's metrics (loss, lr, …). */
@@ -40,6 +42,7 @@ export interface Callback {
   onFitEnd?(t: TrainerView, outputDir: string): void | Promise<void>;
 }
 
+/** Options of ModelCheckpoint: when to save. */
 export interface CheckpointOptions {
   /** Save every N optimizer steps (0: never by steps). */
   everySteps?: number;
@@ -78,6 +81,7 @@ export class ModelCheckpoint implements Callback {
   }
 }
 
+/** Options of EarlyStopping: the metric watched, its direction, and the patience. */
 export interface EarlyStoppingOptions {
   monitor?: string;
   mode?: "min" | "max";
@@ -87,6 +91,7 @@ export interface EarlyStoppingOptions {
   minDelta?: number;
 }
 
+/** Stops training when the monitored metric has not improved for `patience` evaluations. */
 export class EarlyStopping implements Callback {
   private best: number | undefined;
   private bad = 0;

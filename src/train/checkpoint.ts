@@ -24,6 +24,7 @@ import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
+/** A checkpoint's trainer_state.json: the step, the epoch, the data position, the seed, the best metric, the log. */
 export interface TrainerStateJson {
   global_step: number;
   epoch: number;
@@ -67,6 +68,7 @@ export interface SaveCheckpointArgs {
   tokenizerDir?: string;
 }
 
+/** The directory of the checkpoint at `step`: outputDir/checkpoint-<step>. */
 export function checkpointPath(outputDir: string, step: number): string {
   return join(outputDir, `checkpoint-${step}`);
 }
@@ -227,6 +229,7 @@ export async function pruneCheckpoints(outputDir: string, keepLast: number, keep
   for (const c of doomed) await rm(c.path, { recursive: true, force: true });
 }
 
+/** What loadCheckpoint read: parameters, optimizer state, loss scale and trainer state. */
 export interface LoadedCheckpoint {
   params: Params;
   opt: OptimizerState;

@@ -10,6 +10,7 @@ export const MAX_OVERFLOWS_IN_A_ROW = 50;
 /** A loss this many times ln(vocabulary), the loss of a uniform guess, means the run is diverging. */
 const DIVERGING_LOSS_FACTOR = 3;
 
+/** Thrown when a run diverges (a non-finite or exploding loss): the step, the last finite loss, and what to change. */
 export class TrainingDivergedError extends Error {
   constructor(
     message: string,

@@ -15,6 +15,7 @@ import { applyOptimizer, type Optimizer, type OptimizerState } from "../optim/op
 import { unscaleAndCheck, type LossScaleOptions, type LossScaleState } from "../optim/precision.js";
 import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, ObjectiveTargets, TrainingObjective } from "./objectives/objective.js";
 
+/** Options of makeTrainStep: the objective, the optimizer, precision, micro-batches, clipping and loss scaling. */
 export interface TrainStepOptions {
   /** What the step minimizes, and on which model (maskedLmObjective, causalLmObjective). */
   objective: TrainingObjective<any>;
@@ -40,6 +41,7 @@ export interface TrainStepOptions {
   layerLoop?: LayerLoop;
 }
 
+/** A step's metrics, as arrays: loss, correct predictions, counted targets, learning rate, gradient norm, skips. */
 export interface StepMetrics {
   /** Mean loss over the targets of the global batch. */
   loss: k.Array;
@@ -59,6 +61,7 @@ export interface StepMetrics {
   nonFinite: k.Array;
 }
 
+/** What the training step carries from one step to the next: parameters, optimizer state, loss scale. */
 export interface TrainState<S extends OptimizerState = OptimizerState> {
   params: Params;
   /** The optimizer's state (a tree of arrays whose shape the optimizer decides). */

@@ -50,6 +50,7 @@ type Defaulted =
   | "progress"
   | "optimizer";
 
+/** Trains a model on a dataset with checkpoints, evaluation, callbacks and resumption (Lightning's Trainer). */
 export class Trainer implements TrainerView {
   globalStep = 0;
   epoch = 0;

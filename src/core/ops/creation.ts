@@ -13,6 +13,7 @@ import { OptionError } from "../option-error.js";
 import { checkInteger, checkOptions } from "../check-options.js";
 import { checkDType, checkShape, hostDataAs, hostDType } from "../check-array-args.js";
 
+/** Options of array: its dtype, shape and device. */
 export interface ArrayOptions {
   dtype?: DType;
   shape?: readonly number[];
@@ -132,10 +133,14 @@ function fullAt(where: string, shape: unknown, value: unknown, dtype: unknown): 
   return bind("broadcast_in_dim", [literal(value, dtype, false)], { shape: [...shape], dims: [] });
 }
 
+/** An array of `shape` filled with 0. */
 export const zeros = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> =>
   fullAt("zeros", shape, 0, dtype) as Array<D>;
+/** An array of `shape` filled with 1. */
 export const ones = <D extends DType = "f32">(shape: Shape, dtype: D = "f32" as D): Array<D> => fullAt("ones", shape, 1, dtype) as Array<D>;
+/** Zeros of `x`'s shape and dtype. */
 export const zerosLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 0, x.dtype);
+/** Ones of `x`'s shape and dtype. */
 export const onesLike = <D extends DType>(x: Array<D>): Array<D> => full(x.shape, 1, x.dtype);
 
 /** Counts along `dim` of `shape` (StableHLO iota). */

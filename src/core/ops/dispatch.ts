@@ -39,6 +39,7 @@ export function bindMulti<P extends Prim>(prim: P, inputs: readonly Array[], par
   return runEager(prim, inputs, params, avals).map((b) => Array.fromBuffer(b));
 }
 
+/** Applies primitive `prim` to `inputs`: recorded under a trace, else run now on the inputs' device. */
 export function bind<P extends Prim>(prim: P, inputs: readonly Array[], params: PrimParams[P]): Array {
   for (const x of inputs) if (x.trace && !x.trace.active) throw new EscapedTracerError(fmtAVal(x.aval));
   const aval = abstractEval(

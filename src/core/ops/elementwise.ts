@@ -38,44 +38,72 @@ function binary(prim: Prim, a: ArrayOrScalar, b: ArrayOrScalar): Array {
   return out;
 }
 
+/** Elementwise a + b (broadcasting; a JS number takes the other operand's dtype). */
 export const add = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("add", a, b);
+/** Elementwise a - b (broadcasting). */
 export const sub = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("sub", a, b);
+/** Elementwise a * b (broadcasting). */
 export const mul = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("mul", a, b);
+/** Elementwise a / b (broadcasting; integer division truncates). */
 export const div = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("div", a, b);
+/** Elementwise a to the power b (broadcasting). */
 export const pow = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("pow", a, b);
+/** Elementwise maximum of a and b (broadcasting). */
 export const maximum = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("max", a, b);
+/** Elementwise minimum of a and b (broadcasting). */
 export const minimum = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("min", a, b);
+/** Elementwise bitwise (or logical, for bool) and. */
 export const bitAnd = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("and", a, b);
+/** Elementwise bitwise (or logical, for bool) or. */
 export const bitOr = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("or", a, b);
+/** Elementwise bitwise (or logical, for bool) exclusive or. */
 export const bitXor = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("xor", a, b);
+/** Elementwise a shifted left by b bits. */
 export const shiftLeft = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("shift_left", a, b);
+/** Elementwise a shifted right by b bits, filling with zeros. */
 export const shiftRightLogical = (a: ArrayOrScalar, b: ArrayOrScalar) => binary("shift_right_logical", a, b);
 
+/** Elementwise comparison of a and b in `direction`, as a bool array (broadcasting). */
 export function compare(a: ArrayOrScalar, b: ArrayOrScalar, direction: CompareDirection): Array {
   const [x, y] = broadcastPair(...unify(a, b));
   return bind("compare", [x, y], { direction });
 }
 
 const unary = (prim: Prim) => (x: ArrayOrScalar) => bind(prim as "neg", [asArray(x)], {});
+/** Elementwise -x. */
 export const neg = unary("neg");
+/** Elementwise e to the x. */
 export const exp = unary("exp");
+/** Elementwise natural logarithm. */
 export const log = unary("log");
+/** Elementwise hyperbolic tangent. */
 export const tanh = unary("tanh");
+/** Elementwise logistic sigmoid, 1 / (1 + e^-x). */
 export const logistic = unary("logistic");
+/** Elementwise Gauss error function. */
 export const erf = unary("erf");
+/** Elementwise square root. */
 export const sqrt = unary("sqrt");
+/** Elementwise 1 / sqrt(x). */
 export const rsqrt = unary("rsqrt");
+/** Elementwise absolute value. */
 export const abs = unary("abs");
+/** Elementwise sine. */
 export const sin = unary("sin");
+/** Elementwise cosine. */
 export const cos = unary("cos");
+/** Elementwise: true where x is neither infinite nor NaN. */
 export const isFinite = unary("is_finite");
+/** Elementwise bitwise (or logical, for bool) not. */
 export const bitNot = unary("not");
 
+/** `x` converted to `dtype` (`x` itself when it already has it). */
 export function astype(x: Array, dtype: DType): Array {
   if (x.dtype !== dtype) checkDType("astype", dtype);
   return x.dtype === dtype ? x : bind("convert", [x], { dtype });
 }
 
+/** Elementwise x * x. */
 export function square(x: Array): Array {
   return mul(x, x);
 }

@@ -21,17 +21,20 @@ function keep(x: Array, r: Array, axes: number[], opts?: KeepDims): Array {
     : r;
 }
 
+/** Sum over `axes` (default all; bool counts as i32), dropping them unless `keepDims`. */
 export function sum(x: Array, axes?: Axes, opts?: KeepDims): Array {
   const ax = normAxes(axes, x.ndim);
   const src = x.dtype === "bool" ? astype(x, "i32") : x;
   return keep(x, ax.length ? bind("reduce_sum", [src], { axes: ax }) : src, ax, opts);
 }
 
+/** Maximum over `axes` (default all), dropping them unless `keepDims`. */
 export function max(x: Array, axes?: Axes, opts?: KeepDims): Array {
   const ax = normAxes(axes, x.ndim);
   return keep(x, ax.length ? bind("reduce_max", [x], { axes: ax }) : x, ax, opts);
 }
 
+/** Minimum over `axes` (default all), dropping them unless `keepDims`. */
 export function min(x: Array, axes?: Axes, opts?: KeepDims): Array {
   return neg(max(neg(x), axes, opts));
 }
@@ -40,6 +43,7 @@ function count(x: Array, ax: number[]): number {
   return ax.reduce((n, a) => n * x.shape[a]!, 1);
 }
 
+/** Mean over `axes` (default all; integers averaged as f32), dropping them unless `keepDims`. */
 export function mean(x: Array, axes?: Axes, opts?: KeepDims): Array {
   const ax = normAxes(axes, x.ndim);
   const f = isFloat(x.dtype) ? x : astype(x, "f32");
@@ -63,6 +67,7 @@ export function argmax(x: Array, axis: number): Array {
   return min(where(isMax, idx, n), a);
 }
 
+/** Running sum along `axis` (from the end with `reverse`). */
 export function cumsum(x: Array, axis: number, opts?: { reverse?: boolean }): Array {
   return bind("cumsum", [x], { axis: normAxis(axis, x.ndim), reverse: opts?.reverse ?? false });
 }

@@ -35,11 +35,13 @@ export function broadcastTo(x: Array, shape: Shape): Array {
   return bind("broadcast_in_dim", [x], { shape: [...shape], dims: x.shape.map((_, i) => offset + i) });
 }
 
+/** `x` with a new axis of size 1 at `axis`. */
 export function expandDims(x: Array, axis: number): Array {
   const a = normAxis(axis, x.ndim + 1);
   return reshape(x, [...x.shape.slice(0, a), 1, ...x.shape.slice(a)]);
 }
 
+/** `x` without the size-1 axes in `axes` (default: every size-1 axis). */
 export function squeeze(x: Array, axes?: number | readonly number[]): Array {
   const drop = axes === undefined ? x.shape.flatMap((d, i) => (d === 1 ? [i] : [])) : normAxes(axes, x.ndim);
   for (const a of drop) if (x.shape[a] !== 1) throw new Error(`cannot squeeze axis ${a} of size ${x.shape[a]} in ${fmtShape(x.shape)}`);
@@ -73,12 +75,14 @@ export function sliceAxis(x: Array, axis: number, start: number, limit: number):
   );
 }
 
+/** The arrays joined along an existing `axis`. */
 export function concat(xs: readonly Array[], axis = 0): Array {
   if (xs.length === 0) throw new Error("concat needs at least one array");
   if (xs.length === 1) return xs[0]!;
   return bind("concatenate", xs, { axis: normAxis(axis, xs[0]!.ndim) });
 }
 
+/** The arrays (of one shape) stacked along a new `axis`. */
 export function stack(xs: readonly Array[], axis = 0): Array {
   if (xs.length === 0) throw new Error("stack needs at least one array");
   return concat(

@@ -99,6 +99,7 @@ export function scanRule(ins: readonly AVal[], { body, numConsts, numCarry, leng
   return body.outputs.map((v, i) => (i < numCarry ? v.aval : { shape: [length, ...v.aval.shape], dtype: v.aval.dtype }));
 }
 
+/** Each primitive's shape and dtype rule: its result's abstract value from its inputs' (checking them). */
 export const SHAPE_RULES: ShapeRuleTable = {
   neg: (ins) => {
     arity("neg", ins, 1);

@@ -93,6 +93,7 @@ function dotTranspose(
   return t.dtype === self.dtype ? t : astype(t, self.dtype);
 }
 
+/** Each primitive's reverse-mode rule: the cotangents of its inputs from its output's cotangent. */
 export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpRule<P> } = {
   neg: (ct) => [neg(ct)],
   exp: (ct, _i, out) => [mul(ct, out)],

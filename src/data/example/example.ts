@@ -13,6 +13,7 @@ import { ProtoError, ProtoReader, ProtoWriter, WIRE_FIXED32, WIRE_LEN, WIRE_VARI
 
 export type Int64Values = BigInt64Array | Int32Array | readonly number[] | readonly bigint[];
 
+/** One feature of a tf.train.Example: a list of int64s, floats, or byte strings. */
 export type Feature =
   | { kind: "int64"; values: Int64Values }
   | { kind: "float"; values: Float32Array | readonly number[] }

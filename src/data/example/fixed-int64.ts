@@ -4,6 +4,7 @@
 // straight into the rows of preallocated Int32Arrays.
 import { exampleError } from "./example.js";
 
+/** A fixed-length int64 feature: its name and length. */
 export interface FixedFeatureSpec {
   name: string;
   length: number;

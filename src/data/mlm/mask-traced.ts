@@ -3,6 +3,7 @@
 //   epochKey = h(seed, 0, epoch); rowKey = h(epochKey, 0, e); bits_d = h(rowKey, d·65536, p)
 import * as k from "../../core/index.js";
 
+/** Options of masking inside the compiled step: the mask token, the vocabulary, the special ids, the probabilities. */
 export interface TracedMaskOptions {
   maskTokenId: number;
   vocabSize: number;

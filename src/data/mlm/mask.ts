@@ -28,6 +28,7 @@
 import { hash32, threshold24 } from "../random.js";
 import { IGNORE_LABEL, type MaskedBatch, type TokenBatch } from "../batch.js";
 
+/** Options of masking on the host: the mask token, the vocabulary, the special ids, the probabilities. */
 export interface MaskOptions {
   maskTokenId: number;
   /** Random replacement ids are drawn uniformly from [0, vocabSize). */

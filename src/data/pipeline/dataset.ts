@@ -14,6 +14,7 @@ import { SkippedRecords } from "./skipped-records.js";
 import { checkShards, type ShardCheck } from "../shard-check.js";
 import { BatchStream, type BatchStreamOptions, type PositionedBatch } from "./batch-stream.js";
 
+/** Options of openDataset: the files, the sequence length, batching, shuffling, epochs, and this process's share. */
 export interface DatasetOptions {
   /** A directory (its *.tfrecord and *.tfrecord.gz files), a glob, a file, or a list of those; local or gs://. */
   files: string | string[];
@@ -97,6 +98,7 @@ interface Setup {
   skipped: SkippedRecords;
 }
 
+/** A stream of batches read from TFRecord shards, transformed by map(); iterate it with for await. */
 export class TFRecordDataset<T> implements AsyncIterable<T> {
   private constructor(
     private readonly setup: Setup,
@@ -280,6 +282,7 @@ function checkState(state: DatasetState, settings: Record<string, unknown>): voi
 
 type Item = { batch: PositionedBatch; value: unknown; lastInEpoch: boolean } | { error: unknown } | { done: true };
 
+/** An iterator over a TFRecordDataset's batches, prefetching in the background; it records the data position for checkpoints. */
 export class DatasetIterator<T> implements AsyncIterableIterator<T> {
   private readonly stream: BatchStream;
   private readonly queue: Item[] = [];

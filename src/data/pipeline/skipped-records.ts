@@ -1,12 +1,14 @@
 // The records a dataset skipped as bad (with ignoreErrors), by file. Each damaged place is counted once
 // however many epochs read past it, in records (a lost framing loses the rest of its file), so the
 // count says how much data training did not see.
+/** A damaged place of a file: its offset, the records lost there, and the problem. */
 export interface SkippedPlace {
   offset: number;
   records: number;
   problem: string;
 }
 
+/** The records a dataset skipped as bad (with ignoreErrors), by file, each damaged place counted once. */
 export class SkippedRecords {
   private readonly byFile = new Map<string, Map<number, SkippedPlace>>();
 

@@ -28,6 +28,7 @@ import { ShardCountError, TFRecordError } from "../tfrecord/errors.js";
 import { checkShard } from "../shard-check.js";
 import { MANIFEST, type ShardDigest } from "./manifest.js";
 
+/** Options of prepareDataset: the tokenizer, the input texts, the output directory, the splits and shard sizes. */
 export interface PrepareOptions {
   /** Directory holding tokenizer.json. */
   tokenizer: string;
@@ -52,6 +53,7 @@ export interface PrepareOptions {
   progress?: ProgressSink | null;
 }
 
+/** One split prepareDataset wrote: its directory, rows, tokens and shards. */
 export interface SplitSummary {
   split: string;
   dir: string;
@@ -66,6 +68,7 @@ export interface SplitSummary {
   damagedShards: string[];
 }
 
+/** What prepareDataset wrote: each split's rows, tokens and shards, the bytes read and the time taken. */
 export interface PrepareResult {
   splits: SplitSummary[];
   inputBytes: number;
@@ -94,6 +97,7 @@ interface Task {
   result: ReturnType<EncoderPool["encode"]>;
 }
 
+/** Tokenizes text files into TFRecord shards (a main split, and validation and test when asked for), in worker threads. */
 export async function prepareDataset(options: PrepareOptions): Promise<PrepareResult> {
   const o = resolveOptions(options);
   const started = performance.now();

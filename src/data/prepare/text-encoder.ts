@@ -6,6 +6,7 @@ import { loadTokenizer, type Tokenizer } from "../../text/index.js";
 import { storageFor } from "../storage/index.js";
 import { IdBuffer, type EncodedTexts } from "./id-buffer.js";
 
+/** Encodes texts to token ids in batches, special tokens included (Kiln's Unigram tokenizer). */
 export interface Encoder {
   /** Token ids of each text, special tokens included. */
   encodeBatch(texts: string[]): Promise<number[][]>;

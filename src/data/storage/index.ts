@@ -8,10 +8,12 @@ export type { AtomicWriter, ReadRange, Storage } from "./types.js";
 const local = new LocalStorage();
 let gcs: GcsStorage | undefined;
 
+/** Whether `path` is a gs:// URL. */
 export function isGcsPath(path: string): boolean {
   return path.startsWith("gs://");
 }
 
+/** The storage that holds `path`: local files, or Google Cloud Storage for gs://. */
 export function storageFor(path: string): Storage {
   if (isGcsPath(path)) return (gcs ??= new GcsStorage());
   return local;

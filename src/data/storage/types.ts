@@ -20,6 +20,7 @@ export async function writeAllAtomically(writer: AtomicWriter, data: Uint8Array)
   }
 }
 
+/** A byte range of a file to read. */
 export interface ReadRange {
   /** First byte to read (default 0). */
   start?: number;
@@ -27,6 +28,7 @@ export interface ReadRange {
   end?: number;
 }
 
+/** A file system, local or gs://: glob, size, ranged reads, atomic writes, removal. */
 export interface Storage {
   /** Files matching a glob (`*` and `?` within a path segment, `**` across segments), sorted. */
   glob(pattern: string): Promise<string[]>;

@@ -8,6 +8,7 @@ import { RecordReader, type RecordReaderOptions } from "./reader.js";
 import { framedLength, writeFrame } from "./frame.js";
 import { GzipStreamError } from "./errors.js";
 
+/** How a TFRecord file is compressed. */
 export type Compression = "none" | "gzip";
 
 /** The compression of a file: as given, else GZIP for names ending in `.gz`. */

@@ -5,6 +5,7 @@ import { crc32c, maskCrc } from "./crc32c.js";
 import { FOOTER_BYTES, HEADER_BYTES, readU32 } from "./frame.js";
 import { GzipStreamError, ShardCountError, TFRecordError } from "./errors.js";
 
+/** Options of RecordReader: the file name for errors, compression, and the stream's offset. */
 export interface RecordReaderOptions {
   /** File name for error messages. */
   file: string;
@@ -46,6 +47,7 @@ const MAX_RECORD_BYTES = 2 ** 31 - 1;
  */
 export const MAX_UNBOUNDED_RECORD_BYTES = 2 ** 28;
 
+/** Turns a stream of byte chunks into TFRecord records, verifying both checksums of each. */
 export class RecordReader {
   private readonly source: AsyncIterator<Uint8Array>;
   private buf: Uint8Array = new Uint8Array(0);

@@ -18,6 +18,7 @@ import { nativeBytes } from "./native-memory.js";
 import { ortApi, type Ptr } from "./ort-api.js";
 import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
 
+/** Options of OrtExecutor: threads and virtual CPU devices. */
 export interface OrtExecutorOptions {
   /** Intra-op threads per session (default: env KILN_CPU_THREADS, else every available core). */
   readonly threads?: number;
@@ -25,6 +26,7 @@ export interface OrtExecutorOptions {
   readonly devices?: number;
 }
 
+/** The CPU executor: runs programs as ONNX models on ONNX Runtime. */
 export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;

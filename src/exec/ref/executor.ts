@@ -31,6 +31,7 @@ class HostBuffer implements DeviceBuffer {
   }
 }
 
+/** The reference executor: interprets programs in plain TypeScript (slow; the ground truth in tests). */
 export class RefExecutor implements Executor {
   readonly name: string = "ref";
   readonly platform = "cpu" as const;
@@ -80,4 +81,5 @@ export class RefExecutor implements Executor {
   }
 }
 
+/** The reference executor's one instance. */
 export const refExecutor = new RefExecutor();

@@ -14,6 +14,7 @@ const collected = new FinalizationRegistry<{ runtime: XlaRuntime; handle: bigint
   runtime.life.releaseBuffer(handle),
 );
 
+/** A device buffer of the XLA executor (a PJRT_Buffer), freed by dispose() or when collected. */
 export class XlaBuffer implements DeviceBuffer {
   disposed = false;
 

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 /** cuda / tpu / cpu: found by discovery; explicit: named by --pjrt-plugin or KILN_PJRT_PLUGIN (any platform). */
 export type PjrtPluginKind = "cuda" | "tpu" | "cpu" | "explicit";
 
+/** A PJRT plugin discoverPjrtPlugin found: its path, kind, and the libraries to load first. */
 export interface PjrtPluginFound {
   readonly path: string;
   readonly kind: PjrtPluginKind;
@@ -25,11 +26,13 @@ export interface PjrtPluginFound {
   readonly preload: readonly string[];
 }
 
+/** What discoverPjrtPlugin looked for, and where, when it found no plugin. */
 export interface PjrtPluginNotFound {
   /** What was looked for, and where. */
   readonly notFound: string;
 }
 
+/** Options of discoverPjrtPlugin: an explicit plugin, the environment, where to search. */
 export interface DiscoveryOptions {
   /** An explicit plugin (the --pjrt-plugin option): used as is, or reported missing. */
   readonly pluginPath?: string;
@@ -145,6 +148,7 @@ export function discoverCpuPlugin(sites: readonly string[] = defaultSitePackages
   return undefined;
 }
 
+/** Finds a PJRT plugin: the explicit path, else KILN_PJRT_PLUGIN, else an installed CUDA or TPU plugin. */
 export function discoverPjrtPlugin(opts: DiscoveryOptions = {}): PjrtPluginFound | PjrtPluginNotFound {
   const env = opts.env ?? process.env;
   if (opts.pluginPath) return explicit(opts.pluginPath, "--pjrt-plugin");

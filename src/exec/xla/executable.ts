@@ -7,6 +7,7 @@ import { XlaBuffer } from "./buffer.js";
 import type { PjrtLoadedExecutable } from "./pjrt/client.js";
 import type { XlaDevice, XlaRuntime } from "./runtime.js";
 
+/** A program compiled by XLA (a PJRT_LoadedExecutable), run on device buffers. */
 export class XlaExecutable implements Executable {
   private disposed = false;
 

@@ -21,6 +21,7 @@ import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
 import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
 
+/** Options of an XLA client: CPU device count, PJRT client options, distributed setup. */
 export interface XlaClientOptions {
   /** CPU plugins only: how many devices the client makes (PJRT option cpu_device_count; XLA's default is 4). */
   readonly cpuDeviceCount?: number;
@@ -34,6 +35,7 @@ export interface XlaClientOptions {
   readonly distributed?: DistributedOptions;
 }
 
+/** Options of XlaExecutor: the plugin (else discovery), and whether the CPU plugin may be taken. */
 export interface XlaExecutorOptions extends XlaClientOptions {
   /** The plugin to load (the --pjrt-plugin option); otherwise KILN_PJRT_PLUGIN, then discovery (see discovery.ts). */
   readonly pluginPath?: string;
@@ -131,6 +133,7 @@ function formatAttribute(v: AttributeValue | undefined): string {
   return Array.isArray(v) ? v.join(".") : String(v);
 }
 
+/** The XLA executor: compiles programs to StableHLO and runs them through a PJRT plugin (GPU, TPU or CPU). */
 export class XlaExecutor implements Executor {
   readonly name = "xla";
   readonly platform: Platform;

@@ -22,6 +22,7 @@ export interface BertParams {
   cls: { predictions: { transform: { dense: DenseParams; LayerNorm: NormParams }; bias: k.Array } };
 }
 
+/** A BERT masked LM of `config` (token type embeddings, absolute positions), from its parameters' initializer. */
 export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel<BertParams> {
   const c = config;
   const h = c.hidden_size;

@@ -4,6 +4,7 @@ import type { CausalLmConfig } from "../causal-lm.js";
 import type { Preset } from "../spec.js";
 import { activation, booleans, failAt, positive, positiveInts, probabilities, tokenIds } from "../causal-config.js";
 
+/** A GPT-2 config.json (Hugging Face's field names). */
 export interface Gpt2Config extends CausalLmConfig {
   model_type: "gpt2";
   n_embd: number;
@@ -29,6 +30,7 @@ const GPT2_REFUSED: Record<string, string> = {
   add_cross_attention: "cross-attention to an encoder (GPT-2 as the decoder of an encoder-decoder model)",
 };
 
+/** `raw` checked as a GPT-2 config (defaults filled in); errors name `where` and the field. */
 export function validateGpt2Config(raw: Record<string, unknown>, where: string): Gpt2Config {
   const fail = failAt(where);
   positiveInts(raw, ["vocab_size", "n_embd", "n_layer", "n_head", "n_positions"], fail);

@@ -28,6 +28,7 @@ export interface Gpt2Params {
   lm_head?: { weight: k.Array };
 }
 
+/** A GPT-2 causal LM of `config`. */
 export function createGpt2(config: Gpt2Config): CausalLanguageModel<Gpt2Params> {
   const c = config;
   const h = c.n_embd,

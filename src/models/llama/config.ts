@@ -10,6 +10,7 @@ export interface RopeParameters {
   rope_theta: number;
 }
 
+/** A Llama config.json (Hugging Face's field names). */
 export interface LlamaConfig extends CausalLmConfig {
   model_type: "llama";
   hidden_size: number;
@@ -58,6 +59,7 @@ function ropeParameters(raw: Record<string, unknown>, fail: Fail): RopeParameter
   return { rope_type: "default", rope_theta: theta as number };
 }
 
+/** `raw` checked as a Llama config (defaults filled in); errors name `where` and the field. */
 export function validateLlamaConfig(raw: Record<string, unknown>, where: string): LlamaConfig {
   const fail = failAt(where);
   positiveInts(raw, ["vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads"], fail);

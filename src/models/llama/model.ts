@@ -40,6 +40,7 @@ export interface LlamaParams {
   lm_head?: { weight: k.Array };
 }
 
+/** A Llama causal LM of `config`. */
 export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParams> {
   const c = config;
   const h = c.hidden_size,

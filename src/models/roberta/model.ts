@@ -31,6 +31,7 @@ export interface RobertaParams {
   lm_head: { dense: DenseParams; layer_norm: NormParams; bias: k.Array };
 }
 
+/** A RoBERTa masked LM of `config`, from its parameters' initializer. */
 export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): MaskedLanguageModel<RobertaParams> {
   const c = config;
   const h = c.hidden_size;

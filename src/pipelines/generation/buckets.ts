@@ -21,6 +21,7 @@ export function bucketFor(n: number): number {
   return b;
 }
 
+/** The shapes the generation programs are compiled for: batch rows, prompt length, and cache capacity. */
 export interface ShapePlan {
   /** Rows of every program: the prompts, padded up to a power of two by repeating the last prompt. */
   batch: number;

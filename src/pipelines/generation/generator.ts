@@ -13,6 +13,7 @@ import { checkGenerateOptions, checkGeneratorOptions } from "./generate-options.
 import { OptionError } from "../../core/option-error.js";
 import { SAMPLING_DEFAULTS, sampleToken, samplingProblem, samplingUniform, type SamplingOptions } from "./sampling.js";
 
+/** Options of one generation: how many new tokens, greedy or sampled, stopping. */
 export interface GenerateOptions extends SamplingOptions {
   /** New tokens per prompt at most (default 32). */
   maxNewTokens?: number;
@@ -24,6 +25,7 @@ export interface GenerateOptions extends SamplingOptions {
   stopAtEos?: boolean;
 }
 
+/** Options of Generator: decode steps per compiled call and how they loop. */
 export interface GeneratorOptions {
   /** Greedy decode steps per compiled call (default 8). */
   stepsPerCall?: number;
@@ -39,8 +41,10 @@ export interface GeneratorOptions {
   dtype?: k.DType;
 }
 
+/** Why a prompt stopped: an end-of-sequence token, or the token limit. */
 export type FinishReason = "eos" | "length";
 
+/** What Generator.generate returns: each prompt's new tokens and why it stopped. */
 export interface TokenGeneration {
   /** The new token ids of each prompt (an end-of-sequence token that stopped it included, as transformers returns it). */
   tokens: number[][];
@@ -80,6 +84,7 @@ function defaultDecodeLoop(params: Params): DecodeLoop {
   return first?.device.executor.abilities.loopForm ?? "scan";
 }
 
+/** Generates token ids from prompts of token ids with a causal LM: prefill, then compiled decode steps over a KV cache. */
 export class Generator {
   readonly programs: GenerationPrograms;
   private readonly eosIds: number[];

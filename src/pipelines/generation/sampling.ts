@@ -10,6 +10,7 @@
 // draw and no sort, so it stays in the compiled program (argmax), where several steps run per call.
 import { hash32 } from "../../data/random.js";
 
+/** How the next token is drawn: temperature, top-k and top-p. */
 export interface SamplingOptions {
   /** Divides the logits before the softmax (> 0; 1 leaves them as they are). */
   temperature?: number;

@@ -14,9 +14,12 @@ import { seedPieces } from "./seed-pieces.js";
 import { trainingWords } from "./training-words.js";
 import { WordCounter } from "./word-counter.js";
 
+/** The special tokens a trained tokenizer gets by default, ids 0, 1, … in this order. */
 export const DEFAULT_SPECIAL_TOKENS: readonly string[] = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
+/** Which of DEFAULT_SPECIAL_TOKENS plays which role (cls, sep, unk, pad, mask). */
 export const DEFAULT_ROLES: SpecialTokenRoles = { cls: "[CLS]", sep: "[SEP]", unk: "<unk>", pad: "<pad>", mask: "[MASK]" };
 
+/** Options of trainUnigram: vocabulary size, special tokens, piece length, coverage, and the pruning schedule. */
 export interface UnigramTrainOptions {
   /** Total vocabulary size, special tokens included. */
   vocabSize: number;
@@ -37,6 +40,7 @@ export interface UnigramTrainOptions {
   onProgress?: (progress: TrainProgress) => void;
 }
 
+/** A trainUnigram progress event: counting, seeding, an EM round, done. */
 export type TrainProgress =
   | { phase: "count"; documents: number; words: number; distinctWords: number }
   | { phase: "seed"; pieces: number; distinctWords: number; characters: number }

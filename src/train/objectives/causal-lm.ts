@@ -50,6 +50,7 @@ export function nextTokenLoss(hidden: k.Array, labels: k.Array, head: (rows: k.A
   };
 }
 
+/** The causal LM objective: next-token cross-entropy over each row's real tokens. */
 export function causalLmObjective(o: { model: CausalLanguageModel }): TrainingObjective<NextTokenTargets> {
   const { model } = o;
   return {

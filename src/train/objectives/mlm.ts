@@ -7,6 +7,7 @@ import { maskedLmLoss, maskCapacity } from "../../models/masked-lm.js";
 import { maskTokensTraced, type TracedMaskOptions } from "../../data/mlm/mask-traced.js";
 import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objective.js";
 
+/** Options of maskedLmObjective: the model and its masking. */
 export interface MaskedLmObjectiveOptions {
   model: MaskedLanguageModel;
   /** The masking, with its seed (training and evaluation use different seeds). */
@@ -29,6 +30,7 @@ export interface MaskedTargets {
   count: k.Array;
 }
 
+/** The masked LM objective: masks tokens in the compiled step and takes the cross-entropy on them. */
 export function maskedLmObjective(o: MaskedLmObjectiveOptions): TrainingObjective<MaskedTargets> {
   const { model } = o;
   return {

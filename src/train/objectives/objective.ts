@@ -32,6 +32,7 @@ export interface ForwardSettings {
   layerLoop?: LayerLoop;
 }
 
+/** An objective's sums over a micro-batch: loss, correct predictions, counted and dropped targets. */
 export interface ObjectiveOutputs {
   /** Σ of the per-target losses (not yet divided by any count). */
   lossSum: k.Array;
@@ -43,6 +44,7 @@ export interface ObjectiveOutputs {
   dropped: k.Array;
 }
 
+/** What a training step minimizes: the targets of a batch and the model's loss on them. */
 export interface TrainingObjective<T extends ObjectiveTargets = ObjectiveTargets> {
   readonly task: TrainingTask;
   readonly model: LanguageModel;

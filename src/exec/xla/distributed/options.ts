@@ -6,6 +6,7 @@
 import type { PjrtPluginKind } from "../discovery.js";
 import type { ClientOptionValue } from "../pjrt/named-values.js";
 
+/** How an XLA client joins a computation over several processes: this process's index, their number, the store. */
 export interface DistributedOptions {
   /** This process's index among the processes of the computation, from 0 (PJRT's node_id; KILN_NODE_RANK…). */
   readonly nodeId: number;

@@ -21,6 +21,7 @@ export const CODE_NAMES = [
   "UNAUTHENTICATED",
 ] as const;
 
+/** An error a PJRT call returned: the function, the status code and its message. */
 export class PjrtError extends Error {
   /** The status code name, e.g. "INVALID_ARGUMENT". */
   readonly codeName: string;

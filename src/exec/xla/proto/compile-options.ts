@@ -10,6 +10,7 @@ const BUILD_OPTIONS = { deviceOrdinal: 1, numReplicas: 4, numPartitions: 5, devi
 const DEVICE_ASSIGNMENT = { replicaCount: 1, computationCount: 2, computationDevices: 3 } as const;
 const COMPUTATION_DEVICE = { replicaDeviceIds: 1 } as const;
 
+/** What an XLA executable is compiled for: one portable replica, or one replica per listed device. */
 export type CompileTarget =
   /** One replica, compiled portably: it runs on whichever device each execution names. */
   | { readonly kind: "single" }

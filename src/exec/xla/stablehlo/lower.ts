@@ -56,6 +56,7 @@ function lowerBody(cx: LoweringContext, program: Program, ins: readonly Value[],
   return program.outputs.map(read);
 }
 
+/** Options of lowerToStableHlo: replicas and buffer donation. */
 export interface LowerOptions {
   /** Replicas the module runs on (default 1). */
   readonly replicas?: number;
@@ -63,6 +64,7 @@ export interface LowerOptions {
   readonly donate?: readonly boolean[];
 }
 
+/** A program lowered to StableHLO: the module's text, input-output aliases, and each variable's SSA value. */
 export interface LoweredModule {
   readonly text: string;
   /** Per program input: the output whose buffer it becomes (tf.aliasing_output), or -1. */
@@ -96,6 +98,7 @@ function symbolName(name: string): string {
   return /^[A-Za-z_]/.test(s) ? s : `_${s}`;
 }
 
+/** Lowers a traced program to a StableHLO module (text), for XLA to compile. */
 export function lowerToStableHlo(program: Program, opts: LowerOptions = {}): LoweredModule {
   const replicas = opts.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`${program.name}: replicas must be a positive integer, got ${replicas}`);
