@@ -4,6 +4,7 @@ import { registeredExecutors } from "./executor-registry.js";
 
 let defaultDevice: Device | undefined;
 
+/** Every device of every executor registered in this process, the default one first. */
 export function allDevices(): Device[] {
   return registeredExecutors().flatMap((e) => [...e.devices()]);
 }

@@ -45,6 +45,7 @@ export type DTypeOfHost<H> = H extends Float32Array
             ? "i64"
             : DType;
 
+/** Whether `d` is a floating-point dtype (f32, f16, bf16, f64). */
 export function isFloat(d: DType): boolean {
   return d === "f32" || d === "f64" || d === "bf16" || d === "f16";
 }

@@ -78,6 +78,7 @@ export interface ExecutorAbilities {
   readonly reference: boolean;
 }
 
+/** What runs compiled programs on devices: ONNX Runtime (cpu), XLA through a PJRT plugin, or the reference interpreter. */
 export interface Executor {
   /** Short name: "ref", "ort", "xla". */
   readonly name: string;

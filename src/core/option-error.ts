@@ -47,6 +47,7 @@ export interface OptionProblem {
   where?: string;
 }
 
+/** The error a library function throws for a wrong setting: the option's name, its value, why, and what to do. */
 export class OptionError extends Error {
   readonly option: string;
   readonly value: unknown;

@@ -32,6 +32,7 @@ export interface KvCache {
   layers: { key: k.Array; value: k.Array }[];
 }
 
+/** A decoder-only language model (Llama, GPT-2): hidden states, next-token logits, and decoding over a KV cache. */
 export interface CausalLanguageModel<P extends object = Params> extends LanguageModel<P> {
   readonly config: CausalLmConfig;
   /** The longest sequence the model has positions for (max_position_embeddings, n_positions). */

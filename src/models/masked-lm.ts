@@ -41,6 +41,7 @@ export interface MaskedLMInit {
   positionInit?: PositionInit;
 }
 
+/** An encoder with a masked-token head (RoBERTa, BERT): hidden states and logits over the vocabulary. */
 export interface MaskedLanguageModel<P extends object = Params> extends LanguageModel<P> {
   readonly config: MlmConfig;
   /** Final hidden states [batch, seq, hidden]. */

@@ -11,6 +11,7 @@ import type { GeneratorOptions } from "./generation/generator.js";
 
 /** The tasks `pipeline` builds, named as in transformers. */
 export const PIPELINE_TASKS = ["fill-mask", "text-generation"] as const;
+/** The tasks `pipeline` builds: "fill-mask" or "text-generation". */
 export type PipelineTask = (typeof PIPELINE_TASKS)[number];
 
 /**
@@ -31,6 +32,7 @@ export type TextGenerator = ((prompts: string | readonly string[], opts?: TextGe
   readonly pipeline: TextGenerationPipeline;
 };
 
+/** Options of `pipeline`: where the tokenizer is when it is not beside the model. */
 export interface PipelineOptions {
   /** Where tokenizer.json is, when it is not beside the model (default: the model directory). */
   tokenizerDir?: string;

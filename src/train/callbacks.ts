@@ -3,6 +3,7 @@
 
 import type { StopRequest } from "./trainer-options.js";
 
+/** Named numbers of one step or evaluation (loss, eval_loss, accuracy, lr, …). */
 export type Metrics = Record<string, number>;
 
 /** What a callback sees of the Trainer: its progress and the methods it may call. */

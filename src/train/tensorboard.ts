@@ -43,6 +43,7 @@ function scalarsEvent(step: number, metrics: Metrics): Uint8Array {
   );
 }
 
+/** A Logger that writes TensorBoard event files (scalars) under the run's `runs/` directory. */
 export class TensorBoardLogger implements Logger {
   readonly path: string;
   private started = false;

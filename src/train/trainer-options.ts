@@ -17,6 +17,7 @@ import type { LossScaleOptions, PrecisionName } from "../optim/precision.js";
 import type { KeyValueStore } from "../distribute/store-group-comm.js";
 import type { TrainingTask } from "./objectives/objective.js";
 
+/** Options of Trainer: the output directory, steps and epochs, evaluation, checkpoints, precision, devices, loggers. */
 export interface TrainerOptions {
   outputDir: string;
   /** Stop after this many optimizer steps (default: epochs × steps per epoch). */
@@ -107,6 +108,7 @@ export interface TrainerOptions {
   signal?: AbortSignal;
 }
 
+/** Settings of the built-in optimizer: learning rate, weight decay, warmup, schedule, and its moments' constants. */
 export interface OptimizerSettings {
   learningRate: number;
   weightDecay?: number;
@@ -121,6 +123,7 @@ export interface OptimizerSettings {
   eps?: number;
 }
 
+/** What Trainer.fit trains: the model (and starting parameters), the optimizer, the data, the masking. */
 export interface FitArgs {
   /**
    * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
@@ -145,6 +148,7 @@ export interface FitArgs {
   tokenizerDir?: string;
 }
 
+/** What Trainer.fit returns: the trained parameters, the step reached, the metrics, and how the run stopped. */
 export interface FitResult {
   params: Params;
   globalStep: number;

@@ -120,6 +120,7 @@ export function scalar(value: number | boolean, dtype: DType = typeof value === 
   return full([], value, dtype);
 }
 
+/** An array of `shape` filled with `value`, of `dtype` (default f32). */
 export function full<D extends DType = "f32">(shape: Shape, value: number | boolean, dtype?: D): Array<D>;
 export function full(shape: Shape, value: number | boolean, dtype: DType = "f32"): Array {
   return fullAt("full", shape, value, dtype);
