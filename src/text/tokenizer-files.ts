@@ -14,7 +14,7 @@ export interface SaveTokenizerOptions {
   modelMaxLength?: number;
 }
 
-const DEFAULT_ROLE_HINTS: RoleHints = { pad: "<pad>", mask: "[MASK]" };
+const DEFAULT_ROLE_HINTS: RoleHints = { pad: "<pad>", mask: "[MASK]", sep: "[SEP]" };
 
 function addedTokenEntry(t: AddedToken): Record<string, unknown> {
   return { content: t.content, lstrip: t.lstrip, normalized: false, rstrip: t.rstrip, single_word: false, special: t.special };
@@ -88,7 +88,7 @@ function inDir(dir: string, name: string): string {
   return /^[a-z]+:\/\//.test(dir) ? `${dir.replace(/\/+$/, "")}/${name}` : join(dir, name);
 }
 
-/** The pad and mask tokens named by tokenizer_config.json, when the directory has one. */
+/** The pad, mask and sep tokens named by tokenizer_config.json, when the directory has one. */
 async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> {
   const path = inDir(dir, "tokenizer_config.json");
   const text = await read(path);
@@ -102,6 +102,7 @@ async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> 
   return {
     pad: tokenContent(config.pad_token) ?? DEFAULT_ROLE_HINTS.pad,
     mask: tokenContent(config.mask_token) ?? DEFAULT_ROLE_HINTS.mask,
+    sep: tokenContent(config.sep_token) ?? tokenContent(config.eos_token) ?? DEFAULT_ROLE_HINTS.sep,
   };
 }
 
@@ -116,4 +117,17 @@ export async function loadTokenizer(dir: string, read: TextFileReader = readIfPr
     throw new Error(`${path} does not exist: pass the directory that \`kiln tokenizer train --out DIR\` wrote`);
   }
   return new UnigramTokenizer(parseTokenizerJson(text, path, await roleHints(dir, read)));
+}
+
+/**
+ * Rewrites DIR/tokenizer.json (a Kiln tokenizer beside a causal LM) with the causal template, `[CLS] $A`:
+ * transformers' `tok(prompt)` then gives the bos token and the prompt's ids, as its Llama and GPT-2
+ * tokenizers do, instead of ending every prompt with the end-of-sequence token, after which
+ * `model.generate(**tok(prompt))` would continue. Kiln itself trains on `[CLS] … [SEP]` and generates
+ * from `bos + ids`, so nothing else changes.
+ */
+export async function useCausalTemplate(dir: string): Promise<void> {
+  const tok = await loadTokenizer(dir);
+  if (tok.spec.template === "causal") return;
+  await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson({ ...tok.spec, template: "causal" }));
 }

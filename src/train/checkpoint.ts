@@ -13,6 +13,8 @@ import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
+import { isCausalConfig } from "../models/registry.js";
+import { useCausalTemplate } from "../text/index.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
 export interface TrainerStateJson {
@@ -29,14 +31,18 @@ export interface TrainerStateJson {
 
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
-export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<void> {
+/** Copies the tokenizer files beside a model; a causal LM's get the bos-only template (see useCausalTemplate). */
+export async function copyTokenizerFiles(fromDir: string, toDir: string, config: { model_type: unknown }): Promise<void> {
+  let copied = false;
   for (const f of TOKENIZER_FILES) {
     try {
       await cp(join(fromDir, f), join(toDir, f));
+      copied ||= f === "tokenizer.json";
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
+  if (copied && isCausalConfig(config)) await useCausalTemplate(toDir);
 }
 
 /** The state of checkpoints written without an optimizer named: AdamW's (its settings do not shape the state). */
@@ -99,7 +105,7 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     await writeSafetensors(join(tmp, "optimizer.safetensors"), optimizer, metadata);
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
     await writeJsonAtomic(join(tmp, "trainer_state.json"), a.state);
-    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
+    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp, a.model.config);
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if ((e as NodeJS.ErrnoException).code === "ENOSPC") throw await diskFullError(outputDir, name, [model, optimizer]);

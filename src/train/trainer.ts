@@ -809,7 +809,7 @@ export class Trainer implements TrainerView {
     if (!this.isMainRank) return void (await this.group!.comm.barrier({ forWrites: true }));
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
-    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir);
+    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, dir, a.model.config);
     const html = lossCurveHtml("Kiln training loss", [
       { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },
