@@ -192,7 +192,8 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   if (!cls || !sep || !sameJson(doc.post_processor, postProcessor(cls, sep, template))) {
     fail(
       `"post_processor" must be TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1") or, for a causal LM, ` +
-        `"[CLS] $A" (pair "[CLS] $A [CLS]:1 $B:1") over the added tokens (the sep token "${hints.sep}" from tokenizer_config.json among them)`,
+        `"[CLS] $A" (pair "[CLS] $A [CLS]:1 $B:1") over the added tokens ` +
+        `(the sep token "${hints.sep}" from tokenizer_config.json among them)`,
     );
   }
 
