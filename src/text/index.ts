@@ -10,7 +10,14 @@ export type {
 } from "./tokenizer.js";
 export { UnigramTokenizer } from "./tokenizer.js";
 export type { AddedToken } from "./added-tokens.js";
-export { loadTokenizer, saveTokenizer, useCausalTemplate, type SaveTokenizerOptions, type TextFileReader } from "./tokenizer-files.js";
+export {
+  loadTokenizer,
+  loadHfTokenizer,
+  saveTokenizer,
+  useCausalTemplate,
+  type SaveTokenizerOptions,
+  type TextFileReader,
+} from "./tokenizer-files.js";
 export {
   trainUnigram,
   DEFAULT_SPECIAL_TOKENS,
@@ -20,3 +27,6 @@ export {
 } from "./train/unigram-trainer.js";
 export { readTextLines, type ReadTextOptions } from "./text-lines.js";
 export { vocabularyDifference, type VocabularyDifference } from "./vocabulary-difference.js";
+export { HfTokenizer, type HfEncodeOptions, type HfDecodeOptions } from "./pipeline/hf-tokenizer.js";
+export type { Encoding } from "./pipeline/encoding.js";
+export { TokenizerFileError } from "./pipeline/component-json.js";

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddedToken } from "./added-tokens.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
+import { HfTokenizer } from "./pipeline/hf-tokenizer.js";
 import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
 import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
 
@@ -104,6 +105,17 @@ async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> 
     mask: tokenContent(config.mask_token) ?? DEFAULT_ROLE_HINTS.mask,
     sep: tokenContent(config.sep_token) ?? tokenContent(config.eos_token) ?? DEFAULT_ROLE_HINTS.sep,
   };
+}
+
+/**
+ * Any tokenizer.json (DIR/tokenizer.json, or the file itself) as an HfTokenizer: WordPiece, BPE,
+ * WordLevel or Unigram with the pipeline the file describes.
+ */
+export async function loadHfTokenizer(path: string, read: TextFileReader = readIfPresent): Promise<HfTokenizer> {
+  const file = path.endsWith(".json") ? path : inDir(path, "tokenizer.json");
+  const text = await read(file);
+  if (text === undefined) throw new Error(`${file} does not exist: pass a tokenizer.json file or the directory holding one`);
+  return HfTokenizer.fromJson(text, file);
 }
 
 /**

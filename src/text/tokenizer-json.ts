@@ -132,7 +132,11 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
     throw new TokenizerJsonError(source, `not valid JSON (${(e as Error).message})`);
   }
   const fail = (what: string): never => {
-    throw new TokenizerJsonError(source, `${what}. Kiln reads the tokenizer.json files that \`kiln tokenizer train\` writes.`);
+    throw new TokenizerJsonError(
+      source,
+      `${what}. Kiln trains and prepares data with the tokenizer.json files that \`kiln tokenizer train\` writes ` +
+        `(HfTokenizer reads any other).`,
+    );
   };
   if (!isRecord(doc)) return fail("the top level is not a JSON object");
   if (doc.version !== "1.0") fail(`"version" is ${JSON.stringify(doc.version)}, expected "1.0"`);
