@@ -117,7 +117,9 @@ for (const name of NAMES) {
         assert.deepEqual(mine.ids, want[0], `${where}: ids`);
         assert.deepEqual(mine.typeIds, want[1], `${where}: type ids`);
         // A pair's offsets count in its own text.
-        const offsets = mine.offsets.map((o, i) => charOffsets(mine.sequenceIds[i] === 1 ? pair! : text, [o])[0]!);
+        const inText = charOffsets(text, mine.offsets);
+      const inPair = pair === undefined ? inText : charOffsets(pair, mine.offsets);
+      const offsets = mine.offsets.map((_, i) => (mine.sequenceIds[i] === 1 ? inPair : inText)[i]!);
         assert.deepEqual(offsets, want[2], `${where}: offsets`);
       };
       all.forEach((text, i) => {
