@@ -30,3 +30,5 @@ export { vocabularyDifference, type VocabularyDifference } from "./vocabulary-di
 export { HfTokenizer, type HfEncodeOptions, type HfDecodeOptions } from "./pipeline/hf-tokenizer.js";
 export type { Encoding } from "./pipeline/encoding.js";
 export { TokenizerFileError } from "./pipeline/component-json.js";
+export { PipelineTokenizer } from "./pipeline-tokenizer.js";
+export { trainMergeModel, type MergeModel, type MergeTrainOptions } from "./train/bpe-trainer.js";

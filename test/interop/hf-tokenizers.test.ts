@@ -118,8 +118,8 @@ for (const name of NAMES) {
         assert.deepEqual(mine.typeIds, want[1], `${where}: type ids`);
         // A pair's offsets count in its own text.
         const inText = charOffsets(text, mine.offsets);
-      const inPair = pair === undefined ? inText : charOffsets(pair, mine.offsets);
-      const offsets = mine.offsets.map((_, i) => (mine.sequenceIds[i] === 1 ? inPair : inText)[i]!);
+        const inPair = pair === undefined ? inText : charOffsets(pair, mine.offsets);
+        const offsets = mine.offsets.map((_, i) => (mine.sequenceIds[i] === 1 ? inPair : inText)[i]!);
         assert.deepEqual(offsets, want[2], `${where}: offsets`);
       };
       all.forEach((text, i) => {

@@ -11,8 +11,10 @@ import {
   loadTokenizer,
   readTextLines,
   saveTokenizer,
+  trainMergeModel,
   trainUnigram,
   type TrainProgress,
+  type UnigramTrainOptions,
 } from "../../text/index.js";
 import type { Command } from "./types.js";
 
@@ -26,6 +28,7 @@ format), tokenizer_config.json and special_tokens_map.json.
                              Repeat the flag or list several files after it.
   --text-field NAME          read JSON Lines and take the document from this field
   --vocab-size N             vocabulary size, special tokens included (required)
+  --model M                  unigram (default), bpe (byte-level, GPT-2's pipeline) or wordpiece (BERT's, cased)
   --out DIR                  where to write the tokenizer, local or gs://bucket/prefix (required)
   --special-tokens A,B,...   special tokens, ids 0.. in this order (default ${DEFAULT_SPECIAL_TOKENS.join(",")})
   --unk-token T  --cls-token T  --sep-token T  --pad-token T  --mask-token T
@@ -117,6 +120,7 @@ async function train(argv: string[]): Promise<void> {
     "max-piece-length": { type: "string" },
     "character-coverage": { type: "string" },
     "model-max-length": { type: "string" },
+    model: { type: "string" },
   });
   if (values.help) {
     console.log(TRAIN_HELP);
@@ -145,10 +149,15 @@ async function train(argv: string[]): Promise<void> {
   const localInputs: string[] = [];
   for (const input of inputs) localInputs.push(await localInputFile("input", input));
 
+  const model = values.model ?? "unigram";
+  if (model !== "unigram" && model !== "bpe" && model !== "wordpiece")
+    throw new UsageError(`--model must be unigram, bpe or wordpiece, got "${model}"`);
+  const trainer =
+    model === "unigram" ? trainUnigram : (lines: AsyncIterable<string>, o: UnigramTrainOptions) => trainMergeModel(model, lines, o);
   const progress = progressPrinter();
   let tokenizer;
   try {
-    tokenizer = await trainUnigram(readTextLines(localInputs, { textField: values["text-field"] }), {
+    tokenizer = await trainer(readTextLines(localInputs, { textField: values["text-field"] }), {
       vocabSize,
       specialTokens,
       roles: {
