@@ -24,8 +24,9 @@ export class PipelineTokenizer implements Tokenizer {
     readonly json: string,
     readonly roles: SpecialTokenRoles,
     source: string,
+    hf?: HfTokenizer,
   ) {
-    this.hf = HfTokenizer.fromJson(json, source);
+    this.hf = hf ?? HfTokenizer.fromJson(json, source);
     const idOf = (role: keyof SpecialTokenRoles): number => {
       const t = this.hf.addedTokens.find((a) => a.content === roles[role]);
       if (!t) throw new Error(`${source}: the ${role} token ${JSON.stringify(roles[role])} is not among "added_tokens"`);
@@ -42,6 +43,8 @@ export class PipelineTokenizer implements Tokenizer {
 
   /** Reads the roles from the file (template, model) and `hints` (tokenizer_config.json). */
   static fromJson(json: string, source: string, hints: RoleHints): PipelineTokenizer {
+    // The pipeline first: its errors name the field at fault.
+    const hf = HfTokenizer.fromJson(json, source);
     const doc = JSON.parse(json) as Record<string, unknown>;
     const post = doc.post_processor;
     const single = isRecord(post) && Array.isArray(post.single) ? (post.single as unknown[]) : [];
@@ -60,7 +63,7 @@ export class PipelineTokenizer implements Tokenizer {
       pad: hints.pad,
       mask: hints.mask,
     };
-    return new PipelineTokenizer(json, roles, source);
+    return new PipelineTokenizer(json, roles, source, hf);
   }
 
   get addedTokens(): readonly AddedToken[] {

@@ -4,7 +4,7 @@
 // then the lowest-ranked merge among adjacent pairs is applied, leftmost first, until none applies.
 // Byte-level files (GPT-2, RoBERTa, Llama 3) reach here with words already spelled in byte characters.
 import { boolField, isRecord, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./models.js";
+import { vocabMap, type WordModel } from "./word-model.js";
 
 const encoder = new TextEncoder();
 const CACHE_ENTRIES = 100_000;

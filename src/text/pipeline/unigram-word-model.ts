@@ -3,7 +3,7 @@
 // when the file asks for it.
 import { UnigramModel } from "../unigram-model.js";
 import { arrayField, boolField, intField, type JsonObject, type JsonPlace } from "./component-json.js";
-import type { WordModel } from "./models.js";
+import type { WordModel } from "./word-model.js";
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 // WordLevel: each pre-tokenized word is one vocabulary entry, or the unknown token.
 import { stringField, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./models.js";
+import { vocabMap, type WordModel } from "./word-model.js";
 
 export class WordLevelModel implements WordModel {
   private readonly byToken: Map<string, number>;

@@ -2,7 +2,7 @@
 // spelled with the continuation prefix ("##") at each next position; a word with a part no entry
 // covers, or longer than max_input_chars_per_word characters, is one unknown token.
 import { intField, stringField, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./models.js";
+import { vocabMap, type WordModel } from "./word-model.js";
 
 export class WordPieceModel implements WordModel {
   private readonly byToken: Map<string, number>;
