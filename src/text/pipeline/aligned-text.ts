@@ -53,8 +53,19 @@ export class AlignedText {
    * replacement comes from the character it replaces.
    */
   mapChars(fn: (ch: string) => string | null): AlignedText {
-    const b = new AlignedBuilder();
     const t = this.text;
+    // Most characters map to one of the same length: then the alignment is the input's, unit for unit.
+    let same = "";
+    let i = 0;
+    for (; i < t.length;) {
+      const w = t.codePointAt(i)! > 0xffff ? 2 : 1;
+      const out = fn(w === 2 ? t.slice(i, i + 2) : t[i]!);
+      if (out === null || out.length !== w) break;
+      same += out;
+      i += w;
+    }
+    if (i === t.length) return new AlignedText(same, this.starts, this.ends);
+    const b = new AlignedBuilder();
     for (let i = 0; i < t.length;) {
       const cp = t.codePointAt(i)!;
       const w = cp > 0xffff ? 2 : 1;

@@ -14,12 +14,13 @@ export const BYTE_TO_CHAR: readonly string[] = (() => {
 
 export const CHAR_TO_BYTE: ReadonlyMap<string, number> = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
 
-const encoder = new TextEncoder();
-
-/** The UTF-8 bytes of a character, spelled as byte characters. */
-export function byteCharsOf(ch: string): string {
-  const bytes = encoder.encode(ch);
-  let s = "";
-  for (const b of bytes) s += BYTE_TO_CHAR[b];
-  return s;
+/** The UTF-8 bytes of the character at code point `cp`, spelled as byte characters. */
+export function byteCharsOf(cp: number): string {
+  const c = BYTE_TO_CHAR;
+  if (cp < 0x80) return c[cp]!;
+  if (cp < 0x800) return c[0xc0 | (cp >> 6)]! + c[0x80 | (cp & 63)]!;
+  // A lone surrogate is written as U+FFFD, as a Rust string holds it.
+  if (cp >= 0xd800 && cp <= 0xdfff) return byteCharsOf(0xfffd);
+  if (cp < 0x10000) return c[0xe0 | (cp >> 12)]! + c[0x80 | ((cp >> 6) & 63)]! + c[0x80 | (cp & 63)]!;
+  return c[0xf0 | (cp >> 18)]! + c[0x80 | ((cp >> 12) & 63)]! + c[0x80 | ((cp >> 6) & 63)]! + c[0x80 | (cp & 63)]!;
 }

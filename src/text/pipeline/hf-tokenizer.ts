@@ -263,8 +263,8 @@ export class HfTokenizer {
     if (p.multipleOf && target % p.multipleOf !== 0) target += p.multipleOf - (target % p.multipleOf);
     const n = target - e.ids.length;
     if (n <= 0) return e;
-    const fill = <T>(v: T): T[] => Array.from({ length: n }, () => v);
-    const join = <T>(xs: T[], pad: T[]): T[] => (p.direction === "Right" ? [...xs, ...pad] : [...pad, ...xs]);
+    const fill = <T>(v: T): T[] => new Array<T>(n).fill(v);
+    const join = <T>(xs: T[], pad: T[]): T[] => (p.direction === "Right" ? xs.concat(pad) : pad.concat(xs));
     return {
       ids: join(e.ids, fill(p.padId)),
       tokens: join(e.tokens, fill(p.padToken)),

@@ -15,6 +15,7 @@ const WHITESPACE = /^\p{White_Space}$/u;
 // C categories) except \t \n \r, which count as whitespace.
 const CONTROL = /^\p{C}$/u;
 const MARK_NONSPACING = /\p{Mn}/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The CJK ideograph blocks BERT surrounds with spaces (`tokenizers`' is_chinese_char). */
 function isChineseChar(cp: number): boolean {
@@ -37,6 +38,8 @@ function bertNormalizer(o: JsonObject, place: JsonPlace): Normalizer {
   // strip_accents null follows lowercase, as in BERT.
   const stripAccents = o.strip_accents === null || o.strip_accents === undefined ? lowercase : boolField(o, "strip_accents", place, false);
   return (t) => {
+    // Printable ASCII has nothing to clean, no ideographs and no accents: only the case can change.
+    if (PRINTABLE_ASCII.test(t.text)) return lowercase ? new AlignedText(t.text.toLowerCase(), t.starts, t.ends) : t;
     let out = t;
     if (cleanText)
       out = out.mapChars((ch) => {

@@ -2,9 +2,8 @@
 // then splits on its own, with the same pieces and the same delimiter rules as Hugging Face
 // `tokenizers`: BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits, Split, Metaspace,
 // ByteLevel, CharDelimiterSplit and Sequence.
-import type { AlignedText } from "./aligned-text.js";
-import { AlignedBuilder } from "./aligned-text.js";
-import { byteCharsOf } from "./byte-chars.js";
+import { AlignedBuilder, AlignedText } from "./aligned-text.js";
+import { BYTE_TO_CHAR, byteCharsOf } from "./byte-chars.js";
 import { arrayField, boolField, objectAt, stringField, type JsonObject, type JsonPlace } from "./component-json.js";
 import { patternRegExp } from "./patterns.js";
 
@@ -144,11 +143,21 @@ export function byteLevel(addPrefixSpace: boolean, useRegex: boolean): PreTokeni
 }
 
 function toByteChars(t: AlignedText): AlignedText {
-  const b = new AlignedBuilder();
   const s = t.text;
+  // ASCII is one byte a character: the alignment stays as it is.
+  let ascii = "";
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) break;
+    ascii += BYTE_TO_CHAR[c]!;
+  }
+  if (i === s.length) return new AlignedText(ascii, t.starts, t.ends);
+  const b = new AlignedBuilder();
   for (let i = 0; i < s.length;) {
-    const w = s.codePointAt(i)! > 0xffff ? 2 : 1;
-    b.push(byteCharsOf(s.slice(i, i + w)), t.starts[i]!, t.ends[i + w - 1]!);
+    const cp = s.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    b.push(byteCharsOf(cp), t.starts[i]!, t.ends[i + w - 1]!);
     i += w;
   }
   return b.build();

@@ -4,12 +4,17 @@
 import { intField, stringField, type JsonObject, type JsonPlace } from "./component-json.js";
 import { vocabMap, type WordModel } from "./word-model.js";
 
+const CACHE_ENTRIES = 100_000;
+const CACHE_MAX_LENGTH = 64;
+
 export class WordPieceModel implements WordModel {
   private readonly byToken: Map<string, number>;
   private readonly byId: string[];
   private readonly unkId: number;
   private readonly prefix: string;
   private readonly maxChars: number;
+  /** Word → its tokens as (id, start, end) triples. */
+  private readonly cache = new Map<string, number[]>();
 
   constructor(o: JsonObject, place: JsonPlace) {
     ({ byToken: this.byToken, byId: this.byId } = vocabMap(o.vocab, place.in("vocab")));
@@ -34,6 +39,25 @@ export class WordPieceModel implements WordModel {
   }
 
   tokenize(word: string, ids: number[], starts: number[], ends: number[]): void {
+    const cached = this.cache.get(word);
+    if (cached !== undefined) {
+      for (let i = 0; i < cached.length; i += 3) {
+        ids.push(cached[i]!);
+        starts.push(cached[i + 1]!);
+        ends.push(cached[i + 2]!);
+      }
+      return;
+    }
+    const first = ids.length;
+    this.split(word, ids, starts, ends);
+    if (word.length <= CACHE_MAX_LENGTH && this.cache.size < CACHE_ENTRIES) {
+      const entry: number[] = [];
+      for (let i = first; i < ids.length; i++) entry.push(ids[i]!, starts[i]!, ends[i]!);
+      this.cache.set((word + " ").slice(0, -1), entry);
+    }
+  }
+
+  private split(word: string, ids: number[], starts: number[], ends: number[]): void {
     const n = word.length;
     if (n === 0) return;
     let chars = 0;
