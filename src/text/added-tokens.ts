@@ -38,8 +38,8 @@ export class AddedTokenSplitter {
 
   /**
    * Walks `text` in order: `onText` for each stretch of plain text (never empty) and where it starts,
-   * `onToken` for each added token found and where its content is (stripped whitespace left out, as
-   * `tokenizers` reports its offsets).
+   * `onToken` for each added token found and the span it takes, stripped whitespace included (as
+   * `tokenizers` reports it: a byte-level post-processor then trims the offsets).
    */
   split(text: string, onText: (text: string, start: number) => void, onToken: (id: number, start: number, end: number) => void): void {
     const pattern = this.pattern;
@@ -61,7 +61,7 @@ export class AddedTokenSplitter {
         stop += LEADING_WHITESPACE.exec(text.slice(stop))![0].length;
       }
       if (done < start) onText(text.slice(done, start), done);
-      onToken(token.id, m.index, m.index + m[0].length);
+      onToken(token.id, start, stop);
       done = stop;
       // Matching goes on from the end of the match, not past the stripped whitespace, as in `tokenizers`.
     }

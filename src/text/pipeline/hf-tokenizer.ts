@@ -195,7 +195,8 @@ export class HfTokenizer {
       (id, start, end) => {
         const e = emptyEncoding();
         e.ids.push(id);
-        e.tokens.push(this.addedById.get(id)!.content);
+        // The token as `tokenizers` spells it: its span of the text, stripped whitespace included.
+        e.tokens.push(text.slice(start, end));
         e.typeIds.push(typeId);
         e.offsets.push([start, end]);
         e.specialTokensMask.push(0);
