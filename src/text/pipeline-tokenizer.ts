@@ -46,6 +46,14 @@ export class PipelineTokenizer implements Tokenizer {
     // The pipeline first: its errors name the field at fault.
     const hf = HfTokenizer.fromJson(json, source);
     const doc = JSON.parse(json) as Record<string, unknown>;
+    // Kiln's data preparation packs whole texts into rows itself: padding or truncation would put pads
+    // and cut texts into the training data.
+    for (const field of ["truncation", "padding"])
+      if (doc[field] !== null && doc[field] !== undefined)
+        throw new Error(
+          `${source}: "${field}" is set; Kiln encodes training data without truncation or padding, so it must be null ` +
+            `(or read the file with HfTokenizer, loadHfTokenizer, which applies it)`,
+        );
     const post = doc.post_processor;
     const single = isRecord(post) && Array.isArray(post.single) ? (post.single as unknown[]) : [];
     const specials = single.flatMap((p) => (isRecord(p) && isRecord(p.SpecialToken) ? [String(p.SpecialToken.id)] : []));

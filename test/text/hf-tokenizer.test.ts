@@ -4,9 +4,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HfTokenizer, TokenizerFileError, trainMergeModel } from "../../src/text/index.js";
+import { HfTokenizer, loadTokenizer, TokenizerFileError, trainMergeModel } from "../../src/text/index.js";
 import { EDGE_CASES, sotuSlice } from "../helpers/sotu-slice.js";
 
 interface NpmEncoding {
@@ -114,4 +114,20 @@ test("components Kiln does not run, and broken fields, are refused with the fiel
       what,
     );
   }
+});
+
+test("loadTokenizer takes a trained BPE directory as a Kiln tokenizer, and refuses a file that pads or truncates", async () => {
+  const trained = await trainMergeModel("bpe", corpus.lines, { vocabSize: 800 });
+  const dir = join(corpus.dir, "bpe-dir");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "tokenizer.json"), trained.json);
+  const loaded = await loadTokenizer(dir);
+  assert.deepEqual(loaded.encode("The Union is strong."), trained.encode("The Union is strong."));
+  assert.deepEqual([loaded.clsId, loaded.sepId, loaded.unkId, loaded.padId, loaded.maskId], [0, 1, 2, 3, 4]);
+  const padded = {
+    ...(JSON.parse(trained.json) as object),
+    padding: { strategy: "BatchLongest", direction: "Right", pad_id: 3, pad_type_id: 0, pad_token: "<pad>" },
+  };
+  writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(padded));
+  await assert.rejects(loadTokenizer(dir), /tokenizer\.json: "padding" is set; Kiln encodes training data without truncation or padding/);
 });
