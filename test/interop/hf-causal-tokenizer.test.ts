@@ -1,8 +1,9 @@
 // A causal LM's directory follows transformers' convention for decoders: `tok(prompt)` gives the bos
 // token and the prompt's ids, with no end-of-sequence token after them, so that the usual
 // `model.generate(**tok(prompt))` continues the prompt and agrees with Kiln's greedy generation. Tiny
-// Llama and GPT-2 trained for a few steps with the CLI (whose data still ends every line with [SEP]);
-// one Python process (test/python/hf_causal_tokenizer.py) reads their directories.
+// Llama and GPT-2 trained for a few steps with the CLI (whose data still ends every line with [SEP]), and
+// a Llama with a byte-level BPE tokenizer (`--model bpe`); one Python process
+// (test/python/hf_causal_tokenizer.py) reads their directories.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,16 +31,28 @@ test(
   { skip: pythonSkip },
   async () => {
     const data = prepareTinyCausalData(root);
+    // The same corpus with a byte-level BPE tokenizer (`--model bpe`).
+    const bpe = { tokenizer: join(root, "bpe-tokenizer"), shards: join(root, "bpe-shards") };
+    kiln(..."tokenizer train --model bpe --vocab-size 400 --input".split(" "), join(root, "corpus.txt"), "--out", bpe.tokenizer);
+    kiln(
+      ..."data prepare --max-length 32 --validation-fraction 0.1 --quiet --tokenizer".split(" "),
+      bpe.tokenizer,
+      "--input",
+      join(root, "corpus.txt"),
+      "--out",
+      bpe.shards,
+    );
+    const runs = { "llama-tiny": data, "gpt2-tiny": data, "llama-tiny with BPE": bpe };
     const dirs: Record<string, string> = {};
-    for (const preset of ["llama-tiny", "gpt2-tiny"]) {
-      dirs[preset] = join(root, preset);
-      kiln(...tinyCausalTrainArgs(data, dirs[preset], 4).map((a) => (a === "llama-tiny" ? preset : a)));
+    for (const [name, d] of Object.entries(runs)) {
+      dirs[name] = join(root, name.replaceAll(" ", "-"));
+      kiln(...tinyCausalTrainArgs(d, dirs[name], 4).map((a) => (a === "llama-tiny" ? name.split(" ")[0]! : a)));
     }
     const hf = runPython<Record<string, HfSide>>("hf_causal_tokenizer.py", [], {
       input: JSON.stringify({ dirs: Object.values(dirs), prompts: PROMPTS, max_new_tokens: NEW_TOKENS }),
     });
-    const trainingTok = await loadTokenizer(data.tokenizer);
     for (const [preset, dir] of Object.entries(dirs)) {
+      const trainingTok = await loadTokenizer(runs[preset as keyof typeof runs].tokenizer);
       const theirs = hf[dir]!;
       const ownTok = await loadTokenizer(dir);
       const pipe = await TextGenerationPipeline.fromPretrained(dir);
