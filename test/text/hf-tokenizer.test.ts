@@ -75,6 +75,16 @@ test("components Kiln does not run, and broken fields, are refused with the fiel
       /"normalizer" is a Precompiled/,
     ],
     [
+      "a single-word added token",
+      { added_tokens: [{ id: 1, content: "a", single_word: true, lstrip: false, rstrip: false, normalized: false, special: true }] },
+      /"added_tokens\[0\]" \("a"\) has single_word true/,
+    ],
+    [
+      "an added token matched after normalization",
+      { normalizer: { type: "Lowercase" }, added_tokens: [{ id: 1, content: "a", normalized: true, special: false }] },
+      /"added_tokens\[0\]" \("a"\) has normalized true; Kiln matches added tokens on the raw text/,
+    ],
+    [
       "BPE dropout",
       { model: { type: "BPE", vocab: { a: 0 }, merges: [], dropout: 0.1 } },
       /"model\.dropout" is 0\.1; Kiln encodes deterministically/,

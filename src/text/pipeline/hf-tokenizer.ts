@@ -76,13 +76,19 @@ function parsePadding(v: unknown, place: JsonPlace): Padding | undefined {
   };
 }
 
-function parseAddedTokens(v: unknown, place: JsonPlace): AddedToken[] {
+function parseAddedTokens(v: unknown, place: JsonPlace, hasNormalizer: boolean): AddedToken[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) return place.fail(`is ${JSON.stringify(v)?.slice(0, 80)}, expected an array`);
   return v.map((t, i) => {
     const o = objectAt(t, place.in(i));
     if (typeof o.content !== "string" || o.content === "" || typeof o.id !== "number")
       place.in(i).fail(`needs an integer "id" and a non-empty "content"`);
+    // Kiln finds added tokens in the raw text only, and as whole strings anywhere.
+    if (o.single_word === true) place.in(i).fail(`(${JSON.stringify(o.content)}) has single_word true, which Kiln does not run`);
+    if (o.normalized === true && hasNormalizer)
+      place
+        .in(i)
+        .fail(`(${JSON.stringify(o.content)}) has normalized true; Kiln matches added tokens on the raw text, before the normalizer`);
     return {
       id: o.id as number,
       content: o.content as string,
@@ -110,7 +116,7 @@ export class HfTokenizer {
   constructor(doc: JsonObject, source: string) {
     const at = (field: string): JsonPlace => new JsonPlace(source, field);
     this.model = buildModel(doc.model, at("model"));
-    this.addedTokens = parseAddedTokens(doc.added_tokens, at("added_tokens"));
+    this.addedTokens = parseAddedTokens(doc.added_tokens, at("added_tokens"), doc.normalizer !== null && doc.normalizer !== undefined);
     this.normalizer = buildNormalizer(doc.normalizer, at("normalizer"));
     this.preTokenizer = buildPreTokenizer(doc.pre_tokenizer, at("pre_tokenizer"));
     this.postProcessor = buildPostProcessor(doc.post_processor, at("post_processor"));
