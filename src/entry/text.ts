@@ -3,9 +3,13 @@
 
 export {
   trainUnigram,
+  trainMergeModel,
   loadTokenizer,
+  loadHfTokenizer,
   saveTokenizer,
   UnigramTokenizer,
+  HfTokenizer,
+  PipelineTokenizer,
   readTextLines,
   vocabularyDifference,
   type Tokenizer,

@@ -38,13 +38,14 @@ export class AddedTokenSplitter {
   }
 
   /**
-   * Walks `text` in order: `onText` for each stretch of plain text (never empty), `onToken` for each
-   * added token found.
+   * Walks `text` in order: `onText` for each stretch of plain text (never empty) and where it starts,
+   * `onToken` for each added token found and the span it takes, stripped whitespace included (as
+   * `tokenizers` reports it: a byte-level post-processor then trims the offsets).
    */
-  split(text: string, onText: (text: string) => void, onToken: (id: number) => void): void {
+  split(text: string, onText: (text: string, start: number) => void, onToken: (id: number, start: number, end: number) => void): void {
     const pattern = this.pattern;
     if (pattern === undefined) {
-      if (text.length > 0) onText(text);
+      if (text.length > 0) onText(text, 0);
       return;
     }
     let done = 0;
@@ -60,11 +61,11 @@ export class AddedTokenSplitter {
       if (token.rstrip) {
         stop += LEADING_WHITESPACE.exec(text.slice(stop))![0].length;
       }
-      if (done < start) onText(text.slice(done, start));
-      onToken(token.id);
+      if (done < start) onText(text.slice(done, start), done);
+      onToken(token.id, start, stop);
       done = stop;
       // Matching goes on from the end of the match, not past the stripped whitespace, as in `tokenizers`.
     }
-    if (done < text.length) onText(text.slice(done));
+    if (done < text.length) onText(text.slice(done), done);
   }
 }

@@ -7,7 +7,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddedToken } from "./added-tokens.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
-import { UnigramTokenizer, type Tokenizer } from "./tokenizer.js";
+import { HfTokenizer } from "./pipeline/hf-tokenizer.js";
+import { PipelineTokenizer } from "./pipeline-tokenizer.js";
+import { UnigramTokenizer, type SpecialTokenRoles, type Tokenizer } from "./tokenizer.js";
 import { parseTokenizerJson, tokenizerJson, type RoleHints } from "./tokenizer-json.js";
 
 /** Options of saveTokenizer: the model's longest input. */
@@ -16,7 +18,7 @@ export interface SaveTokenizerOptions {
   modelMaxLength?: number;
 }
 
-const DEFAULT_ROLE_HINTS: RoleHints = { pad: "<pad>", mask: "[MASK]" };
+const DEFAULT_ROLE_HINTS: RoleHints = { pad: "<pad>", mask: "[MASK]", sep: "[SEP]" };
 
 function addedTokenEntry(t: AddedToken): Record<string, unknown> {
   return { content: t.content, lstrip: t.lstrip, normalized: false, rstrip: t.rstrip, single_word: false, special: t.special };
@@ -29,8 +31,12 @@ function roleEntry(t: AddedToken): unknown {
   return rest;
 }
 
-function tokenizerConfig(tok: UnigramTokenizer, modelMaxLength: number): Record<string, unknown> {
-  const { roles, addedTokens } = tok.spec;
+interface SavedParts {
+  roles: SpecialTokenRoles;
+  addedTokens: readonly AddedToken[];
+}
+
+function tokenizerConfig({ roles, addedTokens }: SavedParts, modelMaxLength: number): Record<string, unknown> {
   return {
     added_tokens_decoder: Object.fromEntries(addedTokens.map((t) => [String(t.id), addedTokenEntry(t)])),
     clean_up_tokenization_spaces: false,
@@ -46,9 +52,8 @@ function tokenizerConfig(tok: UnigramTokenizer, modelMaxLength: number): Record<
   };
 }
 
-function specialTokensMap(tok: UnigramTokenizer): Record<string, unknown> {
-  const byContent = new Map(tok.spec.addedTokens.map((t) => [t.content, t]));
-  const { roles } = tok.spec;
+function specialTokensMap({ roles, addedTokens }: SavedParts): Record<string, unknown> {
+  const byContent = new Map(addedTokens.map((t) => [t.content, t]));
   return Object.fromEntries(
     (["cls", "mask", "pad", "sep", "unk"] as const).map((role) => [`${role}_token`, roleEntry(byContent.get(roles[role])!)]),
   );
@@ -56,13 +61,25 @@ function specialTokensMap(tok: UnigramTokenizer): Record<string, unknown> {
 
 /** Writes DIR/tokenizer.json, tokenizer_config.json and special_tokens_map.json, each atomically. */
 export async function saveTokenizer(tok: Tokenizer, dir: string, opts: SaveTokenizerOptions = {}): Promise<void> {
-  if (!(tok instanceof UnigramTokenizer)) throw new Error("saveTokenizer: only tokenizers from trainUnigram or loadTokenizer can be saved");
+  if (!(tok instanceof UnigramTokenizer) && !(tok instanceof PipelineTokenizer))
+    throw new Error("saveTokenizer: only tokenizers from trainUnigram, trainBpe, trainWordPiece or loadTokenizer can be saved");
   const modelMaxLength = opts.modelMaxLength ?? 512;
   if (!Number.isInteger(modelMaxLength) || modelMaxLength < 1)
     throw new Error(`modelMaxLength must be a positive integer, got ${modelMaxLength}`);
-  await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson(tok.spec));
-  await writeFileAtomic(join(dir, "tokenizer_config.json"), JSON.stringify(tokenizerConfig(tok, modelMaxLength), null, 2) + "\n");
-  await writeFileAtomic(join(dir, "special_tokens_map.json"), JSON.stringify(specialTokensMap(tok), null, 2) + "\n");
+  const parts: SavedParts = tok instanceof UnigramTokenizer ? tok.spec : { roles: tok.roles, addedTokens: tok.addedTokens };
+  await writeFileAtomic(join(dir, "tokenizer.json"), tok instanceof UnigramTokenizer ? tokenizerJson(tok.spec) : tok.json);
+  await writeFileAtomic(join(dir, "tokenizer_config.json"), JSON.stringify(tokenizerConfig(parts, modelMaxLength), null, 2) + "\n");
+  await writeFileAtomic(join(dir, "special_tokens_map.json"), JSON.stringify(specialTokensMap(parts), null, 2) + "\n");
+}
+
+/** The "model"."type" of tokenizer.json text (undefined when it cannot tell; the parser then says why). */
+function modelType(text: string): unknown {
+  try {
+    const doc = JSON.parse(text) as { model?: { type?: unknown } };
+    return doc?.model?.type;
+  } catch {
+    return "Unigram";
+  }
 }
 
 async function readIfPresent(path: string): Promise<string | undefined> {
@@ -90,7 +107,7 @@ function inDir(dir: string, name: string): string {
   return /^[a-z]+:\/\//.test(dir) ? `${dir.replace(/\/+$/, "")}/${name}` : join(dir, name);
 }
 
-/** The pad and mask tokens named by tokenizer_config.json, when the directory has one. */
+/** The pad, mask and sep tokens named by tokenizer_config.json, when the directory has one. */
 async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> {
   const path = inDir(dir, "tokenizer_config.json");
   const text = await read(path);
@@ -104,14 +121,26 @@ async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> 
   return {
     pad: tokenContent(config.pad_token) ?? DEFAULT_ROLE_HINTS.pad,
     mask: tokenContent(config.mask_token) ?? DEFAULT_ROLE_HINTS.mask,
+    sep: tokenContent(config.sep_token) ?? tokenContent(config.eos_token) ?? DEFAULT_ROLE_HINTS.sep,
   };
+}
+
+/**
+ * Any tokenizer.json (DIR/tokenizer.json, or the file itself) as an HfTokenizer: WordPiece, BPE,
+ * WordLevel or Unigram with the pipeline the file describes.
+ */
+export async function loadHfTokenizer(path: string, read: TextFileReader = readIfPresent): Promise<HfTokenizer> {
+  const file = path.endsWith(".json") ? path : inDir(path, "tokenizer.json");
+  const text = await read(file);
+  if (text === undefined) throw new Error(`${file} does not exist: pass a tokenizer.json file or the directory holding one`);
+  return HfTokenizer.fromJson(text, file);
 }
 
 /**
  * Loads DIR/tokenizer.json (and the roles in DIR/tokenizer_config.json, if present). `read` lets other
  * storage (gs://) supply the files.
  */
-export async function loadTokenizer(dir: string, read: TextFileReader = readIfPresent): Promise<UnigramTokenizer> {
+export async function loadTokenizer(dir: string, read: TextFileReader = readIfPresent): Promise<UnigramTokenizer | PipelineTokenizer> {
   const path = inDir(dir, "tokenizer.json");
   // A local directory's files are its own: a symlink out of it (to /etc/…) is refused unopened.
   if (read === readIfPresent) for (const name of ["tokenizer.json", "tokenizer_config.json"]) await fileInside(dir, name, dir);
@@ -119,5 +148,34 @@ export async function loadTokenizer(dir: string, read: TextFileReader = readIfPr
   if (text === undefined) {
     throw new Error(`${path} does not exist: pass the directory that \`kiln tokenizer train --out DIR\` wrote`);
   }
-  return new UnigramTokenizer(parseTokenizerJson(text, path, await roleHints(dir, read)));
+  const hints = await roleHints(dir, read);
+  // Kiln's Unigram files run on the Unigram tokenizer's own fast path; BPE and WordPiece ones on the pipeline.
+  if (modelType(text) !== "Unigram") return PipelineTokenizer.fromJson(text, path, hints);
+  return new UnigramTokenizer(parseTokenizerJson(text, path, hints));
+}
+
+/**
+ * Rewrites DIR/tokenizer.json (a Kiln tokenizer beside a causal LM) with the causal template, `[CLS] $A`:
+ * transformers' `tok(prompt)` then gives the bos token and the prompt's ids, as its Llama and GPT-2
+ * tokenizers do, instead of ending every prompt with the end-of-sequence token, after which
+ * `model.generate(**tok(prompt))` would continue. Kiln itself trains on `[CLS] … [SEP]` and generates
+ * from `bos + ids`, so nothing else changes.
+ */
+export async function useCausalTemplate(dir: string): Promise<void> {
+  const tok = await loadTokenizer(dir);
+  if (tok instanceof PipelineTokenizer) {
+    const doc = JSON.parse(tok.json) as Record<string, unknown>;
+    const cls = { id: tok.roles.cls, ids: [tok.clsId], tokens: [tok.roles.cls] };
+    const special = (typeId: number) => ({ SpecialToken: { id: cls.id, type_id: typeId } });
+    doc.post_processor = {
+      type: "TemplateProcessing",
+      single: [special(0), { Sequence: { id: "A", type_id: 0 } }],
+      pair: [special(0), { Sequence: { id: "A", type_id: 0 } }, special(1), { Sequence: { id: "B", type_id: 1 } }],
+      special_tokens: { [cls.id]: cls },
+    };
+    await writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(doc));
+    return;
+  }
+  if (tok.spec.template === "causal") return;
+  await writeFileAtomic(join(dir, "tokenizer.json"), tokenizerJson({ ...tok.spec, template: "causal" }));
 }

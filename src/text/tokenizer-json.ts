@@ -4,7 +4,7 @@
 // pipeline it would encode differently.
 import type { AddedToken } from "./added-tokens.js";
 import { METASPACE } from "./metaspace.js";
-import type { SpecialTokenRoles, UnigramTokenizerSpec } from "./tokenizer.js";
+import type { SpecialTokenRoles, SpecialTokenTemplate, UnigramTokenizerSpec } from "./tokenizer.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -27,8 +27,20 @@ function sequencePiece(id: "A" | "B", typeId: number): Json {
   return { Sequence: { id, type_id: typeId } };
 }
 
-/** `[CLS] $A [SEP]` for one sequence, `[CLS] $A [SEP] $B:1 [SEP]:1` for a pair. */
-function postProcessor(cls: AddedToken, sep: AddedToken): Json {
+/**
+ * "classify": `[CLS] $A [SEP]` for one sequence, `[CLS] $A [SEP] $B:1 [SEP]:1` for a pair. "causal":
+ * `[CLS] $A` and `[CLS] $A [CLS]:1 $B:1`, the bos-only template of transformers' Llama tokenizer.
+ */
+function postProcessor(cls: AddedToken, sep: AddedToken, template: SpecialTokenTemplate): Json {
+  const special = (t: AddedToken): Json => ({ id: t.content, ids: [t.id], tokens: [t.content] });
+  if (template === "causal") {
+    return {
+      type: "TemplateProcessing",
+      single: [specialPiece(cls.content, 0), sequencePiece("A", 0)],
+      pair: [specialPiece(cls.content, 0), sequencePiece("A", 0), specialPiece(cls.content, 1), sequencePiece("B", 1)],
+      special_tokens: { [cls.content]: special(cls) },
+    };
+  }
   return {
     type: "TemplateProcessing",
     single: [specialPiece(cls.content, 0), sequencePiece("A", 0), specialPiece(sep.content, 0)],
@@ -39,10 +51,7 @@ function postProcessor(cls: AddedToken, sep: AddedToken): Json {
       sequencePiece("B", 1),
       specialPiece(sep.content, 1),
     ],
-    special_tokens: {
-      [cls.content]: { id: cls.content, ids: [cls.id], tokens: [cls.content] },
-      [sep.content]: { id: sep.content, ids: [sep.id], tokens: [sep.content] },
-    },
+    special_tokens: { [cls.content]: special(cls), [sep.content]: special(sep) },
   };
 }
 
@@ -76,7 +85,7 @@ export function tokenizerJson(spec: UnigramTokenizerSpec): string {
     added_tokens: spec.addedTokens.map(addedTokenJson),
     normalizer: NORMALIZER,
     pre_tokenizer: METASPACE_STEP,
-    post_processor: postProcessor(cls, sep),
+    post_processor: postProcessor(cls, sep, spec.template ?? "classify"),
     decoder: METASPACE_STEP,
     model: { type: "Unigram", unk_id: unk.id, vocab: placeholder, byte_fallback: false },
   };
@@ -110,6 +119,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 export interface RoleHints {
   pad: string;
   mask: string;
+  /** The sep (eos) token, which a causal template does not name. */
+  sep: string;
 }
 
 /** Parses and checks tokenizer.json text; `source` (the file path) prefixes every error. */
@@ -121,7 +132,11 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
     throw new TokenizerJsonError(source, `not valid JSON (${(e as Error).message})`);
   }
   const fail = (what: string): never => {
-    throw new TokenizerJsonError(source, `${what}. Kiln reads the tokenizer.json files that \`kiln tokenizer train\` writes.`);
+    throw new TokenizerJsonError(
+      source,
+      `${what}. Kiln trains and prepares data with the tokenizer.json files that \`kiln tokenizer train\` writes ` +
+        `(HfTokenizer reads any other).`,
+    );
   };
   if (!isRecord(doc)) return fail("the top level is not a JSON object");
   if (doc.version !== "1.0") fail(`"version" is ${JSON.stringify(doc.version)}, expected "1.0"`);
@@ -173,12 +188,17 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   const single = isRecord(doc.post_processor) ? doc.post_processor.single : undefined;
   const specialIdOf = (piece: unknown): string | undefined =>
     isRecord(piece) && isRecord(piece.SpecialToken) && typeof piece.SpecialToken.id === "string" ? piece.SpecialToken.id : undefined;
+  const template: SpecialTokenTemplate = Array.isArray(single) && single.length === 2 ? "causal" : "classify";
   const clsContent = Array.isArray(single) ? specialIdOf(single[0]) : undefined;
-  const sepContent = Array.isArray(single) ? specialIdOf(single[2]) : undefined;
+  const sepContent = template === "causal" ? hints.sep : Array.isArray(single) ? specialIdOf(single[2]) : undefined;
   const cls = addedTokens.find((t) => t.content === clsContent);
   const sep = addedTokens.find((t) => t.content === sepContent);
-  if (!cls || !sep || !sameJson(doc.post_processor, postProcessor(cls, sep))) {
-    fail(`"post_processor" must be TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1") over two of the added tokens`);
+  if (!cls || !sep || !sameJson(doc.post_processor, postProcessor(cls, sep, template))) {
+    fail(
+      `"post_processor" must be TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1") or, for a causal LM, ` +
+        `"[CLS] $A" (pair "[CLS] $A [CLS]:1 $B:1") over the added tokens ` +
+        `(the sep token "${hints.sep}" from tokenizer_config.json among them)`,
+    );
   }
 
   const roles: SpecialTokenRoles = {
@@ -191,5 +211,5 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   for (const role of ["unk", "pad", "mask"] as const) {
     if (!addedTokens.some((t) => t.content === roles[role])) fail(`the ${role} token "${roles[role]}" is not among "added_tokens"`);
   }
-  return { vocab, addedTokens, roles };
+  return { vocab, addedTokens, roles, ...(template === "causal" ? { template } : {}) };
 }

@@ -9,7 +9,7 @@ import { UnigramModel } from "./unigram-model.js";
 
 /** Options of encode. */
 export interface EncodeOptions {
-  /** Wrap the ids in the template's special tokens ([CLS] … [SEP]). Default true. */
+  /** Wrap the ids in the template's special tokens ([CLS] … [SEP], or [CLS] … for a causal template). Default true. */
   addSpecialTokens?: boolean;
 }
 
@@ -51,7 +51,16 @@ export interface UnigramTokenizerSpec {
   vocab: ReadonlyArray<readonly [string, number]>;
   addedTokens: readonly AddedToken[];
   roles: SpecialTokenRoles;
+  /**
+   * The special tokens encode() adds: "classify" wraps the text as `[CLS] $A [SEP]` (masked LMs, and the
+   * training data of causal LMs, which learn where a text ends); "causal" puts only `[CLS]` (the bos token)
+   * before it, as transformers' tokenizers of decoder models do, so that `tok(prompt)` in Python ends
+   * where the prompt ends. Default "classify".
+   */
+  template?: SpecialTokenTemplate;
 }
+
+export type SpecialTokenTemplate = "classify" | "causal";
 
 // Words seen again are looked up rather than segmented again; the cap bounds memory on huge corpora.
 const WORD_CACHE_ENTRIES = 200_000;
@@ -67,6 +76,7 @@ export class UnigramTokenizer implements Tokenizer {
   readonly padId: number;
   readonly maskId: number;
   readonly specialIds: ReadonlySet<number>;
+  private readonly addsSep: boolean;
   private readonly model: UnigramModel;
   private readonly splitter: AddedTokenSplitter;
   private readonly addedById: Map<number, AddedToken>;
@@ -92,6 +102,7 @@ export class UnigramTokenizer implements Tokenizer {
     this.vocabSize = this.model.size;
     this.specialIds = new Set(spec.addedTokens.filter((t) => t.special).map((t) => t.id));
     this.splitter = new AddedTokenSplitter(spec.addedTokens);
+    this.addsSep = (spec.template ?? "classify") === "classify";
   }
 
   encode(text: string, opts: EncodeOptions = {}): number[] {
@@ -103,7 +114,7 @@ export class UnigramTokenizer implements Tokenizer {
       (plain) => this.encodePlain(plain, ids),
       (id) => ids.push(id),
     );
-    if (addSpecialTokens) ids.push(this.sepId);
+    if (addSpecialTokens && this.addsSep) ids.push(this.sepId);
     return ids;
   }
 

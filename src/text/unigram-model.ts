@@ -49,8 +49,11 @@ export class UnigramModel {
     return this.idOf.get(piece);
   }
 
-  /** Appends the ids of the best segmentation of `word` (a Metaspace word, '▁' included) to `out`. */
-  encodeWord(word: string, out: number[]): void {
+  /**
+   * Appends the ids of the best segmentation of `word` (a Metaspace word, '▁' included) to `out`, and
+   * where given, each token's end (in UTF-16 units of `word`) to `ends`.
+   */
+  encodeWord(word: string, out: number[], ends?: number[]): void {
     const n = word.length;
     if (n === 0) return;
     if (this.bestScore.length <= n) this.grow(n + 1);
@@ -93,13 +96,14 @@ export class UnigramModel {
         }
       }
     }
-    this.emitPath(word, out);
+    this.emitPath(word, out, ends);
   }
 
-  private emitPath(word: string, out: number[]): void {
+  private emitPath(word: string, out: number[], ends: number[] | undefined): void {
     const bestStart = this.bestStart,
       bestId = this.bestId;
     const firstOut = out.length;
+    const firstEnd = ends?.length ?? 0;
     let end = word.length;
     let unkRunEnd = -1; // end of the run of <unk>s being fused, while walking backwards
     while (end > 0) {
@@ -108,14 +112,22 @@ export class UnigramModel {
       if (id === this.unkId) {
         if (unkRunEnd < 0) unkRunEnd = end;
       } else {
-        if (unkRunEnd >= 0) out.push(this.fusedUnkId(word, end, unkRunEnd));
+        if (unkRunEnd >= 0) {
+          out.push(this.fusedUnkId(word, end, unkRunEnd));
+          ends?.push(unkRunEnd);
+        }
         unkRunEnd = -1;
         out.push(id);
+        ends?.push(end);
       }
       end = start;
     }
-    if (unkRunEnd >= 0) out.push(this.fusedUnkId(word, 0, unkRunEnd));
+    if (unkRunEnd >= 0) {
+      out.push(this.fusedUnkId(word, 0, unkRunEnd));
+      ends?.push(unkRunEnd);
+    }
     reverseTail(out, firstOut);
+    if (ends) reverseTail(ends, firstEnd);
   }
 
   // `tokenizers` maps the fused text back through the vocabulary; it can only be <unk>, since any entry

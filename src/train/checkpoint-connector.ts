@@ -161,7 +161,7 @@ export class CheckpointConnector {
     if (!this.host.isMainRank) return void (await group!.comm.barrier({ forWrites: true }));
     const dir = this.o.outputDir;
     await saveModel(dir, a.model, state.params);
-    if (a.tokenizerDir) await writeChecksums(dir, await copyTokenizerFiles(a.tokenizerDir, dir), { merge: true });
+    if (a.tokenizerDir) await writeChecksums(dir, await copyTokenizerFiles(a.tokenizerDir, dir, a.model.config), { merge: true });
     const html = lossCurveHtml("Kiln training loss", [
       { name: "train loss", color: "#1f77b4", points: history.map((h) => [h.step!, h.loss!]) },
       { name: "eval loss", color: "#d62728", points: evalHistory.map((h) => [h.step!, h.eval_loss!]) },

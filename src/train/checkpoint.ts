@@ -22,6 +22,8 @@ import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
+import { isCausalConfig } from "../models/registry.js";
+import { useCausalTemplate } from "../text/index.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
 /** A checkpoint's trainer_state.json: the step, the epoch, the data position, the seed, the best metric, the log. */
@@ -39,8 +41,11 @@ export interface TrainerStateJson {
 
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"];
 
-/** Copies the tokenizer's files that `fromDir` holds into `toDir`; returns their names. */
-export async function copyTokenizerFiles(fromDir: string, toDir: string): Promise<string[]> {
+/**
+ * Copies the tokenizer's files that `fromDir` holds into `toDir` (a causal LM's get the bos-only template,
+ * see useCausalTemplate); returns their names.
+ */
+export async function copyTokenizerFiles(fromDir: string, toDir: string, config: { model_type: unknown }): Promise<string[]> {
   const copied: string[] = [];
   for (const f of TOKENIZER_FILES) {
     try {
@@ -50,6 +55,7 @@ export async function copyTokenizerFiles(fromDir: string, toDir: string): Promis
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
+  if (copied.includes("tokenizer.json") && isCausalConfig(config)) await useCausalTemplate(toDir);
   return copied;
 }
 
@@ -115,7 +121,7 @@ export async function saveCheckpoint(outputDir: string, a: SaveCheckpointArgs): 
     await writeJsonAtomic(join(tmp, "config.json"), configJson(a.model.config));
     // `checksums` tells a later load that checksums.json belongs here, so a deleted one is noticed too.
     await writeJsonAtomic(join(tmp, "trainer_state.json"), { ...a.state, checksums: CHECKSUMS_FILE });
-    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp);
+    if (a.tokenizerDir) await copyTokenizerFiles(a.tokenizerDir, tmp, a.model.config);
     // Last: the digests of everything above, which resuming checks before it trusts a byte.
     await writeChecksums(tmp, (await readdir(tmp)).sort());
   } catch (e) {

@@ -32,6 +32,30 @@ test("train writes a tokenizer directory and reports progress; encode uses it", 
   assert.equal(tokens.filter((t) => t === "[MASK]").length, 1);
 });
 
+test("--model bpe and --model wordpiece train tokenizers that encode and load like the Unigram one", () => {
+  for (const [model, continuation] of [
+    ["bpe", /^Ġ/],
+    ["wordpiece", /^##/],
+  ] as const) {
+    const out = join(corpus.dir, `tok-${model}`);
+    const trained = run("train", "--model", model, "--input", corpus.path, "--vocab-size", "600", "--out", out);
+    assert.equal(trained.status, 0, trained.stderr);
+    assert.match(trained.stderr, /done: 600 tokens/);
+    const encoded = run("encode", "--tokenizer", out, "The Congress, unbelievably, is to [MASK].");
+    assert.equal(encoded.status, 0, encoded.stderr);
+    const { ids, tokens } = JSON.parse(encoded.stdout) as { ids: number[]; tokens: string[] };
+    assert.deepEqual([ids[0], ids.at(-1)], [0, 1], "[CLS] … [SEP]");
+    assert.equal(tokens.filter((t) => t === "[MASK]").length, 1);
+    assert.ok(
+      tokens.some((t) => continuation.test(t)),
+      `${model} tokens: ${tokens.join(" ")}`,
+    );
+  }
+  const bad = run("train", "--model", "sentencepiece", "--input", corpus.path, "--vocab-size", "600", "--out", join(corpus.dir, "x"));
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--model must be unigram, bpe or wordpiece, got "sentencepiece"/);
+});
+
 test("usage mistakes exit 2 and name the flag", () => {
   const noInput = run("train", "--vocab-size", "100", "--out", join(corpus.dir, "x"));
   assert.equal(noInput.status, 2);

@@ -68,7 +68,7 @@ test("a directory without a Kiln tokenizer.json is refused with the reason", asy
     ["not json", "{", /tokenizer\.json: not valid JSON/],
     ["normalizer", JSON.stringify({ ...JSON.parse(original), normalizer: { type: "NFC" } }), /"normalizer" is \{"type":"NFC"\}, expected/],
     ["truncation", JSON.stringify({ ...JSON.parse(original), truncation: { max_length: 8 } }), /"truncation" is set/],
-    ["model", JSON.stringify({ ...JSON.parse(original), model: { type: "BPE" } }), /"model.type" must be "Unigram"/],
+    ["model", JSON.stringify({ ...JSON.parse(original), model: { type: "BPE" } }), /"model.vocab" is undefined, expected an object/],
   ];
   for (const [what, text, message] of variants) {
     await saveTokenizer(trained, bad);

@@ -13,8 +13,10 @@ import {
   loadTokenizer,
   readTextLines,
   saveTokenizer,
+  trainMergeModel,
   trainUnigram,
   type TrainProgress,
+  type UnigramTrainOptions,
 } from "../../text/index.js";
 import type { Command } from "./types.js";
 
@@ -35,6 +37,13 @@ format), tokenizer_config.json and special_tokens_map.json.`,
     },
     "text-field": { type: "string", value: "NAME", help: "read JSON Lines and take the document from this field" },
     "vocab-size": { type: "int", min: 1, required: true, help: "vocabulary size, special tokens included" },
+    model: {
+      type: "enum",
+      values: ["unigram", "bpe", "wordpiece"],
+      default: "unigram",
+      value: "M",
+      help: "unigram (default, SentencePiece's algorithm), bpe (byte-level, GPT-2's pipeline) or wordpiece (BERT's, cased)",
+    },
     out: { type: "string", value: "DIR", required: true, help: "where to write the tokenizer, local or gs://bucket/prefix" },
     "special-tokens": {
       type: "string",
@@ -146,10 +155,13 @@ async function train(argv: string[]): Promise<void> {
   const localInputs: string[] = [];
   for (const input of inputs) localInputs.push(await localInputFile("input", input));
 
+  const model = values.model;
+  const trainer =
+    model === "unigram" ? trainUnigram : (lines: AsyncIterable<string>, o: UnigramTrainOptions) => trainMergeModel(model, lines, o);
   const progress = progressPrinter();
   let tokenizer;
   try {
-    tokenizer = await trainUnigram(readTextLines(localInputs, { textField: values["text-field"] }), {
+    tokenizer = await trainer(readTextLines(localInputs, { textField: values["text-field"] }), {
       vocabSize,
       specialTokens,
       roles: {

