@@ -3,6 +3,7 @@
 // whether Kiln or transformers wrote them, masked or causal LMs alike (loadModel: the family's spec in the
 // registry builds the model).
 import { checkOptions } from "../core/check-options.js";
+import { OptionError } from "../core/option-error.js";
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import * as k from "../core/index.js";
@@ -19,6 +20,8 @@ import { fileInside } from "../io/contained-path.js";
 import { checkStoredTies, damagedModelRemedy, parameterLayout, readCheckpointTensors, toParam } from "./checkpoint-read.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
+import { isClassifierJson, type ClassifierLabels } from "./classification/config.js";
+import { loadClassifier, type PretrainedClassifier } from "./classification/load.js";
 
 export { checkFinite, damagedModelRemedy, parameterLayout } from "./checkpoint-read.js";
 
@@ -50,9 +53,12 @@ export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
 export function configJson(c: BaseModelConfig): Record<string, unknown> {
   const { torch_dtype: _superseded, ...rest } = c;
   const spec = modelSpec(c);
+  // A classifier's class is its own (config.architectures); transformers counts num_labels from id2label.
+  const classifier = isClassifierJson(c);
+  if (classifier) delete rest.num_labels;
   return {
     ...rest,
-    architectures: [spec.architecture],
+    architectures: [classifier ? c.architectures[0]! : spec.architecture],
     tie_word_embeddings: spec.tiesHead(c),
     dtype: "float32",
     transformers_version: TRANSFORMERS_FORMAT_VERSION,
@@ -82,10 +88,14 @@ export function paramsFromTensors(model: LanguageModel, tensors: Record<string, 
   return treedef.unflatten(leaves) as Params;
 }
 
-export interface LoadModelOptions {
+export interface LoadModelOptions extends ClassifierLabels {
   device?: k.Device;
-  /** The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error. */
-  task?: ModelTask;
+  /**
+   * The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error.
+   * "sequence-classification" loads a classifier: from a classifier's directory, or from any base model's
+   * with a fresh head (labels, numLabels and problemType then set its classes).
+   */
+  task?: LoadTask;
   /**
    * A masked-LM checkpoint with the encoder but no masked-LM head (a RobertaModel/BertModel, e.g. a
    * sentence encoder): "error" (the default: predictions need the head) or "init" (a fresh head from
@@ -117,8 +127,11 @@ export interface PretrainedCausalModel {
   notices: string[];
 }
 
+/** What loadModel can load a directory as: a family's own task, or a classifier on any family. */
+export type LoadTask = ModelTask | "sequence-classification";
+
 /** A loaded model directory: which task its model is for tells which kind of model it is. */
-export type LoadedModel = PretrainedModel | PretrainedCausalModel;
+export type LoadedModel = PretrainedModel | PretrainedCausalModel | PretrainedClassifier;
 
 const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "causal-lm": "a causal language model" };
 
@@ -131,17 +144,34 @@ const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "
  */
 export async function loadModel(dir: string, opts: LoadModelOptions & { task: "mlm" }): Promise<PretrainedModel>;
 export async function loadModel(dir: string, opts: LoadModelOptions & { task: "causal-lm" }): Promise<PretrainedCausalModel>;
+export async function loadModel(dir: string, opts: LoadModelOptions & { task: "sequence-classification" }): Promise<PretrainedClassifier>;
 export async function loadModel(dir: string, opts?: LoadModelOptions): Promise<LoadedModel>;
 export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promise<LoadedModel> {
-  checkOptions("loadModel", opts, ["device", "task", "missingHead", "seed"], {
-    ints: ["seed"],
-    choices: { task: ["mlm", "causal-lm"], missingHead: ["error", "init"] },
+  checkOptions("loadModel", opts, ["device", "task", "missingHead", "seed", "labels", "numLabels", "problemType"], {
+    ints: ["seed", "numLabels"],
+    positive: ["numLabels"],
+    choices: {
+      task: ["mlm", "causal-lm", "sequence-classification"],
+      missingHead: ["error", "init"],
+      problemType: ["regression", "single_label_classification", "multi_label_classification"],
+    },
   });
   // A directory Kiln saved is checked against its checksums.json (one from elsewhere has none).
   const digests = await readChecksums(dir, damagedModelRemedy(dir));
   const path = await fileInside(dir, "config.json", dir);
   if (digests) await readChecked(dir, "config.json", digests, damagedModelRemedy(dir));
   const raw = await readJsonObject(path);
+  if (opts.task === "sequence-classification" || (opts.task === undefined && isClassifierJson(raw)))
+    return loadClassifier(dir, raw, path, opts, digests);
+  const labelOption = (["labels", "numLabels", "problemType"] as const).find((o) => opts[o] !== undefined);
+  if (labelOption)
+    throw new OptionError({
+      option: labelOption,
+      value: opts[labelOption],
+      why: `sets a classifier's classes, but ${path} is loaded as ${opts.task ? `task "${opts.task}"` : "its own task"}`,
+      fix: 'Pass task: "sequence-classification" with it, or leave it out',
+      where: "loadModel",
+    });
   const config = validateModelConfig(raw, path);
   const task = modelSpec(config).task;
   if (opts.task !== undefined && opts.task !== task)
