@@ -13,6 +13,7 @@ import {
   type ClassificationInput,
   type ClassificationResult,
   type TextClassificationOptions,
+  type TextPair,
 } from "./text-classification.js";
 
 /** The tasks `pipeline` builds, named as in transformers. */
@@ -38,11 +39,11 @@ export type TextGenerator = ((prompts: string | readonly string[], opts?: TextGe
 };
 
 /**
- * `await classify(text)`: the best class of a text (`{ text, textPair }` for a pair), as [{ label, score }];
+ * `await classify(text)`: the best class of a text (`{ text, textPair }` for a pair; `[text, pair]` in a list), as [{ label, score }];
  * with topK, the best topK; for a list, one best class per input (topK 1) or one list per input.
  */
 export interface TextClassifier {
-  (input: ClassificationInput, opts?: TextClassificationOptions): Promise<ClassificationResult[]>;
+  (input: string | TextPair, opts?: TextClassificationOptions): Promise<ClassificationResult[]>;
   (inputs: readonly ClassificationInput[], opts?: TextClassificationOptions & { topK?: 1 }): Promise<ClassificationResult[]>;
   (inputs: readonly ClassificationInput[], opts: TextClassificationOptions): Promise<ClassificationResult[] | ClassificationResult[][]>;
   readonly task: "text-classification";

@@ -29,7 +29,11 @@ export interface TextPair {
   textPair: string;
 }
 
-export type ClassificationInput = string | TextPair;
+/**
+ * A text, or two texts classified together: `{ text, textPair }`, or `[text, pair]` inside a list (a list
+ * of two strings on its own is two texts).
+ */
+export type ClassificationInput = string | TextPair | readonly [string, string];
 
 export interface TextClassificationOptions {
   /** Classes per text, best first (default 1); null for every class. */
@@ -81,7 +85,7 @@ export class TextClassificationPipeline {
   }
 
   /** The best classes of one text or pair, best first. */
-  call(input: ClassificationInput, opts?: TextClassificationOptions): Promise<ClassificationResult[]>;
+  call(input: string | TextPair, opts?: TextClassificationOptions): Promise<ClassificationResult[]>;
   /** For several: with topK 1 (the default) one best class per input; otherwise one list per input. */
   call(
     inputs: readonly ClassificationInput[],
@@ -130,9 +134,10 @@ export class TextClassificationPipeline {
     if (typeof x === "string") {
       ids = tok.encode(x);
       types = ids.map(() => 0);
-    } else if (x !== null && typeof x === "object" && typeof x.text === "string" && typeof x.textPair === "string") {
-      const a = [tok.clsId, ...tok.encode(x.text, { addSpecialTokens: false }), tok.sepId];
-      const b = [...tok.encode(x.textPair, { addSpecialTokens: false }), tok.sepId];
+    } else if (isPair(x)) {
+      const [first, second] = Array.isArray(x) ? x : [(x as TextPair).text, (x as TextPair).textPair];
+      const a = [tok.clsId, ...tok.encode(first, { addSpecialTokens: false }), tok.sepId];
+      const b = [...tok.encode(second, { addSpecialTokens: false }), tok.sepId];
       ids = [...a, ...b];
       types = [...a.map(() => 0), ...b.map(() => (this.typedPairs ? 1 : 0))];
     } else
@@ -141,7 +146,7 @@ export class TextClassificationPipeline {
         option,
         value: x,
         why: "is neither a text nor a pair of texts",
-        fix: "Pass a string, { text, textPair } for a pair, or a list of these",
+        fix: "Pass a string, { text, textPair } for a pair, or a list of these (a pair in a list may be [text, pair])",
       });
     if (ids.length > this.maxLength)
       throw new OptionError({
@@ -173,6 +178,12 @@ export class TextClassificationPipeline {
     const n = this.model.config.num_labels;
     return rows.map((_, i) => data.slice(i * n, (i + 1) * n));
   }
+}
+
+function isPair(x: unknown): x is TextPair | readonly [string, string] {
+  if (Array.isArray(x)) return x.length === 2 && typeof x[0] === "string" && typeof x[1] === "string";
+  const p = x as TextPair | null;
+  return p !== null && typeof p === "object" && typeof p.text === "string" && typeof p.textPair === "string";
 }
 
 /** Refuses a tokenizer whose vocabulary or ids do not fit the model (confident nonsense otherwise). */

@@ -1,6 +1,7 @@
 // text-classification: transformers.js' result shapes ([{label, score}], a flat list for several texts
 // at top-k 1, a list per text otherwise), scores from the model's own logits (softmax, or a sigmoid for
-// multi-label models), pairs as [CLS] a [SEP] b [SEP], and bad inputs refused by name.
+// multi-label models), pairs ({ text, textPair }, or [text, pair] in a list) as [CLS] a [SEP] b [SEP],
+// and bad inputs refused by name.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -105,6 +106,10 @@ test("a pair is [CLS] text [SEP] pair [SEP] with the second text of token type 1
   const b = [...tokenizer.encode(OTHER, { addSpecialTokens: false }), tokenizer.sepId];
   const want = ranked(probabilities([...a, ...b], [...a.map(() => 0), ...b.map(() => 1)]));
   close(await classify({ text: TEXT, textPair: OTHER }, { topK: null }), want);
+  const listed = (await classify([[TEXT, OTHER], TEXT], { topK: null })) as ClassificationResult[][];
+  close(listed[0]!, want);
+  assert.equal(listed.length, 2, "in a list, [text, pair] is one input");
+  assert.equal(((await classify([TEXT, OTHER])) as ClassificationResult[]).length, 2, "a list of two strings is two texts");
   const untyped = ranked(
     probabilities(
       [...a, ...b],
