@@ -63,3 +63,9 @@ export {
   type ProblemType,
 } from "./classification/config.js";
 export type { PretrainedClassifier } from "./classification/load.js";
+export {
+  BertForSequenceClassification,
+  RobertaForSequenceClassification,
+  LlamaForSequenceClassification,
+  GPT2ForSequenceClassification,
+} from "./for-sequence-classification.js";

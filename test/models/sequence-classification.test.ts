@@ -16,6 +16,9 @@ import {
   presetConfig,
   saveModel,
   type SequenceClassifier,
+  BertForSequenceClassification,
+  LlamaForSequenceClassification,
+  RobertaForSequenceClassification,
 } from "../../src/models/index.js";
 import type { Params } from "../../src/models/language-model.js";
 import { OptionError } from "../../src/core/option-error.js";
@@ -158,4 +161,15 @@ test("wrong settings are refused by name: labels without the task, a class count
     loadModel(broken),
     /classification head is missing .* names RobertaForSequenceClassification: the directory is incomplete/,
   );
+});
+
+test("the classes by transformers' names: fromPretrained of their own family, refused for another", async () => {
+  const dir = await saveBase("classes", "mlm-tiny");
+  const loaded = await RobertaForSequenceClassification.fromPretrained(dir, { numLabels: 3, seed: 1 });
+  assert.ok(loaded.model instanceof RobertaForSequenceClassification);
+  assert.equal(loaded.model.architecture, "RobertaForSequenceClassification");
+  const plain = await loadModel(dir, { task: "sequence-classification", numLabels: 3, seed: 1 });
+  assert.deepEqual(await logitsOf(loaded.model, loaded.params, [SHORT], 8), await logitsOf(plain.model, plain.params, [SHORT], 8));
+  await assert.rejects(BertForSequenceClassification.fromPretrained(dir), /model_type "roberta" is not "bert"/);
+  assert.throws(() => new LlamaForSequenceClassification(loaded.model.config), /needs a config with model_type "llama"/);
 });
