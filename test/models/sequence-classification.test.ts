@@ -173,3 +173,19 @@ test("the classes by transformers' names: fromPretrained of their own family, re
   await assert.rejects(BertForSequenceClassification.fromPretrained(dir), /model_type "roberta" is not "bert"/);
   assert.throws(() => new LlamaForSequenceClassification(loaded.model.config), /needs a config with model_type "llama"/);
 });
+
+test("the forward pass's arguments are checked and named as the classifier's", () => {
+  const roberta = createSequenceClassifier(classifierConfig(presetConfig("mlm-tiny", IDS, 32), "test", {}));
+  const params = k.jit((key: k.Array) => roberta.init(key))(k.randomKey(0));
+  const ids = k.array(Int32Array.from(SHORT), { shape: [SHORT.length] });
+  assert.throws(
+    () => roberta.logits(params, ids, k.ones([SHORT.length], "i32")),
+    (e: unknown) => e instanceof OptionError && e.option === "inputIds" && /RobertaForSequenceClassification\.logits/.test(e.message),
+  );
+  const llama = createSequenceClassifier(classifierConfig(presetConfig("llama-tiny", IDS, 32), "test", {}));
+  const { ids: rowIds, mask } = rows([SHORT], 5);
+  assert.throws(
+    () => llama.logits(k.jit((key: k.Array) => llama.init(key))(k.randomKey(0)), rowIds, mask, { tokenTypeIds: mask }),
+    (e: unknown) => e instanceof OptionError && /tokenTypeIds/.test(e.message),
+  );
+});

@@ -9,7 +9,8 @@ import * as k from "../../core/index.js";
 import { KeySequence, normalInit } from "../../nn/init.js";
 import { dense, denseInit, linear, type DenseParams } from "../../nn/layers.js";
 import type { LanguageModel, Params } from "../language-model.js";
-import { createModel } from "../create.js";
+import { checkForwardInputs } from "../check-inputs.js";
+import { modelSpec } from "../registry.js";
 import { CLASSIFIER_ARCHITECTURES, type ClassifierConfig } from "./config.js";
 
 export interface ClassifierForwardOptions {
@@ -93,15 +94,28 @@ function merge(base: Params, head: Params): Params {
 
 /** The classifier a config describes: its family's base model with that family's classification head. */
 export function createSequenceClassifier(config: ClassifierConfig): SequenceClassifier {
-  const base = createModel(config) as LanguageModel & {
+  const spec = modelSpec(config);
+  const base = spec.create(config) as LanguageModel & {
     hidden(params: Params, ids: k.Array, mask: k.Array, opts?: Record<string, unknown>): k.Array;
   };
   const head = headOf(config);
   const prefix = base.baseModelPrefix;
+  const architecture = CLASSIFIER_ARCHITECTURES[config.model_type]!;
+  const positions = spec.positionsField;
+  // The forward pass's arguments are checked where the user hands them over, named as this class's (at
+  // trace time: a compiled program pays nothing).
+  const check = {
+    where: `${architecture}.logits`,
+    maxLength: spec.maxLength(config),
+    limitSource:
+      `config ${positions} ${String(config[positions])}` +
+      (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : ""),
+    causal: spec.task === "causal-lm",
+  };
   return {
     task: "sequence-classification",
     config,
-    architecture: CLASSIFIER_ARCHITECTURES[config.model_type]!,
+    architecture,
     baseModelPrefix: prefix,
     // The language-model head (and its ties) is not part of a classifier.
     tiedWeights: {},
@@ -111,10 +125,8 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
       return merge({ [prefix]: full[prefix] }, head.init(new KeySequence(k.foldIn(key, 1))));
     },
     logits(params, inputIds, attentionMask, opts = {}) {
-      const forward: Record<string, unknown> = {};
-      if (opts.dtype) forward.dtype = opts.dtype;
-      if (opts.tokenTypeIds) forward.tokenTypeIds = opts.tokenTypeIds;
-      const hidden = base.hidden(params, inputIds, attentionMask, forward);
+      checkForwardInputs(check, params, inputIds, attentionMask, opts);
+      const hidden = base.hidden(params, inputIds, attentionMask, opts as Record<string, unknown>);
       return head.apply(params, hidden, attentionMask).astype("f32");
     },
   };
