@@ -20,9 +20,9 @@ test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 const LABELS = ["economy", "defense", "health", "education"];
 
-function classifier(over: Record<string, unknown> = {}, problemType?: "multi_label_classification") {
+function classifier(over: Record<string, unknown> = {}, problemType?: "multi_label_classification" | "regression", labels = LABELS) {
   const base = { ...presetConfig("mlm-tiny", tokenizer, 64), model_type: "bert", type_vocab_size: 2, max_position_embeddings: 64 };
-  const config = classifierConfig({ ...base, initializer_range: 0.3, ...over }, "test", { labels: LABELS, problemType });
+  const config = classifierConfig({ ...base, initializer_range: 0.3, ...over }, "test", { labels, problemType });
   const model = createSequenceClassifier(config);
   return { model, params: k.jit((key: k.Array) => model.init(key))(k.randomKey(4)) as Params };
 }
@@ -139,6 +139,17 @@ test("a multi-label classifier scores each class with a sigmoid", async () => {
   const got = await pipe.call(TEXT, { topK: null });
   close(got, want);
   assert.ok(got.reduce((s, r) => s + r.score, 0) > 1.2, "independent per-class scores");
+});
+
+test("a regression model's score is its raw output", async () => {
+  const reg = classifier({}, "regression", ["rating"]);
+  const pipe = new TextClassificationPipeline(reg.model, reg.params, tokenizer);
+  const ids = tokenizer.encode(TEXT);
+  const shape = [1, ids.length];
+  const raw = reg.model.logits(reg.params, k.array(Int32Array.from(ids), { shape }), k.ones(shape, "i32")).dataSync() as Float32Array;
+  const [got] = await pipe.call(TEXT);
+  assert.equal(got!.label, "rating");
+  assert.ok(Math.abs(got!.score - raw[0]!) < 1e-5, `${got!.score} vs ${raw[0]}`);
 });
 
 test("bad inputs are refused by name: topK, a non-text, a text too long, another tokenizer", async () => {
