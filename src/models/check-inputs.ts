@@ -10,6 +10,7 @@ import { OptionError } from "../core/option-error.js";
 
 const FORWARD_OPTIONS = ["dropoutKey", "exampleOffset", "dtype", "layerLoop"] as const;
 const CAUSAL_FORWARD_OPTIONS = [...FORWARD_OPTIONS, "positionIds"] as const;
+const MASKED_FORWARD_OPTIONS = [...FORWARD_OPTIONS, "tokenTypeIds"] as const;
 
 export interface ForwardCheck {
   /** "RobertaForMaskedLM.hidden". */
@@ -81,7 +82,7 @@ export function checkForwardInputs(c: ForwardCheck, params: unknown, inputIds: u
       why: `must have the shape of inputIds, [${inputIds.shape.join(", ")}]`,
       fix: "Pass one mask value per token",
     });
-  checkOptions(where, opts, c.causal ? CAUSAL_FORWARD_OPTIONS : FORWARD_OPTIONS, {
+  checkOptions(where, opts, c.causal ? CAUSAL_FORWARD_OPTIONS : MASKED_FORWARD_OPTIONS, {
     choices: { layerLoop: ["unrolled", "scan"] },
   });
   const dtype = (opts as { dtype?: unknown } | undefined)?.dtype;

@@ -50,5 +50,22 @@ export {
   type LoadPretrainedOptions,
   type PretrainedModel,
   type PretrainedCausalModel,
+  type LoadTask,
 } from "./pretrained.js";
 export { CorruptFileError } from "./file-digests.js";
+export { createSequenceClassifier, type SequenceClassifier, type ClassifierForwardOptions } from "./classification/model.js";
+export {
+  classifierConfig,
+  CLASSIFIER_ARCHITECTURES,
+  PROBLEM_TYPES,
+  type ClassifierConfig,
+  type ClassifierLabels,
+  type ProblemType,
+} from "./classification/config.js";
+export type { PretrainedClassifier } from "./classification/load.js";
+export {
+  BertForSequenceClassification,
+  RobertaForSequenceClassification,
+  LlamaForSequenceClassification,
+  GPT2ForSequenceClassification,
+} from "./for-sequence-classification.js";

@@ -18,6 +18,8 @@ export interface ForwardOptions {
   dtype?: k.DType;
   /** The layer stack unrolled (default) or as one loop (see LayerLoop in encoder.ts). */
   layerLoop?: LayerLoop;
+  /** Segment of each token [batch, seq] (token_type_ids: 1 for a pair's second text); default 0 everywhere. */
+  tokenTypeIds?: k.Array;
 }
 
 /**

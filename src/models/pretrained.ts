@@ -3,7 +3,7 @@
 // whether Kiln or transformers wrote them, masked or causal LMs alike (loadModel: the family's spec in the
 // registry builds the model).
 import { checkOptions } from "../core/check-options.js";
-import { existsSync } from "node:fs";
+import { OptionError } from "../core/option-error.js";
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import * as k from "../core/index.js";
@@ -14,18 +14,16 @@ import type { MaskedLanguageModel, MlmConfig } from "./masked-lm.js";
 import type { CausalLanguageModel } from "./causal-lm.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
 import { createModel } from "./create.js";
-import { decodeSafetensors, writeSafetensors, type NamedTensor } from "./safetensors.js";
-import { CorruptFileError, dropChecksums, readChecked, readChecksums, writeChecksums, type ChecksumManifest } from "./file-digests.js";
+import { writeSafetensors, type NamedTensor } from "./safetensors.js";
+import { dropChecksums, readChecked, readChecksums, writeChecksums, type ChecksumManifest } from "./file-digests.js";
 import { fileInside } from "../io/contained-path.js";
+import { checkStoredTies, damagedModelRemedy, parameterLayout, readCheckpointTensors, toParam } from "./checkpoint-read.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
-import { matchCheckpointNames, nameList, type NameMatch } from "./checkpoint-names.js";
+import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
+import { isClassifierJson, type ClassifierLabels } from "./classification/config.js";
+import { loadClassifier, type PretrainedClassifier } from "./classification/load.js";
 
-/** The shapes of a model's parameter tree, with their checkpoint names, without initializing anything. */
-export function parameterLayout(model: LanguageModel): { names: string[]; avals: k.AVal[]; tree: unknown } {
-  const tree = k.evalShape((key: k.Array) => model.init(key), k.randomKey(0));
-  const avals = k.flatten(tree).leaves as k.ShapeDtype[];
-  return { names: k.leafPaths(tree), avals, tree };
-}
+export { checkFinite, damagedModelRemedy, parameterLayout } from "./checkpoint-read.js";
 
 /** Params → named f32 host tensors (awaiting any pending computation). */
 export async function namedTensors(params: Params): Promise<Record<string, NamedTensor>> {
@@ -55,9 +53,12 @@ export const TRANSFORMERS_FORMAT_VERSION = "5.23.0";
 export function configJson(c: BaseModelConfig): Record<string, unknown> {
   const { torch_dtype: _superseded, ...rest } = c;
   const spec = modelSpec(c);
+  // A classifier's class is its own (config.architectures); transformers counts num_labels from id2label.
+  const classifier = isClassifierJson(c);
+  if (classifier) delete rest.num_labels;
   return {
     ...rest,
-    architectures: [spec.architecture],
+    architectures: [classifier ? c.architectures[0]! : spec.architecture],
     tie_word_embeddings: spec.tiesHead(c),
     dtype: "float32",
     transformers_version: TRANSFORMERS_FORMAT_VERSION,
@@ -71,11 +72,6 @@ export async function saveModel(dir: string, model: LanguageModel, params: Param
   await writeSafetensors(join(dir, "model.safetensors"), await namedTensors(params), { format: "pt" });
   await writeJsonAtomic(join(dir, "config.json"), configJson(model.config));
   await writeChecksums(dir, ["model.safetensors", "config.json"]);
-}
-
-/** What to do about a model directory whose files changed after they were written. */
-export function damagedModelRemedy(dir: string): string {
-  return `Copy the model into ${dir} again from where it came from, or load one of the run's checkpoints instead`;
 }
 
 /** Named tensors → a parameter tree for `model`, checking every name and shape. */
@@ -93,65 +89,15 @@ export function paramsFromTensors(model: LanguageModel, tensors: Record<string, 
   return treedef.unflatten(leaves) as Params;
 }
 
-/**
- * A checkpoint tensor as the parameter `want` (shape checked, every value finite; f16/bf16/f64 converted
- * to the parameter's dtype). `stored` is the tensor's name in the file when it differs from the parameter's.
- */
-function toParam(t: NamedTensor, want: k.AVal, name: string, where: string, device?: k.Device, stored = name): k.Array {
-  if (t.shape.join() !== want.shape.join())
-    throw new Error(`${where}: parameter "${name}" has shape [${t.shape}] but the config needs [${want.shape}]`);
-  checkFinite(t, stored, where);
-  const a = k.array(t.data, { shape: t.shape, dtype: t.dtype, device });
-  return a.dtype === want.dtype ? a : a.astype(want.dtype);
-}
-
-/** Index of the first NaN or ±Infinity at or after `from` in a float tensor, or -1 (integer tensors have none). */
-function firstNonFinite(t: NamedTensor, from = 0): number {
-  const d = t.data;
-  if (d instanceof Float32Array || d instanceof Float64Array) {
-    // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one subtraction per value.
-    for (let i = from; i < d.length; i++) {
-      const x = d[i]!;
-      if (x - x !== 0) return i;
-    }
-  } else if (d instanceof Uint16Array && (t.dtype === "bf16" || t.dtype === "f16")) {
-    const exponent = t.dtype === "bf16" ? 0x7f80 : 0x7c00; // all ones: NaN or ±Infinity
-    for (let i = from; i < d.length; i++) if ((d[i]! & exponent) === exponent) return i;
-  }
-  return -1;
-}
-
-/** A value that `firstNonFinite` found, as text: NaN, Infinity or -Infinity. */
-function nonFiniteText(t: NamedTensor, i: number): string {
-  if (t.dtype === "bf16" || t.dtype === "f16") {
-    const bits = Number(t.data[i]);
-    if (bits & (t.dtype === "bf16" ? 0x7f : 0x3ff)) return "NaN";
-    return bits & 0x8000 ? "-Infinity" : "Infinity";
-  }
-  return String(t.data[i]);
-}
-
-/**
- * Refuses a tensor holding NaN or ±Infinity: such weights come from a run that diverged, and loading
- * them would only turn every later loss and prediction into NaN, far from the cause.
- */
-export function checkFinite(t: NamedTensor, name: string, where: string): void {
-  const first = firstNonFinite(t);
-  if (first < 0) return;
-  let count = 0;
-  for (let i = first; i >= 0; i = firstNonFinite(t, i + 1)) count++;
-  throw new Error(
-    `${where}: tensor "${name}" holds ${count} non-finite value${count === 1 ? "" : "s"} ` +
-      `(first at index ${first}: ${nonFiniteText(t, first)}); ` +
-      `the model diverged when it was trained — retrain with a lower learning rate or resume from an earlier checkpoint`,
-  );
-}
-
-/** Options of loadModel: the device, and the task the directory must hold. */
-export interface LoadModelOptions {
+/** Options of loadModel: the device, the task the directory must hold, and a new classifier's labels. */
+export interface LoadModelOptions extends ClassifierLabels {
   device?: k.Device;
-  /** The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error. */
-  task?: ModelTask;
+  /**
+   * The task the model must be for ("mlm", "causal-lm"): a directory holding the other kind is an error.
+   * "sequence-classification" loads a classifier: from a classifier's directory, or from any base model's
+   * with a fresh head (labels, numLabels and problemType then set its classes).
+   */
+  task?: LoadTask;
   /**
    * A masked-LM checkpoint with the encoder but no masked-LM head (a RobertaModel/BertModel, e.g. a
    * sentence encoder): "error" (the default: predictions need the head) or "init" (a fresh head from
@@ -185,79 +131,11 @@ export interface PretrainedCausalModel {
   notices: string[];
 }
 
+/** What loadModel can load a directory as: a family's own task, or a classifier on any family. */
+export type LoadTask = ModelTask | "sequence-classification";
+
 /** A loaded model directory: which task its model is for tells which kind of model it is. */
-export type LoadedModel = PretrainedModel | PretrainedCausalModel;
-
-const OTHER_FORMATS: Record<string, string> = {
-  "pytorch_model.bin": "a PyTorch pickle",
-  "pytorch_model.bin.index.json": "sharded PyTorch pickles",
-  "tf_model.h5": "a TensorFlow/Keras file",
-  "flax_model.msgpack": "a Flax file",
-};
-
-/**
- * The checkpoint's tensors: model.safetensors, or the shards model.safetensors.index.json lists (names of
- * files inside `dir` only, refused before any is opened). Files that `digests` records are checked first.
- */
-async function readCheckpointTensors(
-  dir: string,
-  digests?: ChecksumManifest,
-): Promise<{ tensors: Record<string, NamedTensor>; where: string }> {
-  const read = async (name: string, source: string) => {
-    const path = await fileInside(dir, name, source);
-    return decodeSafetensors(await readChecked(dir, name, digests, damagedModelRemedy(dir)), path).tensors;
-  };
-  const single = join(dir, "model.safetensors");
-  if (existsSync(single)) return { tensors: await read("model.safetensors", dir), where: single };
-  const index = join(dir, "model.safetensors.index.json");
-  if (existsSync(index)) {
-    let weightMap: Record<string, unknown>;
-    try {
-      const text = (await readChecked(dir, "model.safetensors.index.json", digests, damagedModelRemedy(dir))).toString("utf8");
-      weightMap = JSON.parse(text)?.weight_map;
-    } catch (e) {
-      if (e instanceof CorruptFileError) throw e;
-      throw new Error(`${index}: not valid JSON (${(e as Error).message})`);
-    }
-    if (!weightMap || typeof weightMap !== "object" || Array.isArray(weightMap))
-      throw new Error(`${index}: no "weight_map" object naming each tensor's shard`);
-    const shards = [...new Set(Object.values(weightMap))].sort();
-    for (const shard of shards) {
-      if (typeof shard !== "string") throw new Error(`${index}: "weight_map" names the shard ${JSON.stringify(shard)}, not a file name`);
-      await fileInside(dir, shard, index);
-    }
-    const tensors: Record<string, NamedTensor> = {};
-    for (const shard of shards as string[]) Object.assign(tensors, await read(shard, index));
-    return { tensors, where: index };
-  }
-  const other = Object.keys(OTHER_FORMATS).find((f) => existsSync(join(dir, f)));
-  if (other)
-    throw new Error(
-      `${dir} holds ${other} (${OTHER_FORMATS[other]}) but no model.safetensors: Kiln reads safetensors only. ` +
-        `Re-save it with safetensors in Python: AutoModelForMaskedLM.from_pretrained("${dir}").save_pretrained("${dir}") ` +
-        `(transformers writes model.safetensors by default)`,
-    );
-  throw new Error(
-    `${dir}: no model.safetensors (nor model.safetensors.index.json); pass a directory written by \`kiln train\` or save_pretrained`,
-  );
-}
-
-function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
-  if (a.shape.join() !== b.shape.join() || a.data.length !== b.data.length) return false;
-  for (let i = 0; i < a.data.length; i++) if (Number(a.data[i]) !== Number(b.data[i])) return false;
-  return true;
-}
-
-/** Tied weights a checkpoint stores twice must hold the same values; `remedy` says what to do when they do not. */
-function checkStoredTies(match: NameMatch, storedName: Map<NamedTensor, string>, where: string, remedy: string): void {
-  for (const tie of match.storedTies) {
-    const source = match.found.get(tie.tiedTo);
-    // NaN equals nothing: non-finite weights are named as such, not as an untied pair.
-    if (source) checkFinite(source, storedName.get(source)!, where);
-    checkFinite(tie.tensor, tie.name, where);
-    if (source && !sameTensor(source, tie.tensor)) throw new Error(`${where}: "${tie.name}" differs from "${tie.tiedTo}", ${remedy}`);
-  }
-}
+export type LoadedModel = PretrainedModel | PretrainedCausalModel | PretrainedClassifier;
 
 const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "causal-lm": "a causal language model" };
 
@@ -270,17 +148,34 @@ const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "
  */
 export async function loadModel(dir: string, opts: LoadModelOptions & { task: "mlm" }): Promise<PretrainedModel>;
 export async function loadModel(dir: string, opts: LoadModelOptions & { task: "causal-lm" }): Promise<PretrainedCausalModel>;
+export async function loadModel(dir: string, opts: LoadModelOptions & { task: "sequence-classification" }): Promise<PretrainedClassifier>;
 export async function loadModel(dir: string, opts?: LoadModelOptions): Promise<LoadedModel>;
 export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promise<LoadedModel> {
-  checkOptions("loadModel", opts, ["device", "task", "missingHead", "seed"], {
-    ints: ["seed"],
-    choices: { task: ["mlm", "causal-lm"], missingHead: ["error", "init"] },
+  checkOptions("loadModel", opts, ["device", "task", "missingHead", "seed", "labels", "numLabels", "problemType"], {
+    ints: ["seed", "numLabels"],
+    positive: ["numLabels"],
+    choices: {
+      task: ["mlm", "causal-lm", "sequence-classification"],
+      missingHead: ["error", "init"],
+      problemType: ["regression", "single_label_classification", "multi_label_classification"],
+    },
   });
   // A directory Kiln saved is checked against its checksums.json (one from elsewhere has none).
   const digests = await readChecksums(dir, damagedModelRemedy(dir));
   const path = await fileInside(dir, "config.json", dir);
   if (digests) await readChecked(dir, "config.json", digests, damagedModelRemedy(dir));
   const raw = await readJsonObject(path);
+  if (opts.task === "sequence-classification" || (opts.task === undefined && isClassifierJson(raw)))
+    return loadClassifier(dir, raw, path, opts, digests);
+  const labelOption = (["labels", "numLabels", "problemType"] as const).find((o) => opts[o] !== undefined);
+  if (labelOption)
+    throw new OptionError({
+      option: labelOption,
+      value: opts[labelOption],
+      why: `sets a classifier's classes, but ${path} is loaded as ${opts.task ? `task "${opts.task}"` : "its own task"}`,
+      fix: 'Pass task: "sequence-classification" with it, or leave it out',
+      where: "loadModel",
+    });
   const config = validateModelConfig(raw, path);
   const task = modelSpec(config).task;
   if (opts.task !== undefined && opts.task !== task)

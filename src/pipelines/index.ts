@@ -12,4 +12,20 @@ export { Generator, type GenerateOptions, type GeneratorOptions, type TokenGener
 export { GenerateInputError, type ShapePlan } from "./generation/buckets.js";
 export { warpLogits, type SamplingOptions } from "./generation/sampling.js";
 export type { CompileRecord, DecodeLoop } from "./generation/programs.js";
-export { pipeline, PIPELINE_TASKS, type PipelineTask, type PipelineOptions, type FillMask, type TextGenerator } from "./pipeline.js";
+export {
+  TextClassificationPipeline,
+  type ClassificationInput,
+  type ClassificationResult,
+  type ClassificationTokenizer,
+  type TextClassificationOptions,
+  type TextPair,
+} from "./text-classification.js";
+export {
+  pipeline,
+  PIPELINE_TASKS,
+  type PipelineTask,
+  type PipelineOptions,
+  type FillMask,
+  type TextGenerator,
+  type TextClassifier,
+} from "./pipeline.js";

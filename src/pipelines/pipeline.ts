@@ -8,10 +8,17 @@ import { loadTokenizer } from "../text/index.js";
 import { FillMaskPipeline, type FillMaskOptions, type FillMaskResult } from "./fill-mask.js";
 import { TextGenerationPipeline, type TextGeneration, type TextGenerationOptions } from "./text-generation.js";
 import type { GeneratorOptions } from "./generation/generator.js";
+import {
+  TextClassificationPipeline,
+  type ClassificationInput,
+  type ClassificationResult,
+  type TextClassificationOptions,
+  type TextPair,
+} from "./text-classification.js";
 
 /** The tasks `pipeline` builds, named as in transformers. */
-export const PIPELINE_TASKS = ["fill-mask", "text-generation"] as const;
-/** The tasks `pipeline` builds: "fill-mask" or "text-generation". */
+export const PIPELINE_TASKS = ["fill-mask", "text-generation", "text-classification"] as const;
+/** The tasks `pipeline` builds: "fill-mask", "text-generation" or "text-classification". */
 export type PipelineTask = (typeof PIPELINE_TASKS)[number];
 
 /**
@@ -32,6 +39,20 @@ export type TextGenerator = ((prompts: string | readonly string[], opts?: TextGe
   readonly pipeline: TextGenerationPipeline;
 };
 
+/**
+ * `await classify(text)`: the best class of a text (`{ text, textPair }` for a pair; `[text, pair]` in a list), as [{ label, score }];
+ * with topK, the best topK; for a list, one best class per input (topK 1) or one list per input.
+ */
+export interface TextClassifier {
+  (input: string | TextPair, opts?: TextClassificationOptions): Promise<ClassificationResult[]>;
+  (inputs: readonly ClassificationInput[], opts?: TextClassificationOptions & { topK?: 1 }): Promise<ClassificationResult[]>;
+  (inputs: readonly ClassificationInput[], opts: TextClassificationOptions): Promise<ClassificationResult[] | ClassificationResult[][]>;
+  readonly task: "text-classification";
+  readonly pipeline: TextClassificationPipeline;
+  /** What loading reported (a freshly initialized head, unused tensors). */
+  readonly notices: readonly string[];
+}
+
 /** Options of `pipeline`: where the tokenizer is when it is not beside the model. */
 export interface PipelineOptions {
   /** Where tokenizer.json is, when it is not beside the model (default: the model directory). */
@@ -45,11 +66,12 @@ export interface PipelineOptions {
  */
 export async function pipeline(task: "fill-mask", dir: string, opts?: PipelineOptions): Promise<FillMask>;
 export async function pipeline(task: "text-generation", dir: string, opts?: PipelineOptions & GeneratorOptions): Promise<TextGenerator>;
+export async function pipeline(task: "text-classification", dir: string, opts?: PipelineOptions): Promise<TextClassifier>;
 export async function pipeline(
   task: PipelineTask,
   dir: string,
   opts: PipelineOptions & GeneratorOptions = {},
-): Promise<FillMask | TextGenerator> {
+): Promise<FillMask | TextGenerator | TextClassifier> {
   if (task === "fill-mask") {
     const tokenizerDir = opts.tokenizerDir ?? dir;
     const [{ model, params }, tokenizer] = await Promise.all([loadModel(dir, { task: "mlm" }), loadTokenizer(tokenizerDir)]);
@@ -73,6 +95,26 @@ export async function pipeline(
       task,
       pipeline: pipe,
     } as const);
+  }
+  if (task === "text-classification") {
+    const tokenizerDir = opts.tokenizerDir ?? dir;
+    const [{ model, params, notices }, tokenizer] = await Promise.all([
+      loadModel(dir, { task: "sequence-classification" }),
+      loadTokenizer(tokenizerDir),
+    ]);
+    const pipe = new TextClassificationPipeline(model, params, tokenizer, {
+      model: join(dir, "config.json"),
+      tokenizer: join(tokenizerDir, "tokenizer.json"),
+    });
+    const call = pipe.call.bind(pipe) as (
+      input: ClassificationInput | readonly ClassificationInput[],
+      o?: TextClassificationOptions,
+    ) => Promise<ClassificationResult[] | ClassificationResult[][]>;
+    return Object.assign((input: ClassificationInput | readonly ClassificationInput[], o?: TextClassificationOptions) => call(input, o), {
+      task,
+      pipeline: pipe,
+      notices,
+    } as const) as TextClassifier;
   }
   throw new OptionError({
     option: "task",

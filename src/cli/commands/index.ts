@@ -5,6 +5,7 @@ import { tokenizerCommand } from "./tokenizer.js";
 import { dataCommand } from "./data.js";
 import { trainCommand } from "./train.js";
 import { fillMaskCommand } from "./fill-mask.js";
+import { classifyCommand } from "./classify.js";
 import { generateCommand } from "./generate.js";
 import { quickstartCommand } from "./quickstart.js";
 import { benchCommand } from "./bench.js";
@@ -19,6 +20,7 @@ export const COMMANDS: Command[] = [
   dataCommand,
   trainCommand,
   fillMaskCommand,
+  classifyCommand,
   generateCommand,
   exportCommand,
   launchCommand,

@@ -55,7 +55,9 @@ export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLa
       const t = inputIds.shape[1]!;
       const posRows = e.position_embeddings.weight.slice([0, 0], [t, h]);
       const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
-      const x0 = embed(e.word_embeddings, inputIds).add(posRows).add(typeRow);
+      const x0 = embed(e.word_embeddings, inputIds)
+        .add(posRows)
+        .add(opts.tokenTypeIds ? embed(e.token_type_embeddings, opts.tokenTypeIds) : typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
       return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);

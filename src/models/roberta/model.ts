@@ -59,7 +59,9 @@ export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): Maske
       const pos = robertaPositionIds(inputIds, c.pad_token_id);
       // token_type_ids are all 0 for single sequences: row 0 of the type table, broadcast.
       const typeRow = e.token_type_embeddings.weight.slice([0, 0], [1, h]).reshape([h]);
-      const x0 = embed(e.word_embeddings, inputIds).add(embed(e.position_embeddings, pos)).add(typeRow);
+      const x0 = embed(e.word_embeddings, inputIds)
+        .add(embed(e.position_embeddings, pos))
+        .add(opts.tokenTypeIds ? embed(e.token_type_embeddings, opts.tokenTypeIds) : typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
       return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);

@@ -1,0 +1,191 @@
+// Sequence classifiers in Kiln alone: a masked LM's and a causal LM's directories load as classifiers
+// with a fresh head named in a notice (the LM head reported unused); a classifier saves and loads back
+// with the same logits and no notice; the head reads the first token (encoders) or the last real token
+// (decoders), so padding never changes a row's logits; and wrong settings are refused by name.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as k from "../../src/index.js";
+import {
+  classifierConfig,
+  createModel,
+  createSequenceClassifier,
+  loadModel,
+  presetConfig,
+  saveModel,
+  type SequenceClassifier,
+  BertForSequenceClassification,
+  LlamaForSequenceClassification,
+  RobertaForSequenceClassification,
+} from "../../src/models/index.js";
+import type { Params } from "../../src/models/language-model.js";
+import { OptionError } from "../../src/core/option-error.js";
+
+const root = mkdtempSync(join(tmpdir(), "kiln-seq-cls-"));
+test.after(() => rmSync(root, { recursive: true, force: true }));
+const IDS = { vocabSize: 120, padId: 3, clsId: 0, sepId: 1 };
+const LABELS = ["no", "yes", "maybe"];
+
+async function saveBase(name: string, preset: "mlm-tiny" | "llama-tiny" | "gpt2-tiny"): Promise<string> {
+  const model = createModel({ ...presetConfig(preset, IDS, 32), initializer_range: 0.2 });
+  const dir = join(root, name);
+  await saveModel(dir, model, k.jit((key: k.Array) => model.init(key))(k.randomKey(5)));
+  return dir;
+}
+
+/** Right-padded rows of ids (none of them the pad id), with their mask. */
+function rows(lists: number[][], len: number): { ids: k.Array; mask: k.Array } {
+  const ids = new Int32Array(lists.length * len).fill(IDS.padId),
+    mask = new Int32Array(lists.length * len);
+  lists.forEach((r, i) => {
+    ids.set(r, i * len);
+    mask.fill(1, i * len, i * len + r.length);
+  });
+  return { ids: k.array(ids, { shape: [lists.length, len] }), mask: k.array(mask, { shape: [lists.length, len] }) };
+}
+
+async function logitsOf(model: SequenceClassifier, params: Params, lists: number[][], len: number): Promise<Float32Array> {
+  const { ids, mask } = rows(lists, len);
+  return (await k
+    .jit((p: Params, i: k.Array, m: k.Array) => model.logits(p, i, m))(params, ids, mask)
+    .data()) as Float32Array;
+}
+
+const SHORT = [0, 10, 11, 12, 1];
+const LONG = [0, 20, 21, 22, 23, 24, 25, 1];
+
+for (const [family, preset, head, lmHead] of [
+  [
+    "roberta",
+    "mlm-tiny",
+    ["classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"],
+    "lm_head",
+  ],
+  ["llama", "llama-tiny", ["score.weight"], undefined],
+  ["gpt2", "gpt2-tiny", ["score.weight"], undefined],
+] as const) {
+  test(`${family}: a ${preset} directory loads as a classifier with a fresh head, reported; saved, it loads back the same`, async () => {
+    const dir = await saveBase(family, preset);
+    const loaded = await loadModel(dir, { task: "sequence-classification", labels: LABELS });
+    assert.equal(loaded.head, "initialized");
+    assert.equal(loaded.model.config.num_labels, 3);
+    assert.deepEqual(loaded.model.config.label2id, { no: 0, yes: 1, maybe: 2 });
+    const fresh = loaded.notices.find((n) => n.includes("newly initialized"));
+    assert.ok(fresh, loaded.notices.join("\n"));
+    for (const name of head) assert.ok(fresh.includes(name), `${fresh} names ${name}`);
+    if (lmHead)
+      assert.ok(
+        loaded.notices.some((n) => n.includes("unused") && n.includes(lmHead)),
+        loaded.notices.join("\n"),
+      );
+
+    const out = join(root, `${family}-classifier`);
+    await saveModel(out, loaded.model, loaded.params);
+    const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
+    assert.deepEqual(config.architectures, [loaded.model.architecture]);
+    assert.deepEqual(config.id2label, { 0: "no", 1: "yes", 2: "maybe" });
+    assert.equal(config.num_labels, undefined, "transformers counts the labels from id2label");
+    const back = await loadModel(out);
+    assert.equal(back.task, "sequence-classification");
+    if (back.task !== "sequence-classification") return;
+    assert.equal(back.head, "loaded");
+    assert.deepEqual(back.notices, []);
+    const before = await logitsOf(loaded.model, loaded.params, [SHORT, LONG], 8);
+    const after = await logitsOf(back.model, back.params, [SHORT, LONG], 8);
+    assert.deepEqual(after, before);
+    assert.equal(before.length, 6);
+  });
+}
+
+for (const preset of ["mlm-tiny", "llama-tiny", "gpt2-tiny"] as const) {
+  test(`${preset}: padding never changes a row's logits (first token for encoders, last real token for decoders)`, async () => {
+    const config = classifierConfig({ ...presetConfig(preset, IDS, 32), initializer_range: 0.3 }, "test", { numLabels: 4 });
+    const model = createSequenceClassifier(config);
+    const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(2));
+    const alone = await logitsOf(model, params, [SHORT], SHORT.length);
+    const padded = await logitsOf(model, params, [LONG, SHORT], 16);
+    const row = padded.slice(4, 8);
+    for (let i = 0; i < 4; i++) assert.ok(Math.abs(row[i]! - alone[i]!) < 1e-5, `class ${i}: ${row[i]} vs ${alone[i]}`);
+    const longAlone = await logitsOf(model, params, [LONG], LONG.length);
+    assert.notDeepEqual(Array.from(longAlone), Array.from(alone), "different texts, different logits");
+  });
+}
+
+test("BERT's second segment reads token_type_embeddings row 1", async () => {
+  const config = classifierConfig(
+    { ...presetConfig("mlm-tiny", IDS, 32), model_type: "bert", type_vocab_size: 2, max_position_embeddings: 32, initializer_range: 0.3 },
+    "test",
+    {},
+  );
+  const model = createSequenceClassifier(config);
+  assert.equal(model.architecture, "BertForSequenceClassification");
+  assert.deepEqual(model.headNames, ["bert.pooler.dense.weight", "bert.pooler.dense.bias", "classifier.weight", "classifier.bias"]);
+  const params = k.jit((key: k.Array) => model.init(key))(k.randomKey(3));
+  const { ids, mask } = rows([LONG], LONG.length);
+  const types = k.array(Int32Array.from([0, 0, 0, 0, 1, 1, 1, 1]), { shape: [1, 8] });
+  const zero = (await model.logits(params, ids, mask).data()) as Float32Array;
+  const typed = (await model.logits(params, ids, mask, { tokenTypeIds: types }).data()) as Float32Array;
+  const same = (await model.logits(params, ids, mask, { tokenTypeIds: k.zeros([1, 8], "i32") }).data()) as Float32Array;
+  assert.deepEqual(same, zero);
+  assert.notDeepEqual(Array.from(typed), Array.from(zero));
+});
+
+test("wrong settings are refused by name: labels without the task, a class count a classifier does not have, a missing head", async () => {
+  const dir = await saveBase("refusals", "mlm-tiny");
+  await assert.rejects(
+    loadModel(dir, { task: "mlm", labels: ["a", "b"] }),
+    (e: unknown) => e instanceof OptionError && e.option === "labels",
+  );
+  await assert.rejects(loadModel(dir, { task: "sequence-classification", labels: ["a", "a"] }), /labels .*distinct/);
+  await assert.rejects(
+    loadModel(dir, { task: "sequence-classification", labels: ["a", "b"], numLabels: 3 }),
+    (e: unknown) => e instanceof OptionError && e.option === "numLabels" && /disagrees with labels/.test(e.message),
+  );
+  await assert.rejects(loadModel(dir, { task: "sequence-classification", missingHead: "error" }), /classification head is missing/);
+  const loaded = await loadModel(dir, { task: "sequence-classification" });
+  assert.deepEqual(loaded.model.config.id2label, { 0: "LABEL_0", 1: "LABEL_1" }, "two classes by default, as in transformers");
+  const cls = join(root, "refusals-classifier");
+  await saveModel(cls, loaded.model, loaded.params);
+  await assert.rejects(
+    loadModel(cls, { task: "sequence-classification", numLabels: 5 }),
+    (e: unknown) => e instanceof OptionError && /asks for 5 classes, but .* is a classifier of 2 \(LABEL_0, LABEL_1\)/.test(e.message),
+  );
+  // A classifier's directory whose head is gone is damaged, not a base model.
+  const config = JSON.parse(readFileSync(join(cls, "config.json"), "utf8"));
+  const broken = await saveBase("broken", "mlm-tiny");
+  writeFileSync(join(broken, "config.json"), JSON.stringify({ ...config, id2label: undefined }));
+  rmSync(join(broken, "checksums.json"), { force: true });
+  await assert.rejects(
+    loadModel(broken),
+    /classification head is missing .* names RobertaForSequenceClassification: the directory is incomplete/,
+  );
+});
+
+test("the classes by transformers' names: fromPretrained of their own family, refused for another", async () => {
+  const dir = await saveBase("classes", "mlm-tiny");
+  const loaded = await RobertaForSequenceClassification.fromPretrained(dir, { numLabels: 3, seed: 1 });
+  assert.ok(loaded.model instanceof RobertaForSequenceClassification);
+  assert.equal(loaded.model.architecture, "RobertaForSequenceClassification");
+  const plain = await loadModel(dir, { task: "sequence-classification", numLabels: 3, seed: 1 });
+  assert.deepEqual(await logitsOf(loaded.model, loaded.params, [SHORT], 8), await logitsOf(plain.model, plain.params, [SHORT], 8));
+  await assert.rejects(BertForSequenceClassification.fromPretrained(dir), /model_type "roberta" is not "bert"/);
+  assert.throws(() => new LlamaForSequenceClassification(loaded.model.config), /needs a config with model_type "llama"/);
+});
+
+test("the forward pass's arguments are checked and named as the classifier's", () => {
+  const roberta = createSequenceClassifier(classifierConfig(presetConfig("mlm-tiny", IDS, 32), "test", {}));
+  const params = k.jit((key: k.Array) => roberta.init(key))(k.randomKey(0));
+  const ids = k.array(Int32Array.from(SHORT), { shape: [SHORT.length] });
+  assert.throws(
+    () => roberta.logits(params, ids, k.ones([SHORT.length], "i32")),
+    (e: unknown) => e instanceof OptionError && e.option === "inputIds" && /RobertaForSequenceClassification\.logits/.test(e.message),
+  );
+  const llama = createSequenceClassifier(classifierConfig(presetConfig("llama-tiny", IDS, 32), "test", {}));
+  const { ids: rowIds, mask } = rows([SHORT], 5);
+  assert.throws(
+    () => llama.logits(k.jit((key: k.Array) => llama.init(key))(k.randomKey(0)), rowIds, mask, { tokenTypeIds: mask }),
+    (e: unknown) => e instanceof OptionError && /tokenTypeIds/.test(e.message),
+  );
+});
