@@ -1,0 +1,81 @@
+// Token ids of one record: a text, or a text and its pair, in the tokenizer's template, cut to
+// `maxLength`. The Tokenizer interface encodes single texts only, so the template is read off it once:
+// the special tokens it puts before and after a text (`[CLS]` and `[SEP]` for Kiln's Unigram
+// tokenizers). A pair is laid out as BERT's post-processor does: prefix, text, suffix, pair, suffix,
+// with token type 0 up to the first suffix and 1 after it. Too long a record loses tokens from its
+// longer part first (transformers' "longest_first" truncation); the special tokens always stay.
+import type { Tokenizer } from "../../text/index.js";
+
+export interface EncodedRecord {
+  inputIds: Int32Array;
+  /** Present for pairs. */
+  tokenTypeIds?: Int32Array;
+  /** Whether tokens were cut to fit maxLength. */
+  truncated: boolean;
+}
+
+export class TextPairEncoder {
+  private readonly prefix: number[];
+  private readonly suffix: number[];
+
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    readonly maxLength: number,
+  ) {
+    const probe = "a";
+    const plain = tokenizer.encode(probe, { addSpecialTokens: false });
+    const full = tokenizer.encode(probe);
+    const at = findRun(full, plain);
+    if (at < 0) throw new Error("the tokenizer's template does not hold the text's own tokens; cannot place a text in it");
+    this.prefix = full.slice(0, at);
+    this.suffix = full.slice(at + plain.length);
+  }
+
+  /** Special tokens a single text / a pair adds. */
+  get specialsSingle(): number {
+    return this.prefix.length + this.suffix.length;
+  }
+
+  get specialsPair(): number {
+    return this.prefix.length + 2 * this.suffix.length;
+  }
+
+  encode(text: string, pair?: string): EncodedRecord {
+    const a = this.tokenizer.encode(text, { addSpecialTokens: false });
+    if (pair === undefined) {
+      const keep = Math.max(0, Math.min(a.length, this.maxLength - this.specialsSingle));
+      return { inputIds: Int32Array.from([...this.prefix, ...a.slice(0, keep), ...this.suffix]), truncated: keep < a.length };
+    }
+    const b = this.tokenizer.encode(pair, { addSpecialTokens: false });
+    const [keepA, keepB] = longestFirst(a.length, b.length, Math.max(0, this.maxLength - this.specialsPair));
+    const first = [...this.prefix, ...a.slice(0, keepA), ...this.suffix];
+    const second = [...b.slice(0, keepB), ...this.suffix];
+    const tokenTypeIds = new Int32Array(first.length + second.length);
+    tokenTypeIds.fill(1, first.length);
+    return { inputIds: Int32Array.from([...first, ...second]), tokenTypeIds, truncated: keepA < a.length || keepB < b.length };
+  }
+}
+
+/** Lengths kept of two parts within `budget`, taking one token at a time from the longer part. */
+export function longestFirst(a: number, b: number, budget: number): [number, number] {
+  let excess = a + b - budget;
+  if (excess <= 0) return [a, b];
+  // Cut the longer down to the shorter's length, then both alternately: on a tie the pair loses a token
+  // first, as in transformers' truncate_sequences.
+  const cut = Math.min(excess, Math.abs(a - b));
+  if (a > b) a -= cut;
+  else b -= cut;
+  excess -= cut;
+  const half = Math.floor(excess / 2);
+  a -= half;
+  b -= half + (excess % 2);
+  return [Math.max(0, a), Math.max(0, b)];
+}
+
+function findRun(haystack: readonly number[], needle: readonly number[]): number {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
