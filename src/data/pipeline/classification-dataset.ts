@@ -15,7 +15,7 @@ export interface ClassificationDatasetOptions {
   batchSize: number;
   /** Batches are padded to a multiple of this many tokens. Default: the value the data was prepared with. */
   padToMultipleOf?: number;
-  /** Shuffle files and records (training). Default true; false reads in order (evaluation). */
+  /** Shuffle files and records (training). Default true; false reads the files in order, one at a time (evaluation). */
   shuffle?: boolean;
   /** Seed of all shuffling (an unsigned 32-bit integer). Default 0. */
   seed?: number;
@@ -91,7 +91,8 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
       shuffleBuffer: options.shuffleBuffer ?? 10_000,
       seed: options.seed ?? 0,
       epochs: options.epochs ?? 1,
-      cycleLength: Math.min(8, files.length),
+      // Unshuffled, files are read one after another, so each bucket's records come in file order.
+      cycleLength: (options.shuffle ?? true) ? Math.min(8, files.length) : 1,
     };
     const numRecords = (await recordCounts(files)).reduce((a, b) => a + b, 0);
     return new ClassificationDataset(stream, numRecords, prepared.labels, prepared.pairs);
