@@ -252,3 +252,24 @@ test("wrong settings are OptionErrors naming the option", async () => {
     option("out", /already holds prepared data/),
   );
 });
+
+test("labels gives a validation split the training split's ids, even when it lacks a class", async () => {
+  const train = await prepare({
+    input: file("train.jsonl", ["b", "a", "c"].map((label) => JSON.stringify({ text: "x", label })).join("\n")),
+  });
+  const input = file("validation.jsonl", ["c", "a"].map((label) => JSON.stringify({ text: "y", label })).join("\n"));
+  const alone = await prepare({ input });
+  assert.deepEqual(alone.labels.names, ["a", "c"], "on its own, c would be class 1");
+  const validation = await prepare({ input, labels: train.labels.names });
+  assert.deepEqual(validation.labels.names, ["a", "b", "c"]);
+  assert.deepEqual(
+    (await records(validation.dir)).map((r) => r.label),
+    [2, 0],
+  );
+  assert.deepEqual(manifest(validation.dir).labels.id2label, { "0": "a", "1": "b", "2": "c" });
+  await assert.rejects(
+    prepare({ input, labels: ["a", "b"] }),
+    (e: Error) => e instanceof OptionError && e.option === "labels" && /does not hold the label "c" of .*validation\.jsonl/.test(e.message),
+  );
+  await assert.rejects(prepare({ input, labels: ["a", "a"] }), (e: Error) => e instanceof OptionError && e.option === "labels");
+});

@@ -32,6 +32,12 @@ export interface ClassificationPrepareOptions {
   textPairColumn?: string;
   /** The column holding the label: strings, or integer class ids. */
   labelColumn: string;
+  /**
+   * The classes in id order, when they must not come from this input alone: prepare a validation split
+   * with the training split's labels (its prepare.json's id2label), so that one class has one id in both.
+   * A record whose label is not in the list is refused. Default: the input's labels, sorted.
+   */
+  labels?: readonly string[];
   /** Directory holding tokenizer.json. */
   tokenizer: string;
   /** Output directory; the records go to `{out}/{split}/`. */
@@ -69,6 +75,7 @@ const OPTIONS = [
   "textColumn",
   "textPairColumn",
   "labelColumn",
+  "labels",
   "tokenizer",
   "out",
   "split",
@@ -114,7 +121,7 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
       "holds no records",
       "Pass a file with at least one labelled record",
     );
-  const labels = collector.finish();
+  const labels = o.labels ? givenLabels(o.labels, collector.finish(), o.input) : collector.finish();
   const idOf = labelIds(labels);
 
   // Pass 2: tokenize and write.
@@ -186,6 +193,23 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
   };
 }
 
+/** The given classes as the label map, once every label of the input is found among them. */
+function givenLabels(names: readonly string[], found: LabelMap, input: string): LabelMap {
+  const known = new Set(names);
+  const missing = found.kind === "integer" ? [] : found.names.filter((n) => !known.has(n));
+  if (found.kind === "integer" && found.names.length > names.length) missing.push(String(found.names.length - 1));
+  if (missing.length > 0)
+    throw new OptionError({
+      where: WHERE,
+      option: "labels",
+      value: [...names],
+      why: `does not hold the label${missing.length === 1 ? "" : "s"} ${missing.map((m) => JSON.stringify(m)).join(", ")} of ${input}`,
+      fix: "List every class, in id order (a training split's prepare.json has them as id2label)",
+    });
+  // Integer labels are class ids already; the names only name them.
+  return { kind: found.kind === "integer" ? "integer" : "string", names: [...names] };
+}
+
 function missingColumn(file: string, row: TableRow, column: string): ClassificationInputError {
   const have = Object.keys(row.values);
   return new ClassificationInputError(
@@ -193,7 +217,7 @@ function missingColumn(file: string, row: TableRow, column: string): Classificat
     row.place,
     column,
     `is missing (the record has ${have.length === 0 ? "no columns" : have.map((c) => `"${c}"`).join(", ")})`,
-    "Name the column with textColumn, textPairColumn and labelColumn, or add it to every record",
+    "Name a column the records have, or add this one to every record",
   );
 }
 
@@ -212,8 +236,9 @@ function checkText(file: string, row: TableRow, column: string): void {
   if (value.trim() === "") throw fail("the text is empty");
 }
 
-type Resolved = Required<Omit<ClassificationPrepareOptions, "textPairColumn" | "format">> & {
+type Resolved = Required<Omit<ClassificationPrepareOptions, "textPairColumn" | "format" | "labels">> & {
   textPairColumn: string | undefined;
+  labels: readonly string[] | undefined;
   format: TableFormat;
 };
 
@@ -266,6 +291,20 @@ async function resolveOptions(options: ClassificationPrepareOptions): Promise<Re
       why: "does not exist or is not a file",
       fix: fixes.input!,
     });
+  if (
+    options.labels !== undefined &&
+    (!Array.isArray(options.labels) ||
+      options.labels.length === 0 ||
+      options.labels.some((l) => typeof l !== "string" || l === "") ||
+      new Set(options.labels).size !== options.labels.length)
+  )
+    throw new OptionError({
+      where: WHERE,
+      option: "labels",
+      value: options.labels,
+      why: "is not a list of distinct, non-empty class names",
+      fix: 'Pass the classes in id order, e.g. labels: ["ham", "spam"]',
+    });
   const split = options.split ?? "train";
   if (!/^[A-Za-z0-9_.-]+$/.test(split) || split === "." || split === "..")
     throw new OptionError({
@@ -281,6 +320,7 @@ async function resolveOptions(options: ClassificationPrepareOptions): Promise<Re
     textColumn: options.textColumn,
     textPairColumn: options.textPairColumn,
     labelColumn: options.labelColumn,
+    labels: options.labels,
     tokenizer: options.tokenizer,
     out: options.out.replace(/\/+$/, "") || "/",
     split,
