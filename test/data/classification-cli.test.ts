@@ -52,7 +52,7 @@ test("kiln data prepare --task classification prepares a Parquet file and prints
   assert.equal(m.settings.padToMultipleOf, 8);
 });
 
-test("kiln data prepare --task classification: --labels for a validation split; bad records and settings name the flag or the line", async () => {
+test("--task classification: --labels for a validation split; bad records and settings name the line or the flag", async () => {
   const input = join(corpus.dir, "v.tsv");
   writeFileSync(input, "text\tlabel\nfine\tb\ngood\ta\n");
   const base = ["data", "prepare", "--task=classification", "--tokenizer", corpus.tokenizerDir, "--input", input, "--text-column", "text"];

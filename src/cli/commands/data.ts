@@ -27,7 +27,9 @@ chunk may start in the middle of a document, as in transformers' run_clm.py (gro
       type: "enum",
       values: ["lm", "classification"],
       default: "lm",
-      help: "lm: text for language models; classification: labelled text from JSON Lines, CSV, TSV\nor Parquet (kiln data prepare --task classification --help)",
+      help:
+        "lm: text for language models; classification: labelled text from JSON Lines, CSV, TSV\n" +
+        "or Parquet (kiln data prepare --task classification --help)",
     },
     tokenizer: { type: "string", value: "DIR", required: true, help: "directory holding tokenizer.json" },
     input: { type: "list", value: "FILE...", help: "input text files, local or gs:// (required; repeat the flag or list several)" },
