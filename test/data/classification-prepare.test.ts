@@ -130,6 +130,10 @@ test("Parquet (pyarrow-written: Snappy, several row groups) gives the same recor
   const fromJsonl = await prepare({ input: fixture("classification/reviews.jsonl"), ...options });
   assert.equal(fromParquet.records, 41);
   assert.deepEqual(await records(fromParquet.dir), await records(fromJsonl.dir));
+  for (const codec of ["gzip", "brotli"]) {
+    const other = await prepare({ input: fixture(`classification/reviews-${codec}.parquet`), ...options });
+    assert.deepEqual(await records(other.dir), await records(fromJsonl.dir), codec);
+  }
   assert.deepEqual(fromParquet.labels, { kind: "integer", names: ["0", "1", "2", "3", "4", "5"] });
   assert.ok(fromParquet.truncated > 0, "some reviews are longer than 16 tokens");
   const strings = await prepare({ input: fixture("classification/reviews.parquet"), textColumn: "review", labelColumn: "sentiment" });

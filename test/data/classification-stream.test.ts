@@ -12,6 +12,7 @@ import { OptionError } from "../../src/core/option-error.js";
 import { IGNORE_LABEL } from "../../src/data/batch.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus, sentenceCorpus, sotuSlice } from "../helpers/sotu-slice.js";
+import { fixture } from "../helpers/fixtures.js";
 
 // Sentences of a few speeches: lengths from a handful of tokens to past maxLength.
 const corpus = await makeTestCorpus(2, 500);
@@ -168,4 +169,37 @@ test("a smaller padToMultipleOf gives more, tighter shapes; wrong settings are O
     openClassificationDataset({ files: join(lm, "train"), batchSize: 2 }),
     (e: Error) => option("files")(e) && /prepared for language modelling/.test(e.message),
   );
+});
+
+test("text pairs: a batch row's token types are the record's, zero over the padding", async () => {
+  const pairs = await prepareClassificationDataset({
+    input: fixture("classification/reviews.parquet"),
+    textColumn: "review",
+    textPairColumn: "answer",
+    labelColumn: "sentiment",
+    tokenizer: corpus.tokenizerDir,
+    out: join(work, "pairs"),
+    maxLength: 24,
+    padToMultipleOf: 8,
+  });
+  const stored = new Map<string, string>();
+  for (const shard of readdirSync(pairs.dir).filter((n) => n.endsWith(".tfrecord")))
+    for await (const bytes of readRecords(join(pairs.dir, shard))) {
+      const r = decodeClassificationRecord(bytes);
+      stored.set(r.inputIds.join(","), r.tokenTypeIds!.join(","));
+    }
+  const ds = await openClassificationDataset({ files: pairs.dir, batchSize: 5, seed: 2 });
+  assert.equal(ds.pairs, true);
+  let rows = 0;
+  for await (const b of ds) {
+    const L = b.shape[1];
+    for (let row = 0; row < b.rows; row++, rows++) {
+      const n = b.attentionMask.subarray(row * L, (row + 1) * L).reduce((x, y) => x + y, 0);
+      const types = b.tokenTypeIds.subarray(row * L, (row + 1) * L);
+      assert.equal(stored.get(b.inputIds.subarray(row * L, row * L + n).join(",")), types.subarray(0, n).join(","));
+      assert.ok(types.subarray(n).every((t) => t === 0));
+      assert.ok(types.includes(1));
+    }
+  }
+  assert.equal(rows, 41);
 });

@@ -1,6 +1,8 @@
 // Parquet through hyparquet, one row group at a time (so memory holds one group, not the file), and only
-// the columns asked for. Each row is placed by its 0-based row index in the file.
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
+// the columns asked for. Each row is placed by its 0-based row index in the file. hyparquet decodes
+// Snappy itself; GZIP and Brotli pages are inflated with node's zlib (and ZSTD where node's zlib has it).
+import * as zlib from "node:zlib";
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type Compressors } from "hyparquet";
 import { ClassificationInputError } from "./input-error.js";
 import type { TableRow } from "./readers.js";
 
@@ -27,7 +29,7 @@ export async function* readParquet(file: string, columns: readonly string[]): As
     const end = start + Number(group.num_rows);
     let rows;
     try {
-      rows = await parquetReadObjects({ file: buffer, metadata, columns: [...columns], rowStart: start, rowEnd: end });
+      rows = await parquetReadObjects({ file: buffer, metadata, columns: [...columns], rowStart: start, rowEnd: end, compressors });
     } catch (e) {
       throw new ClassificationInputError(file, `rows ${start}–${end - 1}`, undefined, `cannot be read (${(e as Error).message})`, FIX);
     }
@@ -36,4 +38,14 @@ export async function* readParquet(file: string, columns: readonly string[]): As
   }
 }
 
-const FIX = "Pass a Parquet file with the text and label columns (uncompressed or Snappy-compressed)";
+const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Uint8Array }).zstdDecompressSync;
+
+const compressors: Compressors = {
+  GZIP: (input) => zlib.gunzipSync(input),
+  BROTLI: (input) => zlib.brotliDecompressSync(input),
+  ...(zstd ? { ZSTD: (input: Uint8Array) => zstd(input) } : {}),
+};
+
+const FIX =
+  "Pass a Parquet file with the text and label columns, uncompressed or compressed with Snappy, GZIP or Brotli" +
+  (zstd ? " or ZSTD" : " (ZSTD needs node 22.15 or later)");
