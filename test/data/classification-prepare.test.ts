@@ -277,3 +277,32 @@ test("labels gives a validation split the training split's ids, even when it lac
   );
   await assert.rejects(prepare({ input, labels: ["a", "a"] }), (e: Error) => e instanceof OptionError && e.option === "labels");
 });
+
+test("an interrupted prepare is refused by the reader and finished by running it again", async () => {
+  const { openClassificationDataset } = await import("../../src/data/pipeline/classification-dataset.js");
+  const input = file("again.jsonl", ["a", "b", "a"].map((label, i) => JSON.stringify({ text: `text ${i}`, label })).join("\n"));
+  const out = join(work, "again");
+  const first = await prepareClassificationDataset({
+    input,
+    textColumn: "text",
+    labelColumn: "label",
+    tokenizer: corpus.tokenizerDir,
+    out,
+  });
+  const before = await records(first.dir);
+  // As a run killed while writing leaves it: prepare.json not complete, a shard of its own.
+  const m = manifest(first.dir);
+  writeFileSync(join(first.dir, "prepare.json"), JSON.stringify({ settings: m.settings, complete: false }));
+  writeFileSync(join(first.dir, "dataset-7-1.tfrecord"), "");
+  await assert.rejects(openClassificationDataset({ files: first.dir, batchSize: 2 }), /unfinished data prepare output/);
+  const again = await prepareClassificationDataset({
+    input,
+    textColumn: "text",
+    labelColumn: "label",
+    tokenizer: corpus.tokenizerDir,
+    out,
+  });
+  assert.deepEqual(readdirSync(again.dir).sort(), ["dataset-0-3.tfrecord", "prepare.json"]);
+  assert.deepEqual(await records(again.dir), before);
+  assert.equal(manifest(again.dir).complete, true);
+});

@@ -12,7 +12,7 @@ import { checkOptions } from "../../core/check-options.js";
 import { OptionError } from "../../core/option-error.js";
 import { loadTokenizer, type Tokenizer } from "../../text/index.js";
 import { joinPath, isGcsPath, storageFor } from "../storage/index.js";
-import { MANIFEST } from "../prepare/manifest.js";
+import { MANIFEST, readManifest } from "../prepare/manifest.js";
 import { ClassificationInputError } from "./input-error.js";
 import { LabelCollector, labelIds, labelMapJson, type LabelMap } from "./label-map.js";
 import { readTable, resolveFormat, TABLE_FORMATS, type TableFormat, type TableRow } from "./readers.js";
@@ -351,11 +351,20 @@ async function tokenizerDigest(dir: string): Promise<string> {
     .digest("hex");
 }
 
-/** Refuses a directory that already holds a prepared split or shards: records of two runs must not mix. */
+/**
+ * Refuses a directory that already holds a finished split or shards of another kind: records of two runs
+ * must not mix. What an interrupted classification prepare left (prepare.json says "complete": false) is
+ * removed, so running the same command again finishes the work.
+ */
 async function claimDir(dir: string): Promise<void> {
   const storage = storageFor(dir);
-  const found = [...(await storage.glob(joinPath(dir, "*.tfrecord*"))), ...(await storage.glob(joinPath(dir, MANIFEST)))];
-  if (found.length > 0)
+  const shards = await storage.glob(joinPath(dir, "*.tfrecord*"));
+  const manifest = await readManifest(dir);
+  if (manifest?.complete === false && manifest.settings.task === "classification") {
+    for (const path of [...shards, ...(await storage.staleTemporaries(dir))]) await storage.remove(path);
+    return;
+  }
+  if (shards.length > 0 || manifest)
     throw new OptionError({
       where: WHERE,
       option: "out",
