@@ -217,6 +217,15 @@ test("bad records are refused naming the file, the line or row, the column and t
     /w\.csv: line 2, column "text": is missing \(the record has "words", "label"\)/,
   );
   await refused(prepare({ input: file("x.csv", "text,label\na,x\n,y\n") }), /x\.csv: line 3, column "text": the text is empty/);
+  // A record placed by the line it starts on, after a quoted field that spans three lines.
+  await refused(
+    prepare({ input: file("ml.csv", 'text,label\n"multi\nline\nfield",a\nok,b\n,c\n') }),
+    /ml\.csv: line 6, column "text": the text is empty/,
+  );
+  await refused(
+    prepare({ input: file("ml2.csv", 'text,label\nok,b\n"multi\nline\nfield",\n') }),
+    /ml2\.csv: line 3, column "label": the label is empty/,
+  );
   await refused(prepare({ input: file("y.csv", "text,label\na,x,extra\n") }), /y\.csv: line 2: is not valid CSV/);
   await refused(prepare({ input: file("z.csv", "text,label\n") }), /z\.csv: the whole file: holds no records/);
   await refused(
