@@ -156,10 +156,18 @@ test("too long records are cut to maxLength, keeping the special tokens; pairs l
   assert.ok(keepA < plain.length && keepA >= keepB);
   assert.deepEqual([...p!.inputIds], [tokenizer.clsId, ...plain.slice(0, keepA), tokenizer.sepId, ...b.slice(0, keepB), tokenizer.sepId]);
   assert.equal(p!.inputIds.length, 10);
-  // transformers' truncate_sequences: one token at a time from the longer, the pair on a tie.
-  assert.deepEqual(longestFirst(10, 4, 8), [4, 4]);
-  assert.deepEqual(longestFirst(5, 5, 7), [4, 3]);
-  assert.deepEqual(longestFirst(3, 2, 9), [3, 2]);
+  // tokenizers' truncate_encodings (its own test's table, max_length 7; long 8, medium 4, short 2 tokens).
+  for (const [a, b, want] of [
+    [2, 8, [2, 5]],
+    [4, 4, [3, 4]],
+    [4, 8, [3, 4]],
+    [8, 2, [5, 2]],
+    [8, 4, [4, 3]],
+    [8, 8, [3, 4]],
+    [0, 8, [0, 7]],
+    [2, 4, [2, 4]],
+  ] as const)
+    assert.deepEqual(longestFirst(a, b, 7), want, `${a} and ${b}`);
 });
 
 async function refused(promise: Promise<unknown>, pattern: RegExp): Promise<void> {

@@ -2,8 +2,8 @@
 // `maxLength`. The Tokenizer interface encodes single texts only, so the template is read off it once:
 // the special tokens it puts before and after a text (`[CLS]` and `[SEP]` for Kiln's Unigram
 // tokenizers). A pair is laid out as BERT's post-processor does: prefix, text, suffix, pair, suffix,
-// with token type 0 up to the first suffix and 1 after it. Too long a record loses tokens from its
-// longer part first (transformers' "longest_first" truncation); the special tokens always stay.
+// with token type 0 up to the first suffix and 1 after it. Too long a record is cut as `tokenizers`
+// truncates ("longest_first", from the end); the special tokens always stay.
 import type { Tokenizer } from "../../text/index.js";
 
 export interface EncodedRecord {
@@ -56,20 +56,21 @@ export class TextPairEncoder {
   }
 }
 
-/** Lengths kept of two parts within `budget`, taking one token at a time from the longer part. */
+/**
+ * Lengths kept of two parts within `budget`, as `tokenizers` truncates a pair "longest_first": the
+ * shorter part is kept whole when the longer can take the rest of the budget; otherwise the budget is
+ * split in two, the extra token of an odd budget going to the part that was longer (to the pair on a tie).
+ */
 export function longestFirst(a: number, b: number, budget: number): [number, number] {
-  let excess = a + b - budget;
-  if (excess <= 0) return [a, b];
-  // Cut the longer down to the shorter's length, then both alternately: on a tie the pair loses a token
-  // first, as in transformers' truncate_sequences.
-  const cut = Math.min(excess, Math.abs(a - b));
-  if (a > b) a -= cut;
-  else b -= cut;
-  excess -= cut;
-  const half = Math.floor(excess / 2);
-  a -= half;
-  b -= half + (excess % 2);
-  return [Math.max(0, a), Math.max(0, b)];
+  if (a + b <= budget) return [a, b];
+  const swap = a > b;
+  let [short, long] = swap ? [b, a] : [a, b];
+  long = short > budget ? short : Math.max(short, budget - short);
+  if (short + long > budget) {
+    short = Math.floor(budget / 2);
+    long = short + (budget % 2);
+  }
+  return swap ? [long, short] : [short, long];
 }
 
 function findRun(haystack: readonly number[], needle: readonly number[]): number {
