@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { prepareClassificationDataset, type ClassificationPrepareOptions } from "../../src/data/classification/prepare.js";
 import { decodeClassificationRecord, type ClassificationRecord } from "../../src/data/classification/record-layout.js";
 import { ClassificationInputError } from "../../src/data/classification/input-error.js";
-import { longestFirst } from "../../src/data/classification/text-pair-encoder.js";
+import { longestFirst, TextPairEncoder } from "../../src/data/classification/text-pair-encoder.js";
+import { pairTemplate } from "../../src/data/classification/pair-template.js";
 import { readRecords } from "../../src/data/tfrecord/files.js";
 import { OptionError } from "../../src/core/option-error.js";
 import { loadTokenizer } from "../../src/text/index.js";
@@ -322,4 +323,35 @@ test("an interrupted prepare is refused by the reader and finished by running it
   assert.deepEqual(readdirSync(again.dir).sort(), ["dataset-0-3.tfrecord", "prepare.json"]);
   assert.deepEqual(await records(again.dir), before);
   assert.equal(manifest(again.dir).complete, true);
+});
+
+test("the pair layout comes from the tokenizer.json's post-processor: TemplateProcessing, BertProcessing, RobertaProcessing", async () => {
+  const json = JSON.parse(readFileSync(join(corpus.tokenizerDir, "tokenizer.json"), "utf8"));
+  const [cls, sep] = [tokenizer.clsId, tokenizer.sepId];
+  const bert = [
+    { special: [cls], typeId: 0 },
+    { sequence: "A", typeId: 0 },
+    { special: [sep], typeId: 0 },
+    { sequence: "B", typeId: 1 },
+    { special: [sep], typeId: 1 },
+  ];
+  assert.deepEqual(pairTemplate(json), bert, "Kiln's own tokenizer.json: [CLS] $A [SEP] $B:1 [SEP]:1");
+  assert.deepEqual(pairTemplate({ post_processor: { type: "BertProcessing", cls: ["[CLS]", cls], sep: ["[SEP]", sep] } }), bert);
+  const roberta = pairTemplate({
+    post_processor: {
+      type: "Sequence",
+      processors: [{ type: "ByteLevel" }, { type: "RobertaProcessing", cls: ["<s>", cls], sep: ["</s>", sep] }],
+    },
+  });
+  assert.equal(pairTemplate({ post_processor: null }), undefined);
+  assert.equal(pairTemplate({ post_processor: { type: "ByteLevel" } }), undefined);
+  // RoBERTa's <s> A </s></s> B </s>, all of token type 0; cut so that 4 special tokens fit.
+  const encoder = new TextPairEncoder(tokenizer, 12, roberta);
+  const a = tokenizer.encode("one two three four five six", { addSpecialTokens: false });
+  const b = tokenizer.encode("seven", { addSpecialTokens: false });
+  const [keepA, keepB] = longestFirst(a.length, b.length, 8);
+  const r = encoder.encode("one two three four five six", "seven");
+  assert.deepEqual([...r.inputIds], [cls, ...a.slice(0, keepA), sep, sep, ...b.slice(0, keepB), sep]);
+  assert.ok(r.tokenTypeIds!.every((t) => t === 0));
+  assert.equal(r.inputIds.length, Math.min(12, a.length + b.length + 4));
 });

@@ -19,6 +19,7 @@ import { readTable, resolveFormat, TABLE_FORMATS, type TableFormat, type TableRo
 import { encodeClassificationRecord } from "./record-layout.js";
 import { RecordShardWriter } from "./record-shard-writer.js";
 import { TextPairEncoder } from "./text-pair-encoder.js";
+import { pairTemplate } from "./pair-template.js";
 import { paddedLength, paddedLengthBound } from "./padded-length.js";
 
 export interface ClassificationPrepareOptions {
@@ -90,7 +91,9 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
   const started = performance.now();
   const o = await resolveOptions(options);
   const tokenizer = await openTokenizer(o.tokenizer);
-  const encoder = new TextPairEncoder(tokenizer, o.maxLength);
+  const tokenizerJson = await storageFor(joinPath(o.tokenizer, "tokenizer.json")).readAll(joinPath(o.tokenizer, "tokenizer.json"));
+  const tokenizerSha256 = createHash("sha256").update(tokenizerJson).digest("hex");
+  const encoder = new TextPairEncoder(tokenizer, o.maxLength, pairTemplate(JSON.parse(new TextDecoder().decode(tokenizerJson))));
   const needed = o.textPairColumn === undefined ? encoder.specialsSingle + 1 : encoder.specialsPair + 2;
   if (o.maxLength < needed)
     throw new OptionError({
@@ -137,7 +140,7 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
     maxLength: o.maxLength,
     padToMultipleOf: o.padToMultipleOf,
     shardSize: o.shardSize,
-    tokenizerSha256: await tokenizerDigest(o.tokenizer),
+    tokenizerSha256,
     padId: tokenizer.padId,
   };
   await writeJson(joinPath(dir, MANIFEST), { settings, complete: false });
@@ -342,13 +345,6 @@ async function openTokenizer(dir: string): Promise<Tokenizer> {
       fix: "Pass the directory holding tokenizer.json",
     });
   }
-}
-
-async function tokenizerDigest(dir: string): Promise<string> {
-  const path = joinPath(dir, "tokenizer.json");
-  return createHash("sha256")
-    .update(await storageFor(path).readAll(path))
-    .digest("hex");
 }
 
 /**

@@ -1,10 +1,12 @@
 // Token ids of one record: a text, or a text and its pair, in the tokenizer's template, cut to
 // `maxLength`. The Tokenizer interface encodes single texts only, so the template is read off it once:
 // the special tokens it puts before and after a text (`[CLS]` and `[SEP]` for Kiln's Unigram
-// tokenizers). A pair is laid out as BERT's post-processor does: prefix, text, suffix, pair, suffix,
-// with token type 0 up to the first suffix and 1 after it. Too long a record is cut as `tokenizers`
+// tokenizers). A pair is laid out by the pair template of the tokenizer.json's post-processor where it
+// has one (pair-template.ts), else as BERT's: prefix, text, suffix, pair, suffix, with token type 0 up to
+// the first suffix and 1 after it. Too long a record is cut as `tokenizers`
 // truncates ("longest_first", from the end); the special tokens always stay.
 import type { Tokenizer } from "../../text/index.js";
+import type { PairPiece } from "./pair-template.js";
 
 export interface EncodedRecord {
   inputIds: Int32Array;
@@ -17,10 +19,12 @@ export interface EncodedRecord {
 export class TextPairEncoder {
   private readonly prefix: number[];
   private readonly suffix: number[];
+  private readonly pair: readonly PairPiece[];
 
   constructor(
     private readonly tokenizer: Tokenizer,
     readonly maxLength: number,
+    pairTemplate?: readonly PairPiece[],
   ) {
     const probe = "a";
     const plain = tokenizer.encode(probe, { addSpecialTokens: false });
@@ -29,6 +33,13 @@ export class TextPairEncoder {
     if (at < 0) throw new Error("the tokenizer's template does not hold the text's own tokens; cannot place a text in it");
     this.prefix = full.slice(0, at);
     this.suffix = full.slice(at + plain.length);
+    this.pair = pairTemplate ?? [
+      { special: this.prefix, typeId: 0 },
+      { sequence: "A", typeId: 0 },
+      { special: this.suffix, typeId: 0 },
+      { sequence: "B", typeId: 1 },
+      { special: this.suffix, typeId: 1 },
+    ];
   }
 
   /** Special tokens a single text / a pair adds. */
@@ -37,7 +48,7 @@ export class TextPairEncoder {
   }
 
   get specialsPair(): number {
-    return this.prefix.length + 2 * this.suffix.length;
+    return this.pair.reduce((n, piece) => n + ("special" in piece ? piece.special.length : 0), 0);
   }
 
   encode(text: string, pair?: string): EncodedRecord {
@@ -48,11 +59,16 @@ export class TextPairEncoder {
     }
     const b = this.tokenizer.encode(pair, { addSpecialTokens: false });
     const [keepA, keepB] = longestFirst(a.length, b.length, Math.max(0, this.maxLength - this.specialsPair));
-    const first = [...this.prefix, ...a.slice(0, keepA), ...this.suffix];
-    const second = [...b.slice(0, keepB), ...this.suffix];
-    const tokenTypeIds = new Int32Array(first.length + second.length);
-    tokenTypeIds.fill(1, first.length);
-    return { inputIds: Int32Array.from([...first, ...second]), tokenTypeIds, truncated: keepA < a.length || keepB < b.length };
+    const ids: number[] = [];
+    const types: number[] = [];
+    for (const piece of this.pair) {
+      const part = "special" in piece ? piece.special : piece.sequence === "A" ? a.slice(0, keepA) : b.slice(0, keepB);
+      for (const id of part) {
+        ids.push(id);
+        types.push(piece.typeId);
+      }
+    }
+    return { inputIds: Int32Array.from(ids), tokenTypeIds: Int32Array.from(types), truncated: keepA < a.length || keepB < b.length };
   }
 }
 
