@@ -203,3 +203,32 @@ test("text pairs: a batch row's token types are the record's, zero over the padd
   }
   assert.equal(rows, 41);
 });
+
+test("splits read together must agree on labels, maxLength and tokenizer; padToMultipleOf may differ", async () => {
+  const half = join(work, "half.jsonl");
+  writeFileSync(
+    half,
+    sentences
+      .slice(0, 30)
+      .map((text, i) => JSON.stringify({ text, label: ["a", "b", "c"][i % 3] }))
+      .join("\n") + "\n",
+  );
+  const common = { input: half, textColumn: "text", labelColumn: "label", tokenizer: corpus.tokenizerDir, maxLength: MAX_LENGTH };
+  const other = await prepareClassificationDataset({ ...common, out: join(work, "out"), split: "validation", padToMultipleOf: 8 });
+  const both = await openClassificationDataset({ files: [prepared.dir, other.dir], batchSize: 8 });
+  assert.equal(both.numRecords, 330);
+  assert.equal(both.padToMultipleOf, 16, "the first directory's");
+  const relabelled = join(work, "relabelled.jsonl");
+  writeFileSync(
+    relabelled,
+    sentences
+      .slice(0, 10)
+      .map((text, i) => JSON.stringify({ text, label: ["a", "c"][i % 2] }))
+      .join("\n") + "\n",
+  );
+  const twoLabels = await prepareClassificationDataset({ ...common, input: relabelled, out: join(work, "relabelled") });
+  await assert.rejects(
+    openClassificationDataset({ files: [prepared.dir, twoLabels.dir], batchSize: 8 }),
+    (e: Error) => e instanceof OptionError && e.option === "files" && /other settings or labels/.test(e.message),
+  );
+});

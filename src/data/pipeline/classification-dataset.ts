@@ -42,6 +42,7 @@ interface PreparedSettings {
   padId?: number;
   padToMultipleOf?: number;
   textPairColumn?: string | null;
+  tokenizerSha256?: string;
 }
 
 export class ClassificationDataset implements AsyncIterable<ClassificationBatch> {
@@ -136,7 +137,8 @@ export function openClassificationDataset(options: ClassificationDatasetOptions)
 async function preparedSettings(
   files: readonly string[],
 ): Promise<{ maxLength: number; padId: number; padToMultipleOf: number; labels: string[]; pairs: boolean }> {
-  let found: { dir: string; key: string; value: ReturnType<typeof settingsOf> } | undefined;
+  // The first directory's padToMultipleOf is the default; the rest must agree on what the records are.
+  let found: { dir: string; key: string; value: ReturnType<typeof settingsOf> & { padToMultipleOf: number } } | undefined;
   for (const dir of new Set(files.map(parentDir))) {
     const manifest = await readManifest(dir);
     const settings = manifest?.settings as PreparedSettings | undefined;
@@ -149,16 +151,16 @@ async function preparedSettings(
         fix: "Pass a split directory written by prepareClassificationDataset (kiln data prepare --task classification)",
       });
     const value = settingsOf(settings, manifest as unknown as { labels?: { id2label?: Record<string, string> } });
-    const key = JSON.stringify(value);
+    const key = JSON.stringify({ ...value, tokenizerSha256: settings.tokenizerSha256 });
     if (found && found.key !== key)
       throw new OptionError({
         where: WHERE,
         option: "files",
         value: dir,
         why: `was prepared with other settings or labels than ${found.dir} (${key} against ${found.key})`,
-        fix: "Read together only splits prepared with the same tokenizer, maxLength and label map",
+        fix: "Read together only splits prepared with the same tokenizer, maxLength, label map and pair column",
       });
-    found = { dir, key, value };
+    found ??= { dir, key, value: { ...value, padToMultipleOf: Number(settings.padToMultipleOf) } };
   }
   return found!.value;
 }
@@ -168,7 +170,6 @@ function settingsOf(s: PreparedSettings, manifest: { labels?: { id2label?: Recor
   return {
     maxLength: Number(s.maxLength),
     padId: Number(s.padId),
-    padToMultipleOf: Number(s.padToMultipleOf),
     labels: Object.keys(id2label)
       .sort((a, b) => Number(a) - Number(b))
       .map((k) => id2label[k]!),
