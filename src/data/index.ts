@@ -30,6 +30,16 @@ export { RecordParseError } from "./pipeline/batch-stream.js";
 export { checkPreparedInputs, recordCounts, resolveFiles } from "./pipeline/files.js";
 export { SkippedRecords, type SkippedPlace } from "./pipeline/skipped-records.js";
 export { checkShard, checkShards, type ShardCheck } from "./shard-check.js";
+export {
+  prepareClassificationDataset,
+  type ClassificationPrepareOptions,
+  type ClassificationPrepareResult,
+} from "./classification/prepare.js";
+export { ClassificationInputError } from "./classification/input-error.js";
+export { TABLE_FORMATS, type TableFormat } from "./classification/readers.js";
+export { type LabelMap } from "./classification/label-map.js";
+export { openClassificationDataset, ClassificationDataset, type ClassificationDatasetOptions } from "./pipeline/classification-dataset.js";
+export { ClassificationRecordError, type ClassificationBatch } from "./pipeline/length-bucket-stream.js";
 export { checkDataTokenizer, checkPreparedDir, readManifest, ShardDigestError, type PrepareManifest } from "./prepare/manifest.js";
 
 export { IGNORE_LABEL, type MaskedBatch, type TokenBatch } from "./batch.js";

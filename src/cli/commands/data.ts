@@ -5,6 +5,7 @@ import { didYouMean } from "../nearest.js";
 import { isGcsPath } from "../../data/storage/index.js";
 import { probeRemote } from "../gcs-paths.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
+import { prepareClassification } from "./data-classification.js";
 import type { Command } from "./types.js";
 
 const PREPARE = flagTable({
@@ -22,6 +23,14 @@ documents start and end (generation stops at eos), as GPT-2's <|endoftext|> sepa
 chunk may start in the middle of a document, as in transformers' run_clm.py (group_texts).`,
   positionals: "FILE…",
   flags: {
+    task: {
+      type: "enum",
+      values: ["lm", "classification"],
+      default: "lm",
+      help:
+        "lm: text for language models; classification: labelled text from JSON Lines, CSV, TSV\n" +
+        "or Parquet (kiln data prepare --task classification --help)",
+    },
     tokenizer: { type: "string", value: "DIR", required: true, help: "directory holding tokenizer.json" },
     input: { type: "list", value: "FILE...", help: "input text files, local or gs:// (required; repeat the flag or list several)" },
     out: { type: "string", value: "DIR", required: true, help: "output directory, local or gs://" },
@@ -49,6 +58,7 @@ Subcommands:
   prepare    tokenize text into sharded TFRecord files (kiln data prepare --help)`;
 
 async function prepare(argv: string[]): Promise<void> {
+  if (taskOf(argv) === "classification") return prepareClassification(argv);
   const flags = readFlags(PREPARE, argv);
   if (!flags) return;
   const { values, positionals } = flags;
@@ -89,6 +99,13 @@ async function prepare(argv: string[]): Promise<void> {
     `${(result.inputBytes / 1e6).toFixed(1)} MB of text in ${result.seconds.toFixed(1)} s ` +
       `(${(result.inputBytes / 1e6 / result.seconds).toFixed(1)} MB/s)`,
   );
+}
+
+/** The value of --task as typed (`--task X` or `--task=X`), which picks the flag table. */
+function taskOf(argv: readonly string[]): string | undefined {
+  const end = argv.indexOf("--");
+  const i = argv.slice(0, end < 0 ? undefined : end).findIndex((a) => a === "--task" || a.startsWith("--task="));
+  return i < 0 ? undefined : argv[i]!.startsWith("--task=") ? argv[i]!.slice("--task=".length) : argv[i + 1];
 }
 
 export const dataCommand: Command = {
