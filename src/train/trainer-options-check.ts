@@ -39,6 +39,7 @@ const TRAINER_OPTIONS = [
   "coordinationStore",
   "executor",
   "pjrtPlugin",
+  "notice",
   "strategy",
   "progress",
   "loggers",
@@ -115,6 +116,8 @@ export function checkTrainerOptions(opts: unknown): void {
       why: "is required",
       fix: 'Pass the directory for checkpoints, logs and the final model, e.g. outputDir: "runs/1"',
     });
+  if (opts.notice !== undefined && typeof opts.notice !== "function")
+    throw new OptionError({ where, option: "notice", value: opts.notice, why: "is not a function", fix: "Pass (line) => …" });
   const optimizer = opts.optimizer;
   const isOptimizerObject = isObject(optimizer) && typeof optimizer.init === "function" && typeof optimizer.update === "function";
   if (optimizer !== undefined && !isOptimizerObject && !(OPTIMIZER_NAMES as readonly unknown[]).includes(optimizer))

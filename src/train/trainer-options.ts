@@ -92,6 +92,11 @@ export interface TrainerOptions {
   executor?: CpuExecutorName;
   /** A PJRT plugin to load (else KILN_PJRT_PLUGIN, else discovery). */
   pjrtPlugin?: string;
+  /**
+   * Where the notices of device selection go (accelerator "auto" falling back to the CPU); default
+   * stderr. A command passes its own to say them only when asked.
+   */
+  notice?: (line: string) => void;
   /** "auto" (data parallel over several devices), "one-device", "data-parallel", or a Strategy. */
   strategy?: StrategyName | Strategy;
   /** Print progress (default true). */

@@ -29,6 +29,7 @@ export function placeTrainer(options: TrainerOptions): { strategy: Strategy; gro
             devices: options.devices ?? "auto",
             ...(options.executor ? { executor: options.executor } : {}),
             ...(options.pjrtPlugin ? { pjrtPlugin: options.pjrtPlugin } : {}),
+            ...(options.notice ? { notice: options.notice } : {}),
           });
   const strategy = makeStrategy(options.strategy ?? "auto", devices);
   const platform = strategy.devices[0]!.platform;

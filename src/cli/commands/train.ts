@@ -7,25 +7,18 @@ import { UsageError } from "../args.js";
 import { readFlags } from "../flags.js";
 import { TRAIN_FLAGS } from "./train-flags.js";
 import { deviceNotice } from "../common-flags.js";
-import { loadTokenizer } from "../../text/index.js";
-import { openDataset, type TFRecordDataset } from "../../data/pipeline/dataset.js";
-import { checkDataTokenizer } from "../../data/prepare/manifest.js";
-import { createModel, loadModel } from "../../models/index.js";
 import { Trainer } from "../../train/trainer.js";
 import { taskSpec } from "../../train/tasks/index.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
-import { listCheckpoints } from "../../train/checkpoint.js";
-import { dataRecordLength } from "../../train/data-probe.js";
 import { prepareOutputDir } from "../../train/output-dir.js";
+import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
+import { trainingModel, trainingModelPlan } from "../../train/training-model.js";
 import type { Command } from "./types.js";
-import { launchedAcceleratorPlace, selectDevices } from "../../distribute/devices.js";
-import { makeStrategy } from "../../distribute/strategy.js";
-import { joinAcceleratorGroup, joinProcessGroup, rankPrefix, type ProcessGroup } from "../../distribute/multi-process.js";
-import { StoreClient } from "../../launch/store-client.js";
+import { rankPrefix } from "../../distribute/multi-process.js";
+import { launchedStore } from "../launched-store.js";
 import { trainOutputs } from "../train-outputs.js";
 import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
-import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig } from "../../train/model-source.js";
 import { preemptionSignalFlag, reportStopped, stopOnSignals } from "../stop-on-signal.js";
 
 async function runTrain(argv: string[]): Promise<void> {
@@ -68,68 +61,35 @@ async function runTrain(argv: string[]): Promise<void> {
   // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
   if (!existsSync(join(tokenizerDir, "tokenizer.json")))
     throw new UsageError(`--tokenizer ${tokenizerDir}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
-  const tokenizer = await loadTokenizer(tokenizerDir);
-  // A resumed run continues with the tokenizer its checkpoint was trained with.
-  const resumeFrom = v.resume ? (await listCheckpoints(outputs.localDir)).at(-1) : undefined;
-  if (resumeFrom) await checkSameTokenizer(resumeFrom.path, tokenizerDir, tokenizer);
-  if (resumeFrom) await checkSameOptimizer(resumeFrom.path, v.optimizer);
-  const maxLength = await dataRecordLength(v["train-data"], v["max-length"]);
-  const config = await trainingModelConfig(
+  const { tokenizer, maxLength, config } = await trainingModelPlan({
     task,
-    {
+    source: {
       ...(v.preset !== undefined ? { preset: v.preset } : {}),
       ...(modelConfig !== undefined ? { modelConfig } : {}),
       ...(initFrom !== undefined ? { initFrom } : {}),
     },
-    tokenizer,
     tokenizerDir,
-    maxLength,
-  );
+    trainData: v["train-data"],
+    maxLength: v["max-length"],
+    ...(v.resume ? { resume: { outputDir: outputs.localDir, optimizer: v.optimizer } } : {}),
+  });
 
-  // Under kiln launch on GPUs/TPUs (--accelerator gpu/tpu, or auto with a CUDA/TPU plugin found), every
-  // process is one of the XLA client's processes (its devices all of this process's, unless --devices says otherwise).
-  const pjrtPlugin = v["pjrt-plugin"] !== undefined ? { pjrtPlugin: v["pjrt-plugin"] } : {};
-  const accelPlace = launchedAcceleratorPlace({ accelerator: v.accelerator, ...pjrtPlugin })?.place;
-  const devices = selectDevices({
-    accelerator: v.accelerator,
-    devices: v.devices ?? (accelPlace ? "auto" : 1),
-    ...(v.executor ? { executor: v.executor } : {}),
-    ...pjrtPlugin,
-    notice: deviceNotice(given.has("accelerator"), v.verbose),
-  });
-  // What the command computes without naming a device (shapes, keys) runs where it trains, as in the
-  // quickstart: a run on XLA never loads ONNX Runtime.
-  k.setDefaultDevice(devices[0]!);
-  // Under mpiexec/mpirun every process runs this command: --devices replicas each, the global batch over all of them.
-  const store = accelPlace ? await StoreClient.connect(accelPlace.coordinator) : undefined;
-  const group: ProcessGroup | undefined =
-    devices[0]!.platform === "cpu" ? joinProcessGroup() : accelPlace ? joinAcceleratorGroup(accelPlace, store!) : undefined;
-  const replicas = devices.length * (group?.size ?? 1);
-  const main = (group?.rank ?? 0) === 0;
-  const common = { maxLength, batchSize: batch * replicas, ignoreErrors: v["skip-bad-records"] };
-  const train = await openDataset({
-    files: v["train-data"],
-    ...common,
-    shuffle: true,
-    seed: v.seed,
-    epochs: Infinity,
-    shuffleBuffer: v["shuffle-buffer-size"],
-  });
-  const evalData = v["eval-data"] ? await openDataset({ files: v["eval-data"], ...common, shuffle: false, epochs: 1 }) : undefined;
-  // Before anything compiles: the shards were made with this tokenizer, and every one of them reads
-  // through (framing, checksums, the count in its name), so that damage stops the run now, not hours in.
-  for (const data of [train, evalData]) if (data) await checkDataTokenizer(data.files, tokenizerDir);
-  const checked = await checkInputs(train, evalData, rankPrefix(group));
-  const maxSteps = v["max-steps"] ?? v.epochs * train.batchesPerEpoch;
+  // Under kiln launch on GPUs/TPUs every process is one of the XLA client's processes (its devices all of
+  // this process's unless --devices says otherwise); under mpiexec/mpirun, --devices replicas each.
+  const store = await launchedStore({ accelerator: v.accelerator, pjrtPlugin: v["pjrt-plugin"] });
   const checkpointEvery = v["checkpoint-every"] ?? 0;
-
   const trainer = new Trainer({
     outputDir: outputs.localDir,
-    maxSteps,
+    ...(v["max-steps"] !== undefined ? { maxSteps: v["max-steps"] } : {}),
     epochs: v.epochs,
     seed: v.seed,
     gradientAccumulation: accum,
-    strategy: makeStrategy(v.strategy, devices),
+    accelerator: v.accelerator,
+    devices: v.devices ?? (store ? "auto" : 1),
+    ...(v.executor ? { executor: v.executor } : {}),
+    ...(v["pjrt-plugin"] !== undefined ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
+    notice: deviceNotice(given.has("accelerator"), v.verbose),
+    strategy: v.strategy,
     ...(store ? { coordinationStore: store } : {}),
     precision: v.precision,
     stepsPerExecution: v["steps-per-execution"],
@@ -149,27 +109,41 @@ async function runTrain(argv: string[]): Promise<void> {
     ],
     ...(v["clip-norm"] !== undefined ? { clipNorm: v["clip-norm"] } : {}),
   });
-  const model = createModel(config, { positionInit: v["position-init"] });
-  const init = initFrom ? await loadModel(initFrom, { task, missingHead: "init", seed: v.seed, device: devices[0]! }) : undefined;
-  for (const notice of main ? (init?.notices ?? []) : []) console.error(`kiln train: ${notice}`);
-  const params = k
-    .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
-    .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);
+  const devices = trainer.strategy.devices;
+  // The default device is the process's: what the command computes without naming a device (shapes,
+  // keys) runs where it trains, as in the quickstart (a run on XLA never loads ONNX Runtime).
+  k.setDefaultDevice(devices[0]!);
+  const say = (line: string) => console.error(`${rankPrefix(trainer.group)}kiln train: ${line}`);
+  const data = await openTrainingData({
+    train: v["train-data"],
+    eval: v["eval-data"],
+    maxLength,
+    globalBatch: batch * trainer.worldReplicas,
+    seed: v.seed,
+    shuffleBuffer: v["shuffle-buffer-size"],
+    skipBadRecords: v["skip-bad-records"],
+    tokenizerDir,
+    notice: say,
+  });
+  const maxSteps = v["max-steps"] ?? v.epochs * data.train.batchesPerEpoch;
+  const main = trainer.isMainRank;
+  const built = await trainingModel(config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
+  for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
     console.error(
-      `kiln train: ${config.model_type} ${(params / 1e6).toFixed(2)}M parameters, ` +
-        `${checked.trainRecords} training records of ${maxLength} tokens, ` +
-        `${maxSteps} steps of ${replicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
-        (group ? ` in each of ${group.size} processes ` : " ") +
+      `kiln train: ${config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
+        `${data.trainRecords} training records of ${maxLength} tokens, ` +
+        `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
+        (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
         `(${trainer.strategy.name}, precision ${v.precision})`,
     );
   stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({
-    model,
-    ...(init ? { params: init.params } : {}),
+    model: built.model,
+    ...(built.params ? { params: built.params } : {}),
     tokenizerDir,
-    train,
-    ...(evalData ? { eval: evalData } : {}),
+    train: data.train,
+    ...(data.eval ? { eval: data.eval } : {}),
     optimizer: {
       learningRate: v["learning-rate"],
       weightDecay: v["weight-decay"],
@@ -186,16 +160,10 @@ async function runTrain(argv: string[]): Promise<void> {
         }
       : {}),
   });
-  for (const [name, data] of [
-    ["training", train],
-    ["evaluation", evalData],
-  ] as const) {
-    const summary = data?.skipped.summary();
-    if (summary) console.error(`${rankPrefix(group)}kiln train: ${name} data: ${summary}`);
-  }
+  for (const line of skippedRecordLines(data)) say(line);
   // What gs:// reads and pushes met on the way: operations, retries by cause, resumed transfers.
   const gcsCounts = describeGcsRequestCounts();
-  if (gcsCounts) console.error(`${rankPrefix(group)}kiln train: ${gcsCounts}`);
+  if (gcsCounts) say(gcsCounts);
   if (result.stopped) reportStopped(result.stopped, argv, main);
   if (!main) return;
   const last = result.evalHistory.at(-1);
@@ -235,21 +203,3 @@ export const trainCommand: Command = {
   summary: "train a masked (default) or causal (--task causal-lm) language model on TFRecord shards",
   run: runTrain,
 };
-
-/** Reads every input shard through once and says what it found (`checked N shards (X MB) in S s`). */
-async function checkInputs(
-  train: TFRecordDataset<unknown>,
-  evalData: TFRecordDataset<unknown> | undefined,
-  prefix: string,
-): Promise<{ trainRecords: number }> {
-  const t = await train.checkShards();
-  const e = evalData ? await evalData.checkShards() : undefined;
-  const files = t.files + (e?.files ?? 0);
-  const mb = (t.bytes + (e?.bytes ?? 0)) / 1e6;
-  const skipped = t.skipped + (e?.skipped ?? 0);
-  console.error(
-    `${prefix}kiln train: checked ${files} shards (${mb.toFixed(1)} MB) in ${(t.seconds + (e?.seconds ?? 0)).toFixed(2)} s` +
-      (skipped ? `, ${skipped} bad records to skip` : ""),
-  );
-  return { trainRecords: t.records };
-}
