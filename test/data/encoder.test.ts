@@ -42,6 +42,6 @@ test("the encoder reports special ids, padding, mask and vocabulary size", async
 test("a missing tokenizer is reported with the path and what to pass", async () => {
   await assert.rejects(
     openEncoder(join(fixture.dir, "nowhere")),
-    /cannot load the tokenizer in .*nowhere.*tokenizer\.json does not exist.*--tokenizer/,
+    /cannot load the tokenizer in .*nowhere.*tokenizer\.json does not exist.*Pass the directory holding tokenizer\.json as the tokenizer/,
   );
 });
