@@ -4,7 +4,7 @@
 // then the lowest-ranked merge among adjacent pairs is applied, leftmost first, until none applies.
 // Byte-level files (GPT-2, RoBERTa, Llama 3) reach here with words already spelled in byte characters.
 import { boolField, isRecord, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./word-model.js";
+import { VocabWordModel } from "./word-model.js";
 import { BinaryHeap } from "../binary-heap.js";
 
 const encoder = new TextEncoder();
@@ -17,9 +17,7 @@ interface Cached {
   ends: Int32Array;
 }
 
-export class BpeModel implements WordModel {
-  private readonly byToken: Map<string, number>;
-  private readonly byId: string[];
+export class BpeModel extends VocabWordModel {
   /** (left id, right id) packed as left * 2^21 + right → rank * 2^21 + merged id. */
   private readonly merges = new Map<number, number>();
   private readonly unkId: number | undefined;
@@ -31,7 +29,7 @@ export class BpeModel implements WordModel {
   private readonly cache = new Map<string, Cached>();
 
   constructor(o: JsonObject, place: JsonPlace) {
-    ({ byToken: this.byToken, byId: this.byId } = vocabMap(o.vocab, place.in("vocab")));
+    super(o.vocab, place.in("vocab"));
     if (o.dropout !== null && o.dropout !== undefined && o.dropout !== 0)
       place.in("dropout").fail(`is ${JSON.stringify(o.dropout)}; Kiln encodes deterministically, so it must be null`);
     const unk = o.unk_token;
@@ -76,18 +74,6 @@ export class BpeModel implements WordModel {
       if (!this.merges.has(key)) this.merges.set(key, rank * 2097152 + im);
     });
     if (isRecord(o) && o.type !== undefined && o.type !== "BPE") place.in("type").fail(`is ${JSON.stringify(o.type)}, expected "BPE"`);
-  }
-
-  get size(): number {
-    return this.byId.length;
-  }
-
-  idToToken(id: number): string | undefined {
-    return this.byId[id];
-  }
-
-  tokenToId(token: string): number | undefined {
-    return this.byToken.get(token);
   }
 
   tokenize(word: string, ids: number[], starts: number[], ends: number[]): void {
