@@ -71,21 +71,24 @@ const TYPED_ARRAY_OF: Readonly<Record<DType, string>> = {
 /** The typed arrays Kiln reads host data from (HostArray). */
 const HOST_ARRAYS = [Float32Array, Float64Array, Int32Array, Uint32Array, Uint16Array, Uint8Array, BigInt64Array] as const;
 
+/** `data` as one of HOST_ARRAYS, or an OptionError with `fix`. */
+function checkHostArray(where: string, data: unknown, fix: string): HostArray {
+  if (!HOST_ARRAYS.some((c) => data instanceof c))
+    throw new OptionError({ where, option: "data", value: data, why: "is not host data Kiln reads", fix });
+  return data as HostArray;
+}
+
 /**
  * Host data as `dtype` stores it: the same array when its element type is `dtype`'s; converted, value by
  * value, when it is another element type that holds the values exactly (integers into floats, or floats
  * that are whole numbers into integers); refused otherwise, with the reason.
  */
 export function hostDataAs(where: string, data: unknown, dtype: DType): HostArray {
-  if (!HOST_ARRAYS.some((c) => data instanceof c))
-    throw new OptionError({
-      where,
-      option: "data",
-      value: data,
-      why: "is not host data Kiln reads",
-      fix: `Pass a ${TYPED_ARRAY_OF[dtype]} for dtype ${dtype}, or use k.array(values, { dtype: "${dtype}" }) for JS numbers`,
-    });
-  const host = data as HostArray;
+  const host = checkHostArray(
+    where,
+    data,
+    `Pass a ${TYPED_ARRAY_OF[dtype]} for dtype ${dtype}, or use k.array(values, { dtype: "${dtype}" }) for JS numbers`,
+  );
   if (host instanceof Uint16Array) {
     if (dtype === "bf16" || dtype === "f16") return host;
     throw new OptionError({
@@ -118,15 +121,12 @@ export function hostDataAs(where: string, data: unknown, dtype: DType): HostArra
 
 /** The dtype host data is stored as when no dtype is given (a Uint16Array needs one: bf16 or f16). */
 export function hostDType(where: string, data: unknown): DType {
-  if (!HOST_ARRAYS.some((c) => data instanceof c))
-    throw new OptionError({
-      where,
-      option: "data",
-      value: data,
-      why: "is not host data Kiln reads",
-      fix: "Pass a Float32Array, Float64Array, Int32Array, Uint32Array, Uint8Array (bool) or BigInt64Array, or use k.array for JS numbers",
-    });
-  if (data instanceof Uint16Array)
+  const host = checkHostArray(
+    where,
+    data,
+    "Pass a Float32Array, Float64Array, Int32Array, Uint32Array, Uint8Array (bool) or BigInt64Array, or use k.array for JS numbers",
+  );
+  if (host instanceof Uint16Array)
     throw new OptionError({
       where,
       option: "dtype",
@@ -134,5 +134,5 @@ export function hostDType(where: string, data: unknown): DType {
       why: "must be given for a Uint16Array, which holds bf16 or f16 bit patterns",
       fix: 'Pass dtype "bf16" or "f16"',
     });
-  return dtypeOfHost(data as HostArray);
+  return dtypeOfHost(host);
 }

@@ -4,23 +4,16 @@
 // claim every GPU of the host. A user who chose with CUDA_VISIBLE_DEVICES keeps that choice: each process
 // then sees what CUDA shows it (two processes sharing one GPU is CUDA_VISIBLE_DEVICES=0).
 import type { DevicesSpec } from "./devices.js";
-
-function localInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const v = env[name];
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`environment variable ${name} must be a whole number ≥ 0, got "${v}"`);
-  return n;
-}
+import { envInt } from "./env-int.js";
 
 /**
  * The GPU ordinals (the CUDA plugin's `visible_devices`) this process takes, or undefined when it takes
  * what CUDA shows it: one process on the host, CUDA_VISIBLE_DEVICES set, or `devices` a list of indices.
  */
 export function localGpuOrdinals(env: NodeJS.ProcessEnv, spec: DevicesSpec): number[] | undefined {
-  const localSize = localInt(env, "KILN_LOCAL_WORLD_SIZE") ?? 1;
+  const localSize = envInt(env, "KILN_LOCAL_WORLD_SIZE") ?? 1;
   if (localSize <= 1 || env.CUDA_VISIBLE_DEVICES !== undefined || Array.isArray(spec)) return undefined;
-  const localRank = localInt(env, "KILN_LOCAL_RANK") ?? 0;
+  const localRank = envInt(env, "KILN_LOCAL_RANK") ?? 0;
   if (localRank >= localSize) throw new Error(`KILN_LOCAL_RANK=${localRank} is not below KILN_LOCAL_WORLD_SIZE=${localSize}`);
   const perProcess = typeof spec === "number" ? spec : 1;
   if (!Number.isInteger(perProcess) || perProcess < 1) throw new Error(`devices must be a positive integer, got ${perProcess}`);

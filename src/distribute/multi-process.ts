@@ -8,6 +8,7 @@
 import { writeSync } from "node:fs";
 import { MpiCommunicator } from "./mpi/communicator.js";
 import { launcherFlavor } from "./mpi/library.js";
+import { envInt } from "./env-int.js";
 import { StoreGroupComm, type GroupComm, type KeyValueStore } from "./store-group-comm.js";
 
 export interface ProcessPlace {
@@ -17,19 +18,11 @@ export interface ProcessPlace {
   source: "kiln" | "openmpi" | "mpich";
 }
 
-function intVar(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const v = env[name];
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`environment variable ${name} must be a whole number ≥ 0, got "${v}"`);
-  return n;
-}
-
 /** This process's rank and the number of processes, from the launcher's variables; undefined when started alone. */
 export function processPlace(env: NodeJS.ProcessEnv = process.env): ProcessPlace | undefined {
   const read = (source: ProcessPlace["source"], rankVar: string, sizeVar: string): ProcessPlace | undefined => {
-    const rank = intVar(env, rankVar),
-      size = intVar(env, sizeVar);
+    const rank = envInt(env, rankVar),
+      size = envInt(env, sizeVar);
     if (rank === undefined || size === undefined) return undefined;
     if (rank >= size) throw new Error(`${rankVar}=${rank} is not below ${sizeVar}=${size}`);
     return { rank, size, source };

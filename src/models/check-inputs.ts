@@ -33,14 +33,7 @@ export function checkForwardInputs(c: ForwardCheck, params: unknown, inputIds: u
       why: "is not a parameter tree",
       fix: "Pass the parameters model.init(key) made, or those loadModel / fromPretrained returned",
     });
-  if (!(inputIds instanceof k.Array))
-    throw new OptionError({
-      where,
-      option: "inputIds",
-      value: inputIds,
-      why: "is not an Array",
-      fix: 'Make one with k.array(ids, { shape: [batch, length], dtype: "i32" })',
-    });
+  checkIsArray(where, "inputIds", inputIds, 'Make one with k.array(ids, { shape: [batch, length], dtype: "i32" })');
   if (inputIds.ndim !== 2)
     throw new OptionError({
       where,
@@ -66,14 +59,12 @@ export function checkForwardInputs(c: ForwardCheck, params: unknown, inputIds: u
       why: `holds sequences of ${length} tokens, but the model has positions for ${c.maxLength} (${c.limitSource})`,
       fix: `Cut the sequences to ${c.maxLength} tokens, or use a model config with more positions`,
     });
-  if (!(attentionMask instanceof k.Array))
-    throw new OptionError({
-      where,
-      option: "attentionMask",
-      value: attentionMask,
-      why: "is not an Array",
-      fix: `Pass 1 for each real token and 0 for padding, of the shape of inputIds ([${inputIds.shape.join(", ")}])`,
-    });
+  checkIsArray(
+    where,
+    "attentionMask",
+    attentionMask,
+    `Pass 1 for each real token and 0 for padding, of the shape of inputIds ([${inputIds.shape.join(", ")}])`,
+  );
   if (attentionMask.shape.join() !== inputIds.shape.join())
     throw new OptionError({
       where,
@@ -87,4 +78,9 @@ export function checkForwardInputs(c: ForwardCheck, params: unknown, inputIds: u
   });
   const dtype = (opts as { dtype?: unknown } | undefined)?.dtype;
   if (dtype !== undefined) checkDType(where, dtype);
+}
+
+/** An OptionError naming `option` unless `value` is an Array. */
+function checkIsArray(where: string, option: string, value: unknown, fix: string): asserts value is k.Array {
+  if (!(value instanceof k.Array)) throw new OptionError({ where, option, value, why: "is not an Array", fix });
 }

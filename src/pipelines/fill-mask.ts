@@ -2,9 +2,10 @@
 // returns: [{ score, token, token_str, sequence }].
 import * as k from "../core/index.js";
 import type { MaskedLanguageModel, Params } from "../models/masked-lm.js";
-import { maxSequenceLength, type MlmConfig } from "../models/config.js";
+import { maxSequenceLength } from "../models/config.js";
 import { checkOptions } from "../core/check-options.js";
 import { OptionError } from "../core/option-error.js";
+import { checkModelTokenizer, type ModelTokenizerSources } from "./model-tokenizer-check.js";
 
 /** What fill-mask needs from a tokenizer (src/text's Tokenizer provides it). */
 export interface FillMaskTokenizer {
@@ -34,37 +35,7 @@ export interface FillMaskOptions {
 const FILL_MASK_OPTIONS = ["topK", "eachMask"] as const;
 
 /** Where the model and the tokenizer came from, for messages (e.g. their config.json and tokenizer.json). */
-export interface FillMaskSources {
-  model?: string;
-  tokenizer?: string;
-}
-
-/**
- * Refuses a tokenizer that is not the model's own: another vocabulary size, another pad id (RoBERTa
- * counts positions from it), or a mask or pad id outside the embedding table. Such a pair would give
- * confident nonsense, or read past the table, instead of an error.
- */
-function checkModelTokenizer(config: MlmConfig, tokenizer: FillMaskTokenizer, sources: FillMaskSources = {}): void {
-  const model = `the model (${sources.model ?? "its config"})`;
-  const refuse = (why: string) =>
-    new OptionError({
-      option: "tokenizer",
-      value: sources.tokenizer ?? "the tokenizer given",
-      why,
-      fix: "Use the tokenizer saved with the model",
-      where: "fill-mask",
-    });
-  const table = config.vocab_size;
-  if (tokenizer.vocabSize !== table) throw refuse(`has ${tokenizer.vocabSize} tokens but ${model} has vocab_size ${table}`);
-  for (const [role, id] of [
-    ["mask", tokenizer.maskId],
-    ["pad", tokenizer.padId],
-  ] as const)
-    if (!(Number.isInteger(id) && id >= 0 && id < table))
-      throw refuse(`has ${role} id ${id}, outside the embedding table of ${model}, which has vocab_size ${table}`);
-  if (tokenizer.padId !== config.pad_token_id)
-    throw refuse(`has pad id ${tokenizer.padId} but ${model} has pad_token_id ${config.pad_token_id}`);
-}
+export type FillMaskSources = ModelTokenizerSources;
 
 /** Sequences are padded up to a multiple of this, so texts of similar length share one compiled program. */
 const LENGTH_BUCKET = 32;
@@ -79,7 +50,18 @@ export class FillMaskPipeline {
     readonly tokenizer: FillMaskTokenizer,
     sources: FillMaskSources = {},
   ) {
-    checkModelTokenizer(model.config, tokenizer, sources);
+    // RoBERTa counts positions from the pad id, and the masked LMs pad with it.
+    checkModelTokenizer({
+      pipeline: "fill-mask",
+      sources,
+      vocabSize: model.config.vocab_size,
+      tokenizerVocabSize: tokenizer.vocabSize,
+      ids: [
+        ["mask", tokenizer.maskId],
+        ["pad", tokenizer.padId],
+      ],
+      pad: { id: tokenizer.padId, modelId: model.config.pad_token_id },
+    });
     // Logits at the masked rows only: the head runs on a handful of rows, not the whole sequence.
     this.forward = k.jit(
       (p: Params, ids: k.Array, mask: k.Array, rows: k.Array) => {

@@ -5,6 +5,7 @@
 import * as k from "../core/index.js";
 import { checkOptions } from "../core/check-options.js";
 import { OptionError } from "../core/option-error.js";
+import { checkModelTokenizer, type ModelTokenizerSources } from "./model-tokenizer-check.js";
 import type { Params } from "../models/language-model.js";
 import { maxLengthOf } from "../models/registry.js";
 import type { SequenceClassifier } from "../models/classification/model.js";
@@ -43,10 +44,7 @@ export interface TextClassificationOptions {
 }
 
 /** Where the model and the tokenizer came from, for messages. */
-export interface ClassificationSources {
-  model?: string;
-  tokenizer?: string;
-}
+export type ClassificationSources = ModelTokenizerSources;
 
 /** Sequences are padded up to a multiple of this, so batches of similar length share one compiled program. */
 const LENGTH_BUCKET = 32;
@@ -74,7 +72,20 @@ export class TextClassificationPipeline {
     readonly tokenizer: ClassificationTokenizer,
     sources: ClassificationSources = {},
   ) {
-    checkModelTokenizer(model, tokenizer, sources);
+    const c = model.config;
+    checkModelTokenizer({
+      pipeline: "text-classification",
+      sources,
+      vocabSize: c.vocab_size,
+      tokenizerVocabSize: tokenizer.vocabSize,
+      ids: [
+        ["cls", tokenizer.clsId],
+        ["sep", tokenizer.sepId],
+        ["pad", tokenizer.padId],
+      ],
+      // RoBERTa counts positions from its pad id: padding with another id would move every position.
+      pad: c.model_type === "roberta" ? { id: tokenizer.padId, modelId: c.pad_token_id } : undefined,
+    });
     this.maxLength = maxLengthOf(model.config);
     this.typedPairs = typeof model.config.type_vocab_size === "number" && model.config.type_vocab_size > 1;
     const fn = scoreFunction(model);
@@ -187,31 +198,6 @@ function isPair(x: unknown): x is TextPair | readonly [string, string] {
   if (Array.isArray(x)) return x.length === 2 && typeof x[0] === "string" && typeof x[1] === "string";
   const p = x as TextPair | null;
   return p !== null && typeof p === "object" && typeof p.text === "string" && typeof p.textPair === "string";
-}
-
-/** Refuses a tokenizer whose vocabulary or ids do not fit the model (confident nonsense otherwise). */
-function checkModelTokenizer(model: SequenceClassifier, tokenizer: ClassificationTokenizer, sources: ClassificationSources): void {
-  const c = model.config;
-  const where = `the model (${sources.model ?? "its config"})`;
-  const refuse = (why: string) =>
-    new OptionError({
-      option: "tokenizer",
-      value: sources.tokenizer ?? "the tokenizer given",
-      why,
-      fix: "Use the tokenizer saved with the model",
-      where: "text-classification",
-    });
-  if (tokenizer.vocabSize !== c.vocab_size) throw refuse(`has ${tokenizer.vocabSize} tokens but ${where} has vocab_size ${c.vocab_size}`);
-  for (const [role, id] of [
-    ["cls", tokenizer.clsId],
-    ["sep", tokenizer.sepId],
-    ["pad", tokenizer.padId],
-  ] as const)
-    if (!(Number.isInteger(id) && id >= 0 && id < c.vocab_size))
-      throw refuse(`has ${role} id ${id}, outside the embedding table of ${where}, which has vocab_size ${c.vocab_size}`);
-  // RoBERTa counts positions from its pad id: padding with another id would move every position.
-  if (c.model_type === "roberta" && tokenizer.padId !== c.pad_token_id)
-    throw refuse(`has pad id ${tokenizer.padId} but ${where} has pad_token_id ${String(c.pad_token_id)}`);
 }
 
 /** Indices of the k largest values, largest first (ties: lower index first). */

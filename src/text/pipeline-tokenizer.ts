@@ -6,19 +6,13 @@
 import type { AddedToken } from "./added-tokens.js";
 import { isRecord } from "./pipeline/component-json.js";
 import { HfTokenizer } from "./pipeline/hf-tokenizer.js";
-import type { DecodeOptions, EncodeOptions, SpecialTokenRoles, Tokenizer } from "./tokenizer.js";
+import { TokenizerBase, type DecodeOptions, type EncodeOptions, type SpecialTokenRoles } from "./tokenizer.js";
 import type { RoleHints } from "./tokenizer-json.js";
 
 /** A non-Unigram tokenizer.json behind Kiln's Tokenizer interface, for data prepare, training and generation. */
-export class PipelineTokenizer implements Tokenizer {
+export class PipelineTokenizer extends TokenizerBase {
   readonly hf: HfTokenizer;
   readonly vocabSize: number;
-  readonly unkId: number;
-  readonly clsId: number;
-  readonly sepId: number;
-  readonly padId: number;
-  readonly maskId: number;
-  readonly specialIds: ReadonlySet<number>;
 
   /** `json` is the tokenizer.json text (saved as it is); `roles` name added tokens. */
   constructor(
@@ -27,19 +21,14 @@ export class PipelineTokenizer implements Tokenizer {
     source: string,
     hf?: HfTokenizer,
   ) {
-    this.hf = hf ?? HfTokenizer.fromJson(json, source);
-    const idOf = (role: keyof SpecialTokenRoles): number => {
-      const t = this.hf.addedTokens.find((a) => a.content === roles[role]);
+    const pipeline = hf ?? HfTokenizer.fromJson(json, source);
+    super(pipeline.addedTokens, (role) => {
+      const t = pipeline.addedTokens.find((a) => a.content === roles[role]);
       if (!t) throw new Error(`${source}: the ${role} token ${JSON.stringify(roles[role])} is not among "added_tokens"`);
       return t.id;
-    };
-    this.unkId = idOf("unk");
-    this.clsId = idOf("cls");
-    this.sepId = idOf("sep");
-    this.padId = idOf("pad");
-    this.maskId = idOf("mask");
-    this.vocabSize = this.hf.vocabSize;
-    this.specialIds = new Set(this.hf.addedTokens.filter((t) => t.special).map((t) => t.id));
+    });
+    this.hf = pipeline;
+    this.vocabSize = pipeline.vocabSize;
   }
 
   /** Reads the roles from the file (template, model) and `hints` (tokenizer_config.json). */
@@ -81,10 +70,6 @@ export class PipelineTokenizer implements Tokenizer {
 
   encode(text: string, opts: EncodeOptions = {}): number[] {
     return this.hf.encode(text, undefined, { addSpecialTokens: opts.addSpecialTokens ?? true }).ids;
-  }
-
-  encodeBatch(texts: string[], opts: EncodeOptions = {}): number[][] {
-    return texts.map((t) => this.encode(t, opts));
   }
 
   decode(ids: readonly number[], opts: DecodeOptions = {}): string {

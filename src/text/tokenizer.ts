@@ -62,20 +62,46 @@ export interface UnigramTokenizerSpec {
 
 export type SpecialTokenTemplate = "classify" | "causal";
 
-// Words seen again are looked up rather than segmented again; the cap bounds memory on huge corpora.
-const WORD_CACHE_ENTRIES = 200_000;
-const WORD_CACHE_MAX_LENGTH = 256;
-
-/** A Unigram (SentencePiece-style) tokenizer, read from and written as Hugging Face tokenizer.json. */
-export class UnigramTokenizer implements Tokenizer {
-  readonly spec: UnigramTokenizerSpec;
-  readonly vocabSize: number;
+/**
+ * What every Tokenizer does alike: it reads its special tokens' ids by role once, through `roleId` (which
+ * throws, in the words of the format it reads, for a role no added token plays), and encodes a batch text by text.
+ */
+export abstract class TokenizerBase implements Tokenizer {
+  abstract readonly vocabSize: number;
   readonly unkId: number;
   readonly clsId: number;
   readonly sepId: number;
   readonly padId: number;
   readonly maskId: number;
   readonly specialIds: ReadonlySet<number>;
+
+  protected constructor(addedTokens: readonly AddedToken[], roleId: (role: keyof SpecialTokenRoles) => number) {
+    this.unkId = roleId("unk");
+    this.clsId = roleId("cls");
+    this.sepId = roleId("sep");
+    this.padId = roleId("pad");
+    this.maskId = roleId("mask");
+    this.specialIds = new Set(addedTokens.filter((t) => t.special).map((t) => t.id));
+  }
+
+  abstract encode(text: string, opts?: EncodeOptions): number[];
+  abstract decode(ids: readonly number[], opts?: DecodeOptions): string;
+  abstract idToToken(id: number): string | undefined;
+  abstract tokenToId(token: string): number | undefined;
+
+  encodeBatch(texts: string[], opts: EncodeOptions = {}): number[][] {
+    return texts.map((text) => this.encode(text, opts));
+  }
+}
+
+// Words seen again are looked up rather than segmented again; the cap bounds memory on huge corpora.
+const WORD_CACHE_ENTRIES = 200_000;
+const WORD_CACHE_MAX_LENGTH = 256;
+
+/** A Unigram (SentencePiece-style) tokenizer, read from and written as Hugging Face tokenizer.json. */
+export class UnigramTokenizer extends TokenizerBase {
+  readonly spec: UnigramTokenizerSpec;
+  readonly vocabSize: number;
   private readonly addsSep: boolean;
   private readonly model: UnigramModel;
   private readonly splitter: AddedTokenSplitter;
@@ -85,22 +111,17 @@ export class UnigramTokenizer implements Tokenizer {
   private readonly wordCache = new Map<string, number | number[]>();
 
   constructor(spec: UnigramTokenizerSpec) {
-    this.spec = spec;
-    this.addedById = new Map(spec.addedTokens.map((t) => [t.id, t]));
-    this.addedByContent = new Map(spec.addedTokens.map((t) => [t.content, t]));
-    const roleId = (role: keyof SpecialTokenRoles): number => {
-      const token = this.addedByContent.get(spec.roles[role]);
+    const addedByContent = new Map(spec.addedTokens.map((t) => [t.content, t]));
+    super(spec.addedTokens, (role) => {
+      const token = addedByContent.get(spec.roles[role]);
       if (!token) throw new Error(`the ${role} token "${spec.roles[role]}" is not one of the tokenizer's special tokens`);
       return token.id;
-    };
-    this.unkId = roleId("unk");
-    this.clsId = roleId("cls");
-    this.sepId = roleId("sep");
-    this.padId = roleId("pad");
-    this.maskId = roleId("mask");
+    });
+    this.spec = spec;
+    this.addedById = new Map(spec.addedTokens.map((t) => [t.id, t]));
+    this.addedByContent = addedByContent;
     this.model = new UnigramModel(spec.vocab, this.unkId);
     this.vocabSize = this.model.size;
-    this.specialIds = new Set(spec.addedTokens.filter((t) => t.special).map((t) => t.id));
     this.splitter = new AddedTokenSplitter(spec.addedTokens);
     this.addsSep = (spec.template ?? "classify") === "classify";
   }
@@ -116,10 +137,6 @@ export class UnigramTokenizer implements Tokenizer {
     );
     if (addSpecialTokens && this.addsSep) ids.push(this.sepId);
     return ids;
-  }
-
-  encodeBatch(texts: string[], opts: EncodeOptions = {}): number[][] {
-    return texts.map((text) => this.encode(text, opts));
   }
 
   /** Splits text that holds no added token into pieces, as the Unigram model sees it. */

@@ -10,6 +10,9 @@ import { fixture } from "../helpers/fixtures.js";
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const corpus = await makeTestCorpus(2, 500);
 
+/** `kiln data prepare --task classification` with the test corpus's tokenizer. */
+const prepareClassification = ["data", "prepare", "--task", "classification", "--tokenizer", corpus.tokenizerDir];
+
 function kiln(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [main, ...args], (error, stdout, stderr) =>
@@ -21,12 +24,7 @@ function kiln(...args: string[]): Promise<{ code: number; stdout: string; stderr
 test("kiln data prepare --task classification prepares a Parquet file and prints the labels and the batch shapes", async () => {
   const out = join(corpus.dir, "cli-parquet");
   const r = await kiln(
-    "data",
-    "prepare",
-    "--task",
-    "classification",
-    "--tokenizer",
-    corpus.tokenizerDir,
+    ...prepareClassification,
     "--input",
     fixture("classification/reviews.parquet"),
     "--text-column",
@@ -76,18 +74,7 @@ test("--task classification: --labels for a validation split; bad records and se
   const short = await kiln(...base, "--label-column", "label", "--out", join(corpus.dir, "cli-y"), "--max-length", "2");
   assert.equal(short.code, 2);
   assert.match(short.stderr, /--max-length "2": leaves no room for text/);
-  const required = await kiln(
-    "data",
-    "prepare",
-    "--task",
-    "classification",
-    "--tokenizer",
-    corpus.tokenizerDir,
-    "--input",
-    input,
-    "--out",
-    "o",
-  );
+  const required = await kiln(...prepareClassification, "--input", input, "--out", "o");
   assert.equal(required.code, 2);
   assert.match(required.stderr, /--text-column/);
   // Without --task, the language-model table is used, which has no --text-column.

@@ -5,30 +5,14 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { ShardDigestError } from "../../src/data/prepare/manifest.js";
-import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { MAX_LENGTH, prepareTestShards } from "../helpers/prepared-shards.js";
 
-const fixture = await makeTestCorpus(2);
-const MAX_LENGTH = 32;
-const prepared = join(fixture.dir, "prepared");
-await prepareDataset({
-  tokenizer: fixture.tokenizerDir,
-  inputs: [fixture.corpus],
-  out: prepared,
-  maxLength: MAX_LENGTH,
-  shardSize: 20,
-  groupSize: 2,
-  progress: null,
-  workers: 1,
-});
+const { fixture, prepared, shardNames } = await prepareTestShards(2);
 const train = join(prepared, "train");
-const shardNames = readdirSync(train)
-  .filter((n) => n.endsWith(".tfrecord"))
-  .sort();
 
 /** [start, end) of each framed record of a plain TFRecord file. */
 function frames(file: Uint8Array): [number, number][] {

@@ -3,30 +3,14 @@
 // inputs before training; bad records skipped are counted as records, by file.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { checkDataTokenizer } from "../../src/data/prepare/manifest.js";
 import { ShardCountError } from "../../src/data/tfrecord/errors.js";
-import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { MAX_LENGTH, prepareTestShards } from "../helpers/prepared-shards.js";
 
-const fixture = await makeTestCorpus(3);
-const MAX_LENGTH = 32;
-const prepared = join(fixture.dir, "prepared");
-await prepareDataset({
-  tokenizer: fixture.tokenizerDir,
-  inputs: [fixture.corpus],
-  out: prepared,
-  maxLength: MAX_LENGTH,
-  shardSize: 20,
-  groupSize: 2,
-  progress: null,
-  workers: 1,
-});
-const shardNames = readdirSync(join(prepared, "train"))
-  .filter((n) => n.endsWith(".tfrecord"))
-  .sort();
+const { fixture, prepared, shardNames } = await prepareTestShards(3);
 let copies = 0;
 
 /** Checks a rejection's message (not its name) against `re`. */

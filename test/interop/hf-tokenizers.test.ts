@@ -16,6 +16,7 @@ import { HfTokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython, venvSitePackages } from "../helpers/python.js";
 import { EDGE_CASES } from "../helpers/sotu-slice.js";
+import { charOffsets, LONE_SURROGATE } from "../helpers/tokenizers-offsets.js";
 
 type Enc = [number[], number[], Array<[number, number]>];
 interface FileResult {
@@ -40,8 +41,6 @@ const MORE_EDGE_CASES = [
   "1234567890 12 123 1234",
 ];
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 const root = mkdtempSync(join(tmpdir(), "kiln-hf-tokenizers-"));
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -55,18 +54,6 @@ function texts(): string[] {
     .filter((s) => s.length > 0);
   // A lone surrogate cannot cross into Python's str-to-Rust conversion: those texts stay out.
   return [...sentences.slice(0, SENTENCES), ...EDGE_CASES, ...MORE_EDGE_CASES].filter((s) => !LONE_SURROGATE.test(s));
-}
-
-/** UTF-16 offsets → character offsets, as `tokenizers` counts. */
-function charOffsets(text: string, offsets: Array<[number, number]>): Array<[number, number]> {
-  const at = new Int32Array(text.length + 1);
-  let c = 0;
-  for (let i = 0; i <= text.length; i++) {
-    at[i] = c;
-    const u = text.charCodeAt(i);
-    if (!(u >= 0xd800 && u <= 0xdbff)) c++;
-  }
-  return offsets.map(([s, e]) => [at[s]!, at[e]!]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HfTokenizer, loadTokenizer, TokenizerFileError, trainMergeModel } from "../../src/text/index.js";
 import { EDGE_CASES, sotuSlice } from "../helpers/sotu-slice.js";
+import { charOffsets, LONE_SURROGATE } from "../helpers/tokenizers-offsets.js";
 
 interface NpmEncoding {
   getIds(): number[];
@@ -21,19 +22,6 @@ const npm = createRequire(import.meta.url)("tokenizers") as { Tokenizer: { fromF
 
 const corpus = sotuSlice(4);
 test.after(() => rmSync(corpus.dir, { recursive: true, force: true }));
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** UTF-16 offsets → character offsets, as `tokenizers` counts. */
-function charOffsets(text: string, offsets: Array<[number, number]>): Array<[number, number]> {
-  const at: number[] = [];
-  let c = 0;
-  for (let i = 0; i <= text.length; i++) {
-    at[i] = c;
-    const u = text.charCodeAt(i);
-    if (!(u >= 0xd800 && u <= 0xdbff)) c++;
-  }
-  return offsets.map(([s, e]) => [at[s]!, at[e]!]);
-}
 
 test("a trained byte-level BPE encodes and decodes as tokenizers reads it", async () => {
   const trained = await trainMergeModel("bpe", corpus.lines, { vocabSize: 1200 });

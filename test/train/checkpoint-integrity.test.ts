@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, tinyConfig, writeTinyShards } from "../helpers/tiny-training.js";
 import { rng } from "../helpers/random.js";
 import { checkCheckpoint, loadCheckpoint } from "../../src/train/checkpoint.js";
@@ -28,18 +29,6 @@ function flipInsideTensor(file: string, name: string): void {
   bytes[t.begin + 4 * 3]! ^= 0x01;
   assert.ok(Number.isFinite(new DataView(bytes.buffer, bytes.byteOffset).getFloat32(t.begin + 12, true)));
   writeFileSync(file, bytes);
-}
-
-/** Runs `fn` with console.error collected (the trainer's warnings go there when progress is off). */
-async function stderrOf<T>(fn: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
-  try {
-    return { value: await fn(), lines };
-  } finally {
-    console.error = original;
-  }
 }
 
 test("one flipped byte in checkpoint-4/model.safetensors: --resume names the file and tensor and continues from checkpoint-2", async () => {

@@ -7,24 +7,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { OutputDirInUseError } from "../../src/train/output-dir.js";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-recovery-"));
 const data = join(root, "data");
 await writeTinyShards(data);
-
-/** Runs `fn` with console.error collected (the trainer's warnings go there when progress is off). */
-async function stderrOf<T>(fn: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
-  try {
-    return { value: await fn(), lines };
-  } finally {
-    console.error = original;
-  }
-}
 
 /** [step, loss] of every loss line of metrics.jsonl, in file order. */
 function loggedLosses(dir: string): [number, number][] {

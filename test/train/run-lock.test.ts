@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { RUN_LOCK_FILE, RunDirLockedError, takeRunLock } from "../../src/train/run-lock.js";
 import { prepareOutputDir } from "../../src/train/output-dir.js";
@@ -17,17 +18,6 @@ test.after(() => rmSync(root, { recursive: true, force: true }));
 const data = join(root, "data");
 await writeTinyShards(data);
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
-
-async function stderrOf<T>(fn: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
-  try {
-    return { value: await fn(), lines };
-  } finally {
-    console.error = original;
-  }
-}
 
 test("a live run holds its directory: a second run is refused (--resume, --overwrite too); killed, its lock is taken over", async () => {
   const dir = join(root, "shared");

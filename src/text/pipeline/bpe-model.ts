@@ -4,7 +4,8 @@
 // then the lowest-ranked merge among adjacent pairs is applied, leftmost first, until none applies.
 // Byte-level files (GPT-2, RoBERTa, Llama 3) reach here with words already spelled in byte characters.
 import { boolField, isRecord, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./word-model.js";
+import { VocabWordModel } from "./word-model.js";
+import { BinaryHeap } from "../binary-heap.js";
 
 const encoder = new TextEncoder();
 const CACHE_ENTRIES = 100_000;
@@ -16,9 +17,7 @@ interface Cached {
   ends: Int32Array;
 }
 
-export class BpeModel implements WordModel {
-  private readonly byToken: Map<string, number>;
-  private readonly byId: string[];
+export class BpeModel extends VocabWordModel {
   /** (left id, right id) packed as left * 2^21 + right → rank * 2^21 + merged id. */
   private readonly merges = new Map<number, number>();
   private readonly unkId: number | undefined;
@@ -30,7 +29,7 @@ export class BpeModel implements WordModel {
   private readonly cache = new Map<string, Cached>();
 
   constructor(o: JsonObject, place: JsonPlace) {
-    ({ byToken: this.byToken, byId: this.byId } = vocabMap(o.vocab, place.in("vocab")));
+    super(o.vocab, place.in("vocab"));
     if (o.dropout !== null && o.dropout !== undefined && o.dropout !== 0)
       place.in("dropout").fail(`is ${JSON.stringify(o.dropout)}; Kiln encodes deterministically, so it must be null`);
     const unk = o.unk_token;
@@ -75,18 +74,6 @@ export class BpeModel implements WordModel {
       if (!this.merges.has(key)) this.merges.set(key, rank * 2097152 + im);
     });
     if (isRecord(o) && o.type !== undefined && o.type !== "BPE") place.in("type").fail(`is ${JSON.stringify(o.type)}, expected "BPE"`);
-  }
-
-  get size(): number {
-    return this.byId.length;
-  }
-
-  idToToken(id: number): string | undefined {
-    return this.byId[id];
-  }
-
-  tokenToId(token: string): number | undefined {
-    return this.byToken.get(token);
   }
 
   tokenize(word: string, ids: number[], starts: number[], ends: number[]): void {
@@ -181,17 +168,17 @@ export class BpeModel implements WordModel {
       prev[i] = i - 1;
     }
     // Heap entries: [rank, position, merged id].
-    const heap: number[][] = [];
+    const heap = new BinaryHeap<number[]>(less);
     const push = (pos: number): void => {
       const r = next[pos]!;
       if (r < 0) return;
       const hit = this.merges.get(sid[pos]! * 2097152 + sid[r]!);
       if (hit === undefined) return;
-      heapPush(heap, [Math.floor(hit / 2097152), pos, hit % 2097152]);
+      heap.push([Math.floor(hit / 2097152), pos, hit % 2097152]);
     };
     for (let i = 0; i < m - 1; i++) push(i);
-    while (heap.length > 0) {
-      const [, pos, mergedId] = heapPop(heap)!;
+    while (heap.size > 0) {
+      const [, pos, mergedId] = heap.pop()!;
       if (!alive[pos!]) continue;
       const r = next[pos!]!;
       if (r < 0) continue;
@@ -217,38 +204,7 @@ export class BpeModel implements WordModel {
   }
 }
 
+/** Lower rank first; leftmost among equals. */
 function less(a: number[], b: number[]): boolean {
   return a[0]! < b[0]! || (a[0] === b[0] && a[1]! < b[1]!);
-}
-
-function heapPush(h: number[][], e: number[]): void {
-  h.push(e);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (!less(h[i]!, h[p]!)) break;
-    [h[i], h[p]] = [h[p]!, h[i]!];
-    i = p;
-  }
-}
-
-function heapPop(h: number[][]): number[] | undefined {
-  if (h.length === 0) return undefined;
-  const top = h[0]!;
-  const last = h.pop()!;
-  if (h.length > 0) {
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1,
-        r = l + 1;
-      let s = i;
-      if (l < h.length && less(h[l]!, h[s]!)) s = l;
-      if (r < h.length && less(h[r]!, h[s]!)) s = r;
-      if (s === i) break;
-      [h[i], h[s]] = [h[s]!, h[i]!];
-      i = s;
-    }
-  }
-  return top;
 }

@@ -1,5 +1,5 @@
 // What every model step of a tokenizer.json is: one pre-tokenized word in, its tokens out (ids and
-// where each starts and ends in the word), and the {token: id} vocabulary reader the models share.
+// where each starts and ends in the word), and the {token: id} vocabulary the models that read one share.
 import { objectAt, type JsonPlace } from "./component-json.js";
 
 export interface WordModel {
@@ -23,4 +23,28 @@ export function vocabMap(v: unknown, place: JsonPlace): { byToken: Map<string, n
     byId[id] = token;
   }
   return { byToken, byId };
+}
+
+/** A model over a {token: id} vocabulary (BPE, WordPiece, WordLevel): the lookups every one of them answers alike. */
+export abstract class VocabWordModel implements WordModel {
+  protected readonly byToken: Map<string, number>;
+  protected readonly byId: string[];
+
+  constructor(vocab: unknown, place: JsonPlace) {
+    ({ byToken: this.byToken, byId: this.byId } = vocabMap(vocab, place));
+  }
+
+  get size(): number {
+    return this.byId.length;
+  }
+
+  idToToken(id: number): string | undefined {
+    return this.byId[id];
+  }
+
+  tokenToId(token: string): number | undefined {
+    return this.byToken.get(token);
+  }
+
+  abstract tokenize(word: string, ids: number[], starts: number[], ends: number[]): void;
 }

@@ -2,14 +2,12 @@
 // spelled with the continuation prefix ("##") at each next position; a word with a part no entry
 // covers, or longer than max_input_chars_per_word characters, is one unknown token.
 import { intField, stringField, type JsonObject, type JsonPlace } from "./component-json.js";
-import { vocabMap, type WordModel } from "./word-model.js";
+import { VocabWordModel } from "./word-model.js";
 
 const CACHE_ENTRIES = 100_000;
 const CACHE_MAX_LENGTH = 64;
 
-export class WordPieceModel implements WordModel {
-  private readonly byToken: Map<string, number>;
-  private readonly byId: string[];
+export class WordPieceModel extends VocabWordModel {
   private readonly unkId: number;
   private readonly prefix: string;
   private readonly maxChars: number;
@@ -17,25 +15,13 @@ export class WordPieceModel implements WordModel {
   private readonly cache = new Map<string, number[]>();
 
   constructor(o: JsonObject, place: JsonPlace) {
-    ({ byToken: this.byToken, byId: this.byId } = vocabMap(o.vocab, place.in("vocab")));
+    super(o.vocab, place.in("vocab"));
     const unk = stringField(o, "unk_token", place, "[UNK]");
     const unkId = this.byToken.get(unk);
     if (unkId === undefined) place.in("unk_token").fail(`is ${JSON.stringify(unk)}, which is not in "vocab"`);
     this.unkId = unkId!;
     this.prefix = stringField(o, "continuing_subword_prefix", place, "##");
     this.maxChars = intField(o, "max_input_chars_per_word", place, 100);
-  }
-
-  get size(): number {
-    return this.byId.length;
-  }
-
-  idToToken(id: number): string | undefined {
-    return this.byId[id];
-  }
-
-  tokenToId(token: string): number | undefined {
-    return this.byToken.get(token);
   }
 
   tokenize(word: string, ids: number[], starts: number[], ends: number[]): void {

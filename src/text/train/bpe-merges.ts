@@ -6,6 +6,8 @@
 // pushed back with the current count, and a merged pair's own count is left as it was, so an entry of
 // the same pair pushed later (new occurrences) merges those words too.
 
+import { BinaryHeap } from "../binary-heap.js";
+
 const PAIR = 2097152; // 2^21: ids stay below it, so a pair packs into one number
 
 export interface BpeMergeOptions {
@@ -40,44 +42,6 @@ function before(a: Entry, b: Entry): boolean {
   if (a.count !== b.count) return a.count > b.count;
   if (a.pair !== b.pair) return a.pair < b.pair;
   return a.order < b.order;
-}
-
-class EntryHeap {
-  private readonly h: Entry[] = [];
-  get size(): number {
-    return this.h.length;
-  }
-  push(e: Entry): void {
-    const h = this.h;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-  pop(): Entry {
-    const h = this.h;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1,
-          r = l + 1;
-        let s = i;
-        if (l < h.length && before(h[l]!, h[s]!)) s = l;
-        if (r < h.length && before(h[r]!, h[s]!)) s = r;
-        if (s === i) break;
-        [h[i], h[s]] = [h[s]!, h[i]!];
-        i = s;
-      }
-    }
-    return top;
-  }
 }
 
 /** Learns BPE merges from word counts (each word a pre-tokenized piece of the corpus). */
@@ -132,7 +96,7 @@ export function learnBpe(wordCounts: ReadonlyMap<string, number>, opts: BpeMerge
       s.add(i);
     }
   });
-  const heap = new EntryHeap();
+  const heap = new BinaryHeap<Entry>(before);
   let order = 0;
   const flush = (): void => {
     for (const [pair, ws] of where) {
@@ -145,7 +109,7 @@ export function learnBpe(wordCounts: ReadonlyMap<string, number>, opts: BpeMerge
 
   const merges: Array<[string, string]> = [];
   while (vocab.length < opts.vocabSize && heap.size > 0) {
-    const top = heap.pop();
+    const top = heap.pop()!;
     const current = pairCount.get(top.pair)!;
     if (top.count !== current) {
       top.count = current;
