@@ -53,7 +53,7 @@ test("--model bpe and --model wordpiece train tokenizers that encode and load li
   }
   const bad = run("train", "--model", "sentencepiece", "--input", corpus.path, "--vocab-size", "600", "--out", join(corpus.dir, "x"));
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /--model must be unigram, bpe or wordpiece, got "sentencepiece"/);
+  assert.match(bad.stderr, /--model must be one of unigram, bpe, wordpiece, got "sentencepiece"/);
 });
 
 test("usage mistakes exit 2 and name the flag", () => {
