@@ -1,6 +1,7 @@
 // `kiln export --format onnx`: a model directory (Kiln's or transformers' save_pretrained) → onnx/model.onnx
 // beside config.json and the tokenizer files, the layout transformers.js loads (`pipeline("fill-mask", dir)`
 // for an encoder, `pipeline("text-generation", dir)` for a decoder).
+import { CHECKSUMS_FILE, writeChecksums } from "../models/file-digests.js";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -87,6 +88,8 @@ export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
   // (model_quantized.onnx) unless the config names the one written here.
   const raw = JSON.parse(await readFile(join(opts.modelDir, "config.json"), "utf8"));
   await writeJsonAtomic(join(outDir, "config.json"), { ...raw, "transformers.js_config": { dtype: "fp32" } });
+  // A directory Kiln saved records its files' digests: the rewritten config.json's replaces the old one.
+  if (existsSync(join(outDir, CHECKSUMS_FILE))) await writeChecksums(outDir, ["config.json"], { merge: true });
   return { modelPath, outputs, maxLength, bytes: bytes.length, notices };
 }
 

@@ -1,11 +1,12 @@
 // CSV and TSV through csv-parse: the first line names the columns; quoted fields may hold the
 // delimiter, quotes ("") and line breaks. Each row is placed by the line it starts on.
 import { createReadStream } from "node:fs";
-import { parse, CsvError } from "csv-parse";
 import { ClassificationInputError } from "./input-error.js";
 import type { TableRow } from "./readers.js";
 
 export async function* readDelimited(file: string, delimiter: "," | "\t"): AsyncGenerator<TableRow> {
+  // Imported when a table is read: everything else Kiln does runs without the reader's package.
+  const { parse, CsvError } = await import("csv-parse");
   const parser = createReadStream(file).pipe(
     parse({
       delimiter,
@@ -25,7 +26,7 @@ export async function* readDelimited(file: string, delimiter: "," | "\t"): Async
     }
   } catch (e) {
     if (!(e instanceof CsvError)) throw e;
-    const line = (e as CsvError & { lines?: number }).lines;
+    const line = (e as InstanceType<typeof CsvError> & { lines?: number }).lines;
     throw new ClassificationInputError(
       file,
       line === undefined ? "near the start" : `line ${line}`,

@@ -2,11 +2,13 @@
 // the columns asked for. Each row is placed by its 0-based row index in the file. hyparquet decodes
 // Snappy itself; GZIP and Brotli pages are inflated with node's zlib (and ZSTD where node's zlib has it).
 import * as zlib from "node:zlib";
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type Compressors } from "hyparquet";
+import type { Compressors } from "hyparquet";
 import { ClassificationInputError } from "./input-error.js";
 import type { TableRow } from "./readers.js";
 
 export async function* readParquet(file: string, columns: readonly string[]): AsyncGenerator<TableRow> {
+  // Imported when a table is read: everything else Kiln does runs without the reader's package.
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } = await import("hyparquet");
   const buffer = await asyncBufferFromFile(file);
   let metadata;
   try {
