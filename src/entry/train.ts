@@ -30,6 +30,7 @@ export {
   type TrainerView,
   type Metrics,
   type MetricsLogger,
+  type Logger,
   type TrainStepOptions,
   type TrainingObjective,
   type TrainingTask,
