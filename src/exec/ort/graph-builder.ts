@@ -43,6 +43,8 @@ export class GraphBuilder {
   readonly initializerData = new Map<string, { dtype: DType; shape: Shape; data: HostArray }>();
   private counter = 0;
   private readonly small = new Map<string, Val>();
+  /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
+  private readonly reshapeInput = new Map<string, string>();
 
   /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
   constructor(private readonly prefix = "") {}
@@ -109,7 +111,28 @@ export class GraphBuilder {
     if (shapesEqual(v.shape, shape)) return { ...v, full };
     const known = this.initializerData.get(v.name);
     if (known) return { ...this.constant(v.dtype, shape, known.data), full };
-    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full };
+    // Reshape(Reshape(x)) is Reshape(x): one node instead of two (a decode step had 96 of them).
+    const source = this.reshapeInput.get(v.name) ?? v.name;
+    const name = this.node("Reshape", [source, this.int64s(shape)]);
+    this.reshapeInput.set(name, source);
+    return { name, dtype: v.dtype, shape, full };
+  }
+
+  /**
+   * The nodes less the Reshapes whose output nothing reads (left behind when a later reshape read their
+   * input instead), given the graph's outputs. Names a subgraph reads from this scope count as read.
+   */
+  liveNodes(outputs: readonly string[]): NodeDef[] {
+    const read = new Set(outputs);
+    const visit = (nodes: readonly NodeDef[], graphOutputs: readonly { name: string }[] = []) => {
+      for (const o of graphOutputs) read.add(o.name);
+      for (const n of nodes) {
+        for (const i of n.inputs) read.add(i);
+        for (const a of Object.values(n.attrs ?? {})) if (a.kind === "graph") visit(a.value.nodes, a.value.outputs);
+      }
+    };
+    visit(this.nodes);
+    return this.nodes.filter((n) => !(n.op === "Reshape" && this.reshapeInput.has(n.outputs[0]!) && !read.has(n.outputs[0]!)));
   }
 
   /** The value with every broadcast dimension filled in (one Expand). */

@@ -147,10 +147,10 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
 
   const graph: GraphDef = {
     name: program.name,
-    nodes: g.nodes,
+    nodes: g.liveNodes(outputNames),
     initializers: g.initializers,
     inputs,
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };
-  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: g.nodes.length };
+  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: graph.nodes.length };
 }

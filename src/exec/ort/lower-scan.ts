@@ -66,7 +66,7 @@ export const lowerScan: ScanLowering = (g, replicaIns, p, outs, lowerBody) => {
   const scanOut = envs.flatMap((env) => body.outputs.slice(nk).map((v) => output(read(env, v.id))));
   const graph: GraphDef = {
     name: `${body.name}`,
-    nodes: sub.nodes,
+    nodes: sub.liveNodes([...stateOut, ...scanOut]),
     initializers: sub.initializers,
     inputs: [...stateIn, ...scanIn],
     outputs: [
