@@ -44,7 +44,7 @@ export class GraphBuilder {
   private counter = 0;
   private readonly small = new Map<string, Val>();
   /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
-  private readonly reshapeInput = new Map<string, string>();
+  private readonly reshapeInput = new Map<string, Val>();
 
   /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
   constructor(private readonly prefix = "") {}
@@ -111,9 +111,11 @@ export class GraphBuilder {
     if (shapesEqual(v.shape, shape)) return { ...v, full };
     const known = this.initializerData.get(v.name);
     if (known) return { ...this.constant(v.dtype, shape, known.data), full };
-    // Reshape(Reshape(x)) is Reshape(x): one node instead of two (a decode step had 96 of them).
-    const source = this.reshapeInput.get(v.name) ?? v.name;
-    const name = this.node("Reshape", [source, this.int64s(shape)]);
+    // Reshape(Reshape(x)) is Reshape(x), or x itself where it has the shape asked for: one node or
+    // none instead of two (a decode step ran 96 Reshapes).
+    const source = this.reshapeInput.get(v.name) ?? v;
+    if (shapesEqual(source.shape, shape)) return { ...source, full };
+    const name = this.node("Reshape", [source.name, this.int64s(shape)]);
     this.reshapeInput.set(name, source);
     return { name, dtype: v.dtype, shape, full };
   }
