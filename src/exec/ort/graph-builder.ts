@@ -36,6 +36,20 @@ function hostBytes(a: HostArray): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
+/** Every name the nodes (and the subgraphs they hold, which may read this scope) read, and the outputs. */
+export function namesRead(nodes: readonly NodeDef[], outputs: readonly string[]): Set<string> {
+  const read = new Set(outputs);
+  const visit = (ns: readonly NodeDef[], graphOutputs: readonly { name: string }[]) => {
+    for (const o of graphOutputs) read.add(o.name);
+    for (const n of ns) {
+      for (const i of n.inputs) read.add(i);
+      for (const a of Object.values(n.attrs ?? {})) if (a.kind === "graph") visit(a.value.nodes, a.value.outputs);
+    }
+  };
+  visit(nodes, []);
+  return read;
+}
+
 export class GraphBuilder {
   readonly nodes: NodeDef[] = [];
   readonly initializers: TensorDef[] = [];
@@ -122,19 +136,17 @@ export class GraphBuilder {
 
   /**
    * The nodes less the Reshapes whose output nothing reads (left behind when a later reshape read their
-   * input instead), given the graph's outputs. Names a subgraph reads from this scope count as read.
+   * input instead), given the graph's outputs.
    */
   liveNodes(outputs: readonly string[]): NodeDef[] {
-    const read = new Set(outputs);
-    const visit = (nodes: readonly NodeDef[], graphOutputs: readonly { name: string }[] = []) => {
-      for (const o of graphOutputs) read.add(o.name);
-      for (const n of nodes) {
-        for (const i of n.inputs) read.add(i);
-        for (const a of Object.values(n.attrs ?? {})) if (a.kind === "graph") visit(a.value.nodes, a.value.outputs);
-      }
-    };
-    visit(this.nodes);
+    const read = namesRead(this.nodes, outputs);
     return this.nodes.filter((n) => !(n.op === "Reshape" && this.reshapeInput.has(n.outputs[0]!) && !read.has(n.outputs[0]!)));
+  }
+
+  /** The initializers `nodes` or the outputs read (a weight a product re-laid out on the host is not). */
+  liveInitializers(nodes: readonly NodeDef[], outputs: readonly string[]): TensorDef[] {
+    const read = namesRead(nodes, outputs);
+    return this.initializers.filter((t) => read.has(t.name));
   }
 
   /** The value with every broadcast dimension filled in (one Expand). */

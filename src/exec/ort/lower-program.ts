@@ -145,10 +145,11 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
     }),
   );
 
+  const nodes = g.liveNodes(outputNames);
   const graph: GraphDef = {
     name: program.name,
-    nodes: g.liveNodes(outputNames),
-    initializers: g.initializers,
+    nodes,
+    initializers: g.liveInitializers(nodes, outputNames),
     inputs,
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };

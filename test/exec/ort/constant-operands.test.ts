@@ -1,6 +1,7 @@
 // Graphs over compile-time constants (generation compiles its weights in): a product with a constant
 // matrix is one MatMul of the operand as it is (no Reshape around it) by the matrix laid out [in, out],
-// in either orientation the program reads it; a reshape of a reshape is one Reshape. Each gives the
+// in either orientation the program reads it (and a matrix nothing reads any more is left out of the
+// model); a reshape of a reshape is one Reshape. Each gives the
 // reference interpreter's values.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -29,8 +30,17 @@ test("x · W and x · Wᵀ with W a constant: MatMul by the [in, out] matrix, th
   const f = (x: k.Array) => [k.einsum("bti,oi->bto", x, w), k.einsum("bti,io->bto", x, v)];
   const program = k.jit(f, { name: "constant_products", device: refExecutor.devices()[0] }).lower(k.zeros([batch, t, inner], "f32"));
   assert.equal(program.consts.length, 2, "both matrices are constants of the program");
-  const ops = lowerGraph(program, 1).graph.nodes.map((n) => n.op);
+  const { graph } = lowerGraph(program, 1);
+  const ops = graph.nodes.map((n) => n.op);
   assert.deepEqual(ops, ["MatMul", "MatMul"], `one MatMul per product, nothing around it: ${ops.join(", ")}`);
+  // W [out, in] itself is no longer read: only the two [in, out] matrices are in the model.
+  assert.deepEqual(
+    graph.initializers.map((t) => t.dims),
+    [
+      [inner, outer],
+      [inner, outer],
+    ],
+  );
   const x = random(r, batch * t * inner);
   const want = await run(refExecutor, program, [x]);
   const got = await run(ortExecutor, program, [x]);
