@@ -11,6 +11,7 @@ import { LOWERINGS } from "./lowering-table.js";
 import type { Lowering } from "./lowering-signature.js";
 import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
+import { mergeSharedOperandProducts } from "./merge-products.js";
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -145,7 +146,7 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
     }),
   );
 
-  const nodes = g.liveNodes(outputNames);
+  const nodes = mergeSharedOperandProducts(g, g.liveNodes(outputNames));
   const graph: GraphDef = {
     name: program.name,
     nodes,

@@ -26,9 +26,10 @@ test("x · W and x · Wᵀ with W a constant: MatMul by the [in, out] matrix, th
   const [batch, t, inner, outer] = [3, 2, 5, 7];
   const w = k.array(random(r, outer * inner), { shape: [outer, inner], device: refExecutor.devices()[0] });
   const v = k.array(random(r, inner * outer), { shape: [inner, outer], device: refExecutor.devices()[0] });
-  // x · Wᵀ (a linear layer's weight [out, in]) and x · V (V [in, out]), x [batch, t, in].
-  const f = (x: k.Array) => [k.einsum("bti,oi->bto", x, w), k.einsum("bti,io->bto", x, v)];
-  const program = k.jit(f, { name: "constant_products", device: refExecutor.devices()[0] }).lower(k.zeros([batch, t, inner], "f32"));
+  // x · Wᵀ (a linear layer's weight [out, in]) and y · V (V [in, out]), x and y [batch, t, in].
+  const f = (x: k.Array, y: k.Array) => [k.einsum("bti,oi->bto", x, w), k.einsum("bti,io->bto", y, v)];
+  const zeros = k.zeros([batch, t, inner], "f32");
+  const program = k.jit(f, { name: "constant_products", device: refExecutor.devices()[0] }).lower(zeros, zeros);
   assert.equal(program.consts.length, 2, "both matrices are constants of the program");
   const { graph } = lowerGraph(program, 1);
   const ops = graph.nodes.map((n) => n.op);
@@ -41,10 +42,32 @@ test("x · W and x · Wᵀ with W a constant: MatMul by the [in, out] matrix, th
       [inner, outer],
     ],
   );
-  const x = random(r, batch * t * inner);
-  const want = await run(refExecutor, program, [x]);
-  const got = await run(ortExecutor, program, [x]);
+  const xs = [random(r, batch * t * inner), random(r, batch * t * inner)];
+  const want = await run(refExecutor, program, xs);
+  const got = await run(ortExecutor, program, xs);
   program.outputs.forEach((o, i) => {
+    const bad = mismatch("f32", got[i]!, want[i]!, { rtol: 1e-5, normwise: true });
+    assert.ok(!bad, `output ${i}: ${bad}`);
+  });
+});
+
+test("products of one operand by several constant matrices: one MatMul by them side by side and a Split", async () => {
+  const r = rng(11);
+  const [t, inner] = [3, 6];
+  const widths = [4, 2, 5];
+  const device = refExecutor.devices()[0];
+  const ws = widths.map((n) => k.array(random(r, n * inner), { shape: [n, inner], device }));
+  // A layer's projections: three weights [out, in] of one normalized input, and another input's own.
+  const f = (x: k.Array, y: k.Array) => [...ws.map((w) => k.einsum("ti,oi->to", x, w)), k.einsum("ti,oi->to", y, ws[0]!)];
+  const zeros = k.zeros([t, inner], "f32");
+  const program = k.jit(f, { name: "shared_operand_products", device }).lower(zeros, zeros);
+  const ops = lowerGraph(program, 1).graph.nodes.map((n) => n.op);
+  assert.deepEqual(ops, ["MatMul", "Split", "MatMul"], ops.join(", "));
+  const xs = [random(r, t * inner), random(r, t * inner)];
+  const want = await run(refExecutor, program, xs);
+  const got = await run(ortExecutor, program, xs);
+  program.outputs.forEach((o, i) => {
+    assert.deepEqual(o.aval.shape, [t, i < 3 ? widths[i]! : widths[0]!]);
     const bad = mismatch("f32", got[i]!, want[i]!, { rtol: 1e-5, normwise: true });
     assert.ok(!bad, `output ${i}: ${bad}`);
   });
