@@ -61,7 +61,14 @@ export class GraphBuilder {
   private readonly reshapeInput = new Map<string, Val>();
 
   /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
-  constructor(private readonly prefix = "") {}
+  /**
+   * `relayOutConstants`: constant matrices may be stored again laid out for their products (transposed,
+   * side by side), which a session packs once; an exported model keeps each weight once instead.
+   */
+  constructor(
+    private readonly prefix = "",
+    readonly relayOutConstants = false,
+  ) {}
 
   fresh(hint = "t"): string {
     return `${this.prefix}${hint}${this.counter++}`;

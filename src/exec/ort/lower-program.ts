@@ -93,14 +93,15 @@ function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[]):
 /** A program lowered to an ONNX graph (not yet wrapped in a model): what lowerProgram encodes. */
 export type LoweredGraph = Omit<LoweredProgram, "model"> & { readonly graph: GraphDef };
 
+/** For a session: constant matrices are laid out for their products (see GraphBuilder's `relayOutConstants`). */
 export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
-  const { graph, ...rest } = lowerGraph(source, replicas);
+  const { graph, ...rest } = lowerGraph(source, replicas, { relayOutConstants: true });
   return { model: encodeKilnModel(graph, producerVersion), ...rest };
 }
 
-export function lowerGraph(source: Program, replicas: number): LoweredGraph {
+export function lowerGraph(source: Program, replicas: number, opts: { relayOutConstants?: boolean } = {}): LoweredGraph {
   const program = foldTransposedProducts(source);
-  const g = new GraphBuilder();
+  const g = new GraphBuilder("", opts.relayOutConstants ?? false);
   const inputs: ValueInfoDef[] = [];
   const envs = Array.from({ length: replicas }, (_, r) => {
     const env = new Map<number, Val>();
@@ -146,7 +147,8 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
     }),
   );
 
-  const nodes = mergeSharedOperandProducts(g, g.liveNodes(outputNames));
+  const live = g.liveNodes(outputNames);
+  const nodes = g.relayOutConstants ? mergeSharedOperandProducts(g, live) : live;
   const graph: GraphDef = {
     name: program.name,
     nodes,

@@ -1,4 +1,4 @@
-// Graphs over compile-time constants (generation compiles its weights in): a product with a constant
+// Graphs over compile-time constants for a session (generation compiles its weights in): a product with a constant
 // matrix is one MatMul of the operand as it is (no Reshape around it) by the matrix laid out [in, out],
 // in either orientation the program reads it (and a matrix nothing reads any more is left out of the
 // model); a reshape of a reshape is one Reshape. Each gives the
@@ -31,7 +31,7 @@ test("x · W and x · Wᵀ with W a constant: MatMul by the [in, out] matrix, th
   const zeros = k.zeros([batch, t, inner], "f32");
   const program = k.jit(f, { name: "constant_products", device: refExecutor.devices()[0] }).lower(zeros, zeros);
   assert.equal(program.consts.length, 2, "both matrices are constants of the program");
-  const { graph } = lowerGraph(program, 1);
+  const { graph } = lowerGraph(program, 1, { relayOutConstants: true });
   const ops = graph.nodes.map((n) => n.op);
   assert.deepEqual(ops, ["MatMul", "MatMul"], `one MatMul per product, nothing around it: ${ops.join(", ")}`);
   // W [out, in] itself is no longer read: only the two [in, out] matrices are in the model.
@@ -39,6 +39,16 @@ test("x · W and x · Wᵀ with W a constant: MatMul by the [in, out] matrix, th
     graph.initializers.map((t) => t.dims),
     [
       [inner, outer],
+      [inner, outer],
+    ],
+  );
+  // Lowered for export, each weight is stored once, as the program holds it.
+  assert.deepEqual(
+    lowerGraph(program, 1)
+      .graph.initializers.filter((t) => t.dims.length === 2)
+      .map((t) => t.dims),
+    [
+      [outer, inner],
       [inner, outer],
     ],
   );
@@ -61,7 +71,7 @@ test("products of one operand by several constant matrices: one MatMul by them s
   const f = (x: k.Array, y: k.Array) => [...ws.map((w) => k.einsum("ti,oi->to", x, w)), k.einsum("ti,oi->to", y, ws[0]!)];
   const zeros = k.zeros([t, inner], "f32");
   const program = k.jit(f, { name: "shared_operand_products", device }).lower(zeros, zeros);
-  const ops = lowerGraph(program, 1).graph.nodes.map((n) => n.op);
+  const ops = lowerGraph(program, 1, { relayOutConstants: true }).graph.nodes.map((n) => n.op);
   assert.deepEqual(ops, ["MatMul", "Split", "MatMul"], ops.join(", "));
   const xs = [random(r, t * inner), random(r, t * inner)];
   const want = await run(refExecutor, program, xs);
@@ -76,7 +86,7 @@ test("products of one operand by several constant matrices: one MatMul by them s
 test("a reshape of a reshape lowers to one Reshape of the first one's input", async () => {
   const f = (x: k.Array) => x.mul(2).reshape([6, 4]).reshape([2, 12]).add(1);
   const program = k.jit(f, { name: "reshape_chain", device: refExecutor.devices()[0] }).lower(k.zeros([4, 6], "f32"));
-  const ops = lowerGraph(program, 1).graph.nodes.map((n) => n.op);
+  const ops = lowerGraph(program, 1, { relayOutConstants: true }).graph.nodes.map((n) => n.op);
   assert.deepEqual(ops, ["Mul", "Reshape", "Add"]);
   const x = Float32Array.from({ length: 24 }, (_, i) => i - 7.5);
   assert.deepEqual(await run(ortExecutor, program, [x]), await run(refExecutor, program, [x]));
