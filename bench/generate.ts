@@ -8,6 +8,7 @@
 //   npm run bench -- generate [--preset llama-small] [--vocab 8192] [--batch 1,8] [--prompt-tokens 128]
 //                             [--new-tokens 64] [--rounds 3] [--steps-per-call 8] [--decode-loop scan|unrolled]
 //                             (the loop defaults to the Generator's choice for the executor)
+//                             [--weights constants|inputs] (default: the Generator's choice)
 //                             [--threads 2] [--no-peer]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -44,6 +45,7 @@ export async function run(args: string[]): Promise<void> {
       "steps-per-call": { type: "string", default: "8" },
       "decode-loop": { type: "string" },
       threads: { type: "string", default: "2" },
+      weights: { type: "string" },
       "no-peer": { type: "boolean", default: false },
     },
   });
@@ -70,6 +72,7 @@ export async function run(args: string[]): Promise<void> {
       const gen = new Generator(model, params, {
         stepsPerCall: Number(values["steps-per-call"]),
         ...(values["decode-loop"] ? { decodeLoop: values["decode-loop"] as DecodeLoop } : {}),
+        ...(values.weights ? { constantWeights: values.weights === "constants" } : {}),
       });
       const opts = { greedy: true, maxNewTokens: newTokens, stopAtEos: false };
       const warm = await gen.generate(prompts, opts);
@@ -92,6 +95,7 @@ export async function run(args: string[]): Promise<void> {
           new_tokens: newTokens,
           steps_per_call: Number(values["steps-per-call"]),
           decode_loop: gen.programs.opts.decodeLoop,
+          constant_weights: gen.programs.opts.constantWeights,
           decode_tokens_per_second: round(tps, 1),
           prefill_seconds: round(median(kiln.map((x) => x.prefill)), 3),
           compile_seconds: round(

@@ -72,6 +72,12 @@ export interface ExecutorAbilities {
    */
   readonly loopForm: "scan" | "unrolled";
   /**
+   * Weights that do not change between runs (generation's) are best compiled into the program as
+   * constants, up to this many bytes of them: ONNX Runtime packs a constant matrix operand once per
+   * session instead of on every run. Absent: they stay inputs.
+   */
+  readonly constantWeightBytes?: number;
+  /**
    * The reference interpreter, which every other executor is checked against: never the one a run
    * picks, nor listed among the devices a run could use.
    */

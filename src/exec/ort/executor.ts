@@ -30,8 +30,18 @@ export interface OrtExecutorOptions {
 export class OrtExecutor implements Executor {
   readonly name = "ort";
   readonly platform = "cpu" as const;
-  /** The virtual devices are one process's memory; its Scan copies the carried state every step, so steps run unrolled. */
-  readonly abilities: ExecutorAbilities = { platforms: ["cpu"], sharesHostMemory: true, loopForm: "unrolled", reference: false };
+  /**
+   * The virtual devices are one process's memory; its Scan copies the carried state every step, so steps
+   * run unrolled. Weights up to 1 GiB go into the graph as initializers (MatMul and Gemm pack them once
+   * per session; a session holds its own copy, and the ONNX protobuf stays well under its 2 GiB limit).
+   */
+  readonly abilities: ExecutorAbilities = {
+    platforms: ["cpu"],
+    sharesHostMemory: true,
+    loopForm: "unrolled",
+    reference: false,
+    constantWeightBytes: 1 << 30,
+  };
   private threadCount: number | undefined;
   private deviceList: Device[] | undefined;
 

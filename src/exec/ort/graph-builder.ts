@@ -36,6 +36,20 @@ function hostBytes(a: HostArray): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
+/** Every name the nodes (and the subgraphs they hold, which may read this scope) read, and the outputs. */
+export function namesRead(nodes: readonly NodeDef[], outputs: readonly string[]): Set<string> {
+  const read = new Set(outputs);
+  const visit = (ns: readonly NodeDef[], graphOutputs: readonly { name: string }[]) => {
+    for (const o of graphOutputs) read.add(o.name);
+    for (const n of ns) {
+      for (const i of n.inputs) read.add(i);
+      for (const a of Object.values(n.attrs ?? {})) if (a.kind === "graph") visit(a.value.nodes, a.value.outputs);
+    }
+  };
+  visit(nodes, []);
+  return read;
+}
+
 export class GraphBuilder {
   readonly nodes: NodeDef[] = [];
   readonly initializers: TensorDef[] = [];
@@ -43,9 +57,18 @@ export class GraphBuilder {
   readonly initializerData = new Map<string, { dtype: DType; shape: Shape; data: HostArray }>();
   private counter = 0;
   private readonly small = new Map<string, Val>();
+  /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
+  private readonly reshapeInput = new Map<string, Val>();
 
   /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
-  constructor(private readonly prefix = "") {}
+  /**
+   * `relayOutConstants`: constant matrices may be stored again laid out for their products (transposed,
+   * side by side), which a session packs once; an exported model keeps each weight once instead.
+   */
+  constructor(
+    private readonly prefix = "",
+    readonly relayOutConstants = false,
+  ) {}
 
   fresh(hint = "t"): string {
     return `${this.prefix}${hint}${this.counter++}`;
@@ -109,7 +132,28 @@ export class GraphBuilder {
     if (shapesEqual(v.shape, shape)) return { ...v, full };
     const known = this.initializerData.get(v.name);
     if (known) return { ...this.constant(v.dtype, shape, known.data), full };
-    return { name: this.node("Reshape", [v.name, this.int64s(shape)]), dtype: v.dtype, shape, full };
+    // Reshape(Reshape(x)) is Reshape(x), or x itself where it has the shape asked for: one node or
+    // none instead of two (a decode step ran 96 Reshapes).
+    const source = this.reshapeInput.get(v.name) ?? v;
+    if (shapesEqual(source.shape, shape)) return { ...source, full };
+    const name = this.node("Reshape", [source.name, this.int64s(shape)]);
+    this.reshapeInput.set(name, source);
+    return { name, dtype: v.dtype, shape, full };
+  }
+
+  /**
+   * The nodes less the Reshapes whose output nothing reads (left behind when a later reshape read their
+   * input instead), given the graph's outputs.
+   */
+  liveNodes(outputs: readonly string[]): NodeDef[] {
+    const read = namesRead(this.nodes, outputs);
+    return this.nodes.filter((n) => !(n.op === "Reshape" && this.reshapeInput.has(n.outputs[0]!) && !read.has(n.outputs[0]!)));
+  }
+
+  /** The initializers `nodes` or the outputs read (a weight a product re-laid out on the host is not). */
+  liveInitializers(nodes: readonly NodeDef[], outputs: readonly string[]): TensorDef[] {
+    const read = namesRead(nodes, outputs);
+    return this.initializers.filter((t) => read.has(t.name));
   }
 
   /** The value with every broadcast dimension filled in (one Expand). */

@@ -2,6 +2,7 @@
 // (opset 18+), cumulative sums.
 import type { DType } from "../../core/dtype.js";
 import type { Shape } from "../../core/shape.js";
+import type { PrimParams } from "../../core/ir.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
 import type { Lowering } from "./lowering-signature.js";
@@ -47,11 +48,35 @@ function untransposed(g: GraphBuilder, a: Arranged): Val {
   return { name: g.node("Transpose", [a.v.name], { perm: { kind: "ints", value: perm } }), dtype: a.v.dtype, shape, full: shape };
 }
 
+/**
+ * x · W with W a constant matrix (weights compiled into the graph) and x contracted over its last dim:
+ * one MatMul of x as it is by W laid out [in, out] on the host, which ORT packs once per session. The
+ * Gemm form would reshape x to a matrix and the product back, two nodes around every projection.
+ */
+function constantMatrixProduct(g: GraphBuilder, a: Val, b: Val, p: PrimParams["dot_general"]): Val | undefined {
+  const w = g.initializerData.get(b.name);
+  const last = a.shape.length - 1;
+  if (!w || b.shape.length !== 2 || p.lhsBatch.length || p.lhsContract.length !== 1 || p.lhsContract[0] !== last) return undefined;
+  if (p.rhsContract.length !== 1 || a.shape.length < 2) return undefined;
+  const [rows, cols] = b.shape as [number, number];
+  let matrix = b;
+  if (p.rhsContract[0] === 1) {
+    const data = w.data;
+    const t = new (data.constructor as new (n: number) => typeof data)(data.length);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = data[i * cols + j]!;
+    matrix = g.constant(w.dtype, [cols, rows], t);
+  }
+  const shape = [...a.shape.slice(0, last), matrix.shape[1]!];
+  return { name: g.node("MatMul", [a.name, matrix.name]), dtype: a.dtype, shape, full: shape };
+}
+
 const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
   // bf16/f16 operands multiply in f32 (f32 accumulation) and round once to the result dtype.
   const c = computeDtype(lhs!.dtype);
   const a = g.cast(g.materialize(lhs!), c),
     b = g.cast(g.materialize(rhs!), c);
+  const constant = g.relayOutConstants && (c === "f32" || c === "f64") ? constantMatrixProduct(g, a, b, p) : undefined;
+  if (constant) return g.cast(g.reshape(constant, out.shape), out.dtype);
   const free = (v: Val, contract: readonly number[], batch: readonly number[]) =>
     v.shape.map((_, i) => i).filter((i) => !contract.includes(i) && !batch.includes(i));
   const A = arrange(g, a, p.lhsBatch, free(a, p.lhsContract, p.lhsBatch), p.lhsContract);

@@ -11,6 +11,7 @@ import { LOWERINGS } from "./lowering-table.js";
 import type { Lowering } from "./lowering-signature.js";
 import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
+import { mergeSharedOperandProducts } from "./merge-products.js";
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -92,14 +93,15 @@ function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[]):
 /** A program lowered to an ONNX graph (not yet wrapped in a model): what lowerProgram encodes. */
 export type LoweredGraph = Omit<LoweredProgram, "model"> & { readonly graph: GraphDef };
 
+/** For a session: constant matrices are laid out for their products (see GraphBuilder's `relayOutConstants`). */
 export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
-  const { graph, ...rest } = lowerGraph(source, replicas);
+  const { graph, ...rest } = lowerGraph(source, replicas, { relayOutConstants: true });
   return { model: encodeKilnModel(graph, producerVersion), ...rest };
 }
 
-export function lowerGraph(source: Program, replicas: number): LoweredGraph {
+export function lowerGraph(source: Program, replicas: number, opts: { relayOutConstants?: boolean } = {}): LoweredGraph {
   const program = foldTransposedProducts(source);
-  const g = new GraphBuilder();
+  const g = new GraphBuilder("", opts.relayOutConstants ?? false);
   const inputs: ValueInfoDef[] = [];
   const envs = Array.from({ length: replicas }, (_, r) => {
     const env = new Map<number, Val>();
@@ -145,12 +147,14 @@ export function lowerGraph(source: Program, replicas: number): LoweredGraph {
     }),
   );
 
+  const live = g.liveNodes(outputNames);
+  const nodes = g.relayOutConstants ? mergeSharedOperandProducts(g, live) : live;
   const graph: GraphDef = {
     name: program.name,
-    nodes: g.nodes,
-    initializers: g.initializers,
+    nodes,
+    initializers: g.liveInitializers(nodes, outputNames),
     inputs,
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };
-  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: g.nodes.length };
+  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: graph.nodes.length };
 }

@@ -25,7 +25,7 @@ const whole = (name: string, aval: AVal): Val => ({ name, dtype: aval.dtype, sha
 export const lowerScan: ScanLowering = (g, replicaIns, p, outs, lowerBody) => {
   const { body, numConsts: nc, numCarry: nk, length, reverse } = p;
   const nx = body.inputs.length - nc - nk;
-  const sub = new GraphBuilder(g.fresh("scan") + "_");
+  const sub = new GraphBuilder(g.fresh("scan") + "_", g.relayOutConstants);
   const stateIn: ValueInfoDef[] = [],
     scanIn: ValueInfoDef[] = [],
     nodeState: string[] = [],
@@ -66,7 +66,7 @@ export const lowerScan: ScanLowering = (g, replicaIns, p, outs, lowerBody) => {
   const scanOut = envs.flatMap((env) => body.outputs.slice(nk).map((v) => output(read(env, v.id))));
   const graph: GraphDef = {
     name: `${body.name}`,
-    nodes: sub.nodes,
+    nodes: sub.liveNodes([...stateOut, ...scanOut]),
     initializers: sub.initializers,
     inputs: [...stateIn, ...scanIn],
     outputs: [

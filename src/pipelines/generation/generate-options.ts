@@ -46,10 +46,11 @@ export function checkGenerateOptions(given: unknown, extra: readonly string[] = 
 
 /** Checks the options a generator (or a text-generation pipeline) is made with. */
 export function checkGeneratorOptions(where: string, given: unknown, extra: readonly string[] = []): void {
-  const known = ["stepsPerCall", "decodeLoop", "dtype"] as const satisfies readonly (keyof GeneratorOptions)[];
+  const known = ["stepsPerCall", "decodeLoop", "dtype", "constantWeights"] as const satisfies readonly (keyof GeneratorOptions)[];
   checkOptions(where, given, [...known, ...extra], {
     ints: ["stepsPerCall"],
     positive: ["stepsPerCall"],
+    booleans: ["constantWeights"],
     choices: { decodeLoop: ["unrolled", "scan"], dtype: ["f32", "f64", "bf16", "f16"] },
   });
 }

@@ -11,6 +11,7 @@ import { layOutPrompts } from "./prompt-batch.js";
 import { GenerationPrograms, type CompileRecord, type DecodeLoop, type DecodeState } from "./programs.js";
 import { checkGenerateOptions, checkGeneratorOptions } from "./generate-options.js";
 import { OptionError } from "../../core/option-error.js";
+import { itemSize } from "../../core/dtype.js";
 import { SAMPLING_DEFAULTS, sampleToken, samplingProblem, samplingUniform, type SamplingOptions } from "./sampling.js";
 
 /** Options of one generation: how many new tokens, greedy or sampled, stopping. */
@@ -39,6 +40,14 @@ export interface GeneratorOptions {
   decodeLoop?: DecodeLoop;
   /** Activation and cache dtype (default f32). */
   dtype?: k.DType;
+  /**
+   * Compile the weights into the programs as constants (default: where the executor asks for it and they
+   * fit its limit, ONNX Runtime's 1 GiB: its MatMul and Gemm then pack them once, not on every call;
+   * the projections of one input become one product. llama-small, alternating with the weights as inputs
+   * on loaded shared cores, medians: batch 8 1,002 against 821 decode tokens/s, batch 1 310 against 274.
+   * Each set of weights compiles its own programs, 1.5 s against 0.5 s) or pass them to every call (false).
+   */
+  constantWeights?: boolean;
 }
 
 /** Why a prompt stopped: an end-of-sequence token, or the token limit. */
@@ -84,6 +93,14 @@ function defaultDecodeLoop(params: Params): DecodeLoop {
   return first?.device.executor.abilities.loopForm ?? "scan";
 }
 
+/** Whether the parameters' executor takes weights as constants and these fit its limit (see `GeneratorOptions.constantWeights`). */
+function weightsFitConstants(params: Params): boolean {
+  const leaves = k.leaves<k.Array>(params);
+  const limit = leaves[0]?.device.executor.abilities.constantWeightBytes ?? 0;
+  const bytes = leaves.reduce((sum, a) => sum + a.size * itemSize(a.dtype), 0);
+  return bytes > 0 && bytes <= limit;
+}
+
 /** Generates token ids from prompts of token ids with a causal LM: prefill, then compiled decode steps over a KV cache. */
 export class Generator {
   readonly programs: GenerationPrograms;
@@ -106,6 +123,7 @@ export class Generator {
       eosIds: this.eosIds,
       padId: this.padId,
       dtype: opts.dtype ?? "f32",
+      constantWeights: opts.constantWeights ?? weightsFitConstants(params),
     });
   }
 

@@ -36,6 +36,11 @@ export interface ProgramOptions {
   padId: number;
   /** Activation and cache dtype. */
   dtype: k.DType;
+  /**
+   * The weights compiled into the programs as constants (one compile per set of weights; the executor
+   * may pack them once) instead of passed to every call.
+   */
+  constantWeights: boolean;
 }
 
 /** One compile, for the report: which program, how long. */
@@ -46,11 +51,22 @@ export interface CompileRecord {
 
 type Mode = "greedy" | "sample";
 
+type PrefillFn = (ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array) => { state: DecodeState; out: k.Array };
+type DecodeFn = (state: DecodeState) => { state: DecodeState; out: k.Array };
+
+/** The programs of one set of weights, callable without them (they are inputs or constants of the program). */
+interface BoundPrograms {
+  prefill: Record<Mode, { jitted: k.Jitted<any>; call: PrefillFn }>;
+  decode: Record<Mode, { jitted: k.Jitted<any>; call: DecodeFn }>;
+}
+
 export class GenerationPrograms {
   /** Every compile so far, in order. */
   readonly compiles: CompileRecord[] = [];
   private readonly prefillFns;
   private readonly decodeFns;
+  /** Programs with the weights compiled in as constants, by weights. */
+  private readonly withConstants = new WeakMap<Params, BoundPrograms>();
 
   constructor(
     readonly model: CausalLanguageModel,
@@ -65,12 +81,57 @@ export class GenerationPrograms {
         },
       );
     const decode = (mode: Mode) =>
-      k.jit((p: Params, state: DecodeState) => (mode === "greedy" ? this.decodeGreedy(p, state) : this.decodeSample(p, state)), {
+      k.jit((p: Params, state: DecodeState) => this.decode(mode, p, state), {
         name: `generate_decode_${mode}`,
         donateArgs: [1],
       });
     this.prefillFns = { greedy: prefill("greedy"), sample: prefill("sample") };
     this.decodeFns = { greedy: decode("greedy"), sample: decode("sample") };
+  }
+
+  /**
+   * The programs for `params`: with `constantWeights`, ones that close over them (traced as constants,
+   * compiled once per set of weights); otherwise the shared programs, given them as inputs.
+   */
+  private bound(params: Params): BoundPrograms {
+    if (!this.opts.constantWeights) {
+      const prefill = (mode: Mode) => {
+        const jitted = this.prefillFns[mode];
+        return { jitted, call: ((...a) => jitted(params, ...a)) as PrefillFn };
+      };
+      const decode = (mode: Mode) => {
+        const jitted = this.decodeFns[mode];
+        return { jitted, call: ((state) => jitted(params, state)) as DecodeFn };
+      };
+      return {
+        prefill: { greedy: prefill("greedy"), sample: prefill("sample") },
+        decode: { greedy: decode("greedy"), sample: decode("sample") },
+      };
+    }
+    let b = this.withConstants.get(params);
+    if (!b) {
+      const prefill = (mode: Mode) => {
+        const jitted = k.jit(
+          (ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array) =>
+            this.prefill(mode, params, ids, positions, slotMask, next),
+          { name: `generate_prefill_${mode}` },
+        );
+        return { jitted, call: jitted as PrefillFn };
+      };
+      const decode = (mode: Mode) => {
+        const jitted = k.jit((state: DecodeState) => this.decode(mode, params, state), {
+          name: `generate_decode_${mode}`,
+          donateArgs: [0],
+        });
+        return { jitted, call: jitted as DecodeFn };
+      };
+      b = {
+        prefill: { greedy: prefill("greedy"), sample: prefill("sample") },
+        decode: { greedy: decode("greedy"), sample: decode("sample") },
+      };
+      this.withConstants.set(params, b);
+    }
+    return b;
   }
 
   /**
@@ -85,15 +146,21 @@ export class GenerationPrograms {
     slotMask: k.Array,
     next: k.Array,
   ): { state: DecodeState; out: k.Array } {
-    const fn = this.prefillFns[mode];
-    return this.counted(fn, `prefill ${ids.shape[1]}`, () => fn(params, ids, positions, slotMask, next));
+    const fn = this.bound(params).prefill[mode];
+    return this.counted(fn.jitted, `prefill ${ids.shape[1]}`, () => fn.call(ids, positions, slotMask, next));
   }
 
   /** Runs one decode call: greedy gives [stepsPerCall, batch] token ids, sampling [batch, vocab] logits. */
   runDecode(mode: Mode, params: Params, state: DecodeState): { state: DecodeState; out: k.Array } {
-    const fn = this.decodeFns[mode];
+    const fn = this.bound(params).decode[mode];
     const label = mode === "greedy" && this.opts.stepsPerCall > 1 ? `decode ×${this.opts.stepsPerCall}` : "decode";
-    return this.counted(fn, label, () => fn(params, state));
+    return this.counted(fn.jitted, label, () => fn.call(state));
+  }
+
+  /** The decode program a call with these arguments runs (for profiling its lowered graph). */
+  lowerDecode(mode: Mode, params: Params, state: DecodeState): k.Program {
+    const fn = this.bound(params).decode[mode];
+    return this.opts.constantWeights ? fn.jitted.lower(state) : fn.jitted.lower(params, state);
   }
 
   /** The programs' compile time so far, in seconds. */
@@ -107,6 +174,10 @@ export class GenerationPrograms {
     const r = call();
     if (fn.metrics.compiles > before) this.compiles.push({ program, seconds: (fn.metrics.compileMs - ms) / 1000 });
     return r;
+  }
+
+  private decode(mode: Mode, p: Params, state: DecodeState): { state: DecodeState; out: k.Array } {
+    return mode === "greedy" ? this.decodeGreedy(p, state) : this.decodeSample(p, state);
   }
 
   private prefill(mode: Mode, p: Params, ids: k.Array, positions: k.Array, slotMask: k.Array, next: k.Array) {
