@@ -121,16 +121,18 @@ export function describeGcsRequestCounts(c: GcsRequestCounts = gcsRequestCounts(
 
 const STATUS_KEYS = ["code", "status", "statusCode"] as const;
 
-/** The HTTP status of a failed request, looked for through the error's causes and response. */
+/** The HTTP failure status (4xx, 5xx) of a failed request, looked for through the error's causes and response. */
 function httpStatus(e: unknown): number | undefined {
   for (let x = e as Record<string, unknown> | undefined, depth = 0; x && typeof x === "object" && depth < 5; depth++) {
     for (const key of STATUS_KEYS) {
       const v = x[key];
       const n = typeof v === "number" ? v : typeof v === "string" && /^\d{3}$/.test(v) ? Number(v) : undefined;
-      if (n !== undefined && n >= 100 && n < 600) return n;
+      if (n !== undefined && n >= 400 && n < 600) return n;
     }
+    // Only a failure's status counts: an error can carry the last good answer (a resumable upload's 308)
+    // while its cause is the connection that broke after it.
     const response = x.response as { status?: unknown } | undefined;
-    if (typeof response?.status === "number") return response.status;
+    if (typeof response?.status === "number" && response.status >= 400) return response.status;
     x = x.cause as typeof x;
   }
   return undefined;
