@@ -3,29 +3,13 @@
 // The decode program `bench generate` runs is lowered to its ONNX graph and run in onnxruntime-node's
 // InferenceSession with ONNX Runtime's profiler on; node events of the timed calls are summed by op
 // type and by node, printed as JSON lines with "bench": "profile-generate", largest first.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as ort from "onnxruntime-node";
 import * as k from "../src/index.js";
 import { presetConfig, createCausalLM, type CausalConfig } from "../src/models/index.js";
 import { Generator } from "../src/pipelines/generation/generator.js";
 import { bucketFor, planShapes } from "../src/pipelines/generation/buckets.js";
 import { layOutPrompts } from "../src/pipelines/generation/prompt-batch.js";
 import { benchExecutor, lowered, tensor } from "./lib/ort-peer.js";
-
-function flag(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : fallback;
-}
-
-interface ProfileEvent {
-  cat: string;
-  name: string;
-  dur: number;
-  ts: number;
-  args?: { op_name?: string };
-}
+import { flag, profileSession } from "./lib/ort-profile.js";
 
 export async function run(args: string[]): Promise<void> {
   const preset = flag(args, "preset", "llama-small");
@@ -70,39 +54,11 @@ export async function run(args: string[]): Promise<void> {
   const leaves = k.leaves<k.Array>((gen.programs.opts.constantWeights ? state : [params, state]) as unknown as k.PyTree);
   const feeds = Object.fromEntries(leaves.map((a, i) => [lo.inputNames[i]!, tensor(a.dtype, a.dataSync(), a.shape)]));
 
-  const dir = mkdtempSync(join(tmpdir(), "kiln-profile-"));
-  const session = await ort.InferenceSession.create(lo.model, {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: "all",
-    executionMode: "sequential",
-    enableProfiling: true,
-    profileFilePrefix: join(dir, "decode"),
-  });
-  const wall: number[] = [];
-  for (let i = 0; i < 1 + calls; i++) {
-    const t0 = performance.now();
-    await session.run(feeds);
-    wall.push(performance.now() - t0);
-  }
-  session.endProfiling();
-  await session.release();
-  const file = readdirSync(dir).find((f) => f.endsWith(".json"))!;
-  const events = JSON.parse(readFileSync(join(dir, file), "utf8")) as ProfileEvent[];
-  rmSync(dir, { recursive: true, force: true });
-  const first = events.find((e) => e.cat === "Session" && e.name === "model_run");
-  const timed = events.filter((e) => e.cat === "Node" && e.name.endsWith("_kernel_time") && (!first || e.ts > first.ts + first.dur));
-  const total = timed.reduce((s, e) => s + e.dur, 0);
-  const sum = (key: (e: ProfileEvent) => string) => {
-    const m = new Map<string, [number, number]>();
-    for (const e of timed) {
-      const v = m.get(key(e)) ?? [0, 0];
-      m.set(key(e), [v[0] + e.dur, v[1] + 1]);
-    }
-    return [...m.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, top);
-  };
+  // The first call (allocations, first-touch) is left out of the sums.
+  const profile = await profileSession(lo.model, feeds, { threads, runs: calls, prefix: "decode" });
+  const total = profile.totalUs;
   const ms = (us: number) => Number((us / 1000 / calls).toFixed(2));
-  const wallMs = wall.slice(1).sort((a, b) => a - b)[Math.floor(calls / 2)]!;
+  const wallMs = profile.wallMs;
   const out = (o: object) => console.log(JSON.stringify({ bench: "profile-generate", ...o }));
   out({
     preset,
@@ -114,8 +70,7 @@ export async function run(args: string[]): Promise<void> {
     call_ms: Number(wallMs.toFixed(1)),
     kernel_ms_per_call: ms(total),
   });
-  for (const [opType, [us, n]] of sum((e) => e.args?.op_name ?? "?"))
+  for (const [opType, us, n] of profile.sumBy("op", top))
     out({ op_type: opType, ms_per_call: ms(us), nodes: n / calls, share: Number((us / total).toFixed(3)) });
-  for (const [node, [us]] of sum((e) => `${e.args?.op_name ?? "?"} ${e.name.replace(/_kernel_time$/, "")}`))
-    out({ node, ms_per_call: ms(us), share: Number((us / total).toFixed(3)) });
+  for (const [node, us] of profile.sumBy("node", top)) out({ node, ms_per_call: ms(us), share: Number((us / total).toFixed(3)) });
 }

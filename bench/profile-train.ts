@@ -3,28 +3,13 @@
 // is lowered to its ONNX graph and run in onnxruntime-node's InferenceSession with ONNX Runtime's
 // profiler on (same graph, same thread settings); the node events of the timed steps are summed by op
 // type and by node, printed as JSON lines with "bench": "profile-train", largest first.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as ort from "onnxruntime-node";
 import * as k from "../src/index.js";
 import { AdamW } from "../src/optim/adamw.js";
 import { benchModel } from "../src/train/bench-train.js";
 import { makeTrainStep, type TrainState } from "../src/train/train-step.js";
 import type { TrainingTask } from "../src/train/objectives/objective.js";
 import { benchExecutor, lowered, tensor } from "./lib/ort-peer.js";
-
-function flag(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : fallback;
-}
-
-interface ProfileEvent {
-  cat: string;
-  name: string;
-  dur: number;
-  args?: { op_name?: string };
-}
+import { flag, profileSession } from "./lib/ort-profile.js";
 
 export async function run(args: string[]): Promise<void> {
   const task = flag(args, "task", "mlm") as TrainingTask;
@@ -55,43 +40,11 @@ export async function run(args: string[]): Promise<void> {
   const leaves = k.leaves<k.Array>([state, inputs, step] as unknown as k.PyTree);
   const feeds = Object.fromEntries(leaves.map((a, i) => [lo.inputNames[i]!, tensor(a.dtype, a.dataSync(), a.shape)]));
 
-  const dir = mkdtempSync(join(tmpdir(), "kiln-profile-"));
-  const session = await ort.InferenceSession.create(lo.model, {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: "all",
-    executionMode: "sequential",
-    enableProfiling: true,
-    profileFilePrefix: join(dir, "train"),
-  });
-  const runs = 1 + steps; // the first run (allocations, first-touch) is left out of the sums
-  const wall: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await session.run(feeds);
-    wall.push(performance.now() - t0);
-  }
-  session.endProfiling();
-  await session.release();
-  const file = (await import("node:fs")).readdirSync(dir).find((f) => f.endsWith(".json"))!;
-  const events = JSON.parse(readFileSync(join(dir, file), "utf8")) as ProfileEvent[];
-  rmSync(dir, { recursive: true, force: true });
-  const runEvents = events.filter((e) => e.cat === "Session" && e.name === "model_run");
-  const firstRunEnd = runEvents.length ? (runEvents[0] as unknown as { ts: number; dur: number }) : undefined;
-  const timed = events.filter(
-    (e) =>
-      e.cat === "Node" &&
-      e.name.endsWith("_kernel_time") &&
-      (!firstRunEnd || (e as unknown as { ts: number }).ts > firstRunEnd.ts + firstRunEnd.dur),
-  );
-  const total = timed.reduce((s, e) => s + e.dur, 0);
-  const sum = (key: (e: ProfileEvent) => string) => {
-    const m = new Map<string, number>();
-    for (const e of timed) m.set(key(e), (m.get(key(e)) ?? 0) + e.dur);
-    return [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  };
+  // The first run (allocations, first-touch) is left out of the sums.
+  const profile = await profileSession(lo.model, feeds, { threads, runs: steps, prefix: "train" });
+  const total = profile.totalUs;
   const ms = (us: number) => Number((us / 1000 / steps).toFixed(1));
-  const wallMs = wall.slice(1).sort((a, b) => a - b)[Math.floor(steps / 2)]!;
+  const wallMs = profile.wallMs;
   console.log(
     JSON.stringify({
       bench: "profile-train",
@@ -105,8 +58,8 @@ export async function run(args: string[]): Promise<void> {
       kernel_ms_per_step: ms(total),
     }),
   );
-  for (const [opType, us] of sum((e) => e.args?.op_name ?? "?"))
+  for (const [opType, us] of profile.sumBy("op", top))
     console.log(JSON.stringify({ bench: "profile-train", op_type: opType, ms_per_step: ms(us), share: Number((us / total).toFixed(3)) }));
-  for (const [node, us] of sum((e) => `${e.args?.op_name ?? "?"} ${e.name.replace(/_kernel_time$/, "")}`))
+  for (const [node, us] of profile.sumBy("node", top))
     console.log(JSON.stringify({ bench: "profile-train", node, ms_per_step: ms(us), share: Number((us / total).toFixed(3)) }));
 }

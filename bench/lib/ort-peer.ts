@@ -13,12 +13,17 @@ export function lowered(program: Program, executor: OrtExecutor): LoweredProgram
   return lowerProgram(program, 1, executor.version());
 }
 
-export async function peerSession(model: Uint8Array, threads: number): Promise<ort.InferenceSession> {
+export async function peerSession(
+  model: Uint8Array,
+  threads: number,
+  extra: ort.InferenceSession.SessionOptions = {},
+): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(model, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
     executionMode: "sequential",
+    ...extra,
   });
 }
 
