@@ -16,7 +16,8 @@ export interface ClassificationTokenizer {
   readonly clsId: number;
   readonly sepId: number;
   readonly padId: number;
-  encode(text: string, opts?: { addSpecialTokens?: boolean }): number[];
+  /** A text, or a text and its pair, in the tokenizer's template, with type ids (src/text's Tokenizer.encodePair). */
+  encodePair(text: string, pair: string | undefined): { ids: number[]; typeIds: number[] };
 }
 
 /** One class of a text-classification result: its label and score, as transformers.js returns them. */
@@ -63,7 +64,7 @@ function scoreFunction(model: SequenceClassifier): ScoreFunction {
 export class TextClassificationPipeline {
   private readonly forward;
   private readonly maxLength: number;
-  /** Whether a pair's second text gets token type 1 (BERT); RoBERTa and the decoders have one type. */
+  /** Whether the model reads token types (BERT's two); RoBERTa and the decoders have one, and ignore the template's. */
   private readonly typedPairs: boolean;
 
   constructor(
@@ -141,20 +142,9 @@ export class TextClassificationPipeline {
     return topK === 1 ? results.map((r) => r[0]!) : results;
   }
 
-  /** Token ids and token types of one input: [CLS] a [SEP] for a text, [CLS] a [SEP] b [SEP] for a pair. */
+  /** Token ids and token types of one input, laid out by the tokenizer's template ([CLS] a [SEP] b [SEP] for BERT's). */
   private encode(x: ClassificationInput, option: string): { ids: number[]; types: number[] } {
-    const tok = this.tokenizer;
-    let ids: number[], types: number[];
-    if (typeof x === "string") {
-      ids = tok.encode(x);
-      types = ids.map(() => 0);
-    } else if (isPair(x)) {
-      const [first, second] = Array.isArray(x) ? x : [(x as TextPair).text, (x as TextPair).textPair];
-      const a = [tok.clsId, ...tok.encode(first, { addSpecialTokens: false }), tok.sepId];
-      const b = [...tok.encode(second, { addSpecialTokens: false }), tok.sepId];
-      ids = [...a, ...b];
-      types = [...a.map(() => 0), ...b.map(() => (this.typedPairs ? 1 : 0))];
-    } else
+    if (typeof x !== "string" && !isPair(x))
       throw new OptionError({
         where: "text-classification",
         option,
@@ -162,6 +152,9 @@ export class TextClassificationPipeline {
         why: "is neither a text nor a pair of texts",
         fix: "Pass a string, { text, textPair } for a pair, or a list of these (a pair in a list may be [text, pair])",
       });
+    const [first, second] =
+      typeof x === "string" ? [x, undefined] : Array.isArray(x) ? x : [(x as TextPair).text, (x as TextPair).textPair];
+    const { ids, typeIds: types } = this.tokenizer.encodePair(first, second);
     if (ids.length > this.maxLength)
       throw new OptionError({
         where: "text-classification",

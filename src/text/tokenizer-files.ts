@@ -122,6 +122,7 @@ async function roleHints(dir: string, read: TextFileReader): Promise<RoleHints> 
     pad: tokenContent(config.pad_token) ?? DEFAULT_ROLE_HINTS.pad,
     mask: tokenContent(config.mask_token) ?? DEFAULT_ROLE_HINTS.mask,
     sep: tokenContent(config.sep_token) ?? tokenContent(config.eos_token) ?? DEFAULT_ROLE_HINTS.sep,
+    unk: tokenContent(config.unk_token),
   };
 }
 

@@ -31,7 +31,7 @@ function sequencePiece(id: "A" | "B", typeId: number): Json {
  * "classify": `[CLS] $A [SEP]` for one sequence, `[CLS] $A [SEP] $B:1 [SEP]:1` for a pair. "causal":
  * `[CLS] $A` and `[CLS] $A [CLS]:1 $B:1`, the bos-only template of transformers' Llama tokenizer.
  */
-function postProcessor(cls: AddedToken, sep: AddedToken, template: SpecialTokenTemplate): Json {
+export function postProcessorJson(cls: AddedToken, sep: AddedToken, template: SpecialTokenTemplate): Json {
   const special = (t: AddedToken): Json => ({ id: t.content, ids: [t.id], tokens: [t.content] });
   if (template === "causal") {
     return {
@@ -85,7 +85,7 @@ export function tokenizerJson(spec: UnigramTokenizerSpec): string {
     added_tokens: spec.addedTokens.map(addedTokenJson),
     normalizer: NORMALIZER,
     pre_tokenizer: METASPACE_STEP,
-    post_processor: postProcessor(cls, sep, spec.template ?? "classify"),
+    post_processor: postProcessorJson(cls, sep, spec.template ?? "classify"),
     decoder: METASPACE_STEP,
     model: { type: "Unigram", unk_id: unk.id, vocab: placeholder, byte_fallback: false },
   };
@@ -121,6 +121,8 @@ export interface RoleHints {
   mask: string;
   /** The sep (eos) token, which a causal template does not name. */
   sep: string;
+  /** The unk token, for a model that names none (byte-level BPE). */
+  unk?: string;
 }
 
 /** Parses and checks tokenizer.json text; `source` (the file path) prefixes every error. */
@@ -193,7 +195,7 @@ export function parseTokenizerJson(text: string, source: string, hints: RoleHint
   const sepContent = template === "causal" ? hints.sep : Array.isArray(single) ? specialIdOf(single[2]) : undefined;
   const cls = addedTokens.find((t) => t.content === clsContent);
   const sep = addedTokens.find((t) => t.content === sepContent);
-  if (!cls || !sep || !sameJson(doc.post_processor, postProcessor(cls, sep, template))) {
+  if (!cls || !sep || !sameJson(doc.post_processor, postProcessorJson(cls, sep, template))) {
     fail(
       `"post_processor" must be TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1") or, for a causal LM, ` +
         `"[CLS] $A" (pair "[CLS] $A [CLS]:1 $B:1") over the added tokens ` +

@@ -6,11 +6,34 @@ import { AddedTokenSplitter, type AddedToken } from "./added-tokens.js";
 import { forEachWordBody, METASPACE } from "./metaspace.js";
 import { normalizeText } from "./normalizer.js";
 import { UnigramModel } from "./unigram-model.js";
+import { JsonPlace } from "./pipeline/component-json.js";
+import { idsEncoding, truncatePair } from "./pipeline/encoding.js";
+import { buildPostProcessor, type PostProcessor } from "./pipeline/post-processors.js";
+import { postProcessorJson } from "./tokenizer-json.js";
 
 /** Options of encode. */
 export interface EncodeOptions {
   /** Wrap the ids in the template's special tokens ([CLS] … [SEP], or [CLS] … for a causal template). Default true. */
   addSpecialTokens?: boolean;
+}
+
+/** Options of encodePair. */
+export interface EncodePairOptions extends EncodeOptions {
+  /**
+   * The most tokens the result holds, special tokens included. Longer input is cut as `tokenizers`
+   * truncates ("longest_first" from the end: a pair loses tokens from its longer text first); the special
+   * tokens always stay. Default: no limit.
+   */
+  maxLength?: number;
+}
+
+/** A text, or a text and its pair, as token ids in the tokenizer's template, with each token's type (segment) id. */
+export interface PairEncoding {
+  ids: number[];
+  /** 0 for the first text's part of the template, the template's type (1 in BERT's) for the pair's. */
+  typeIds: number[];
+  /** Whether tokens were cut to fit maxLength. */
+  truncated: boolean;
 }
 
 /** Options of decode. */
@@ -31,6 +54,13 @@ export interface Tokenizer {
   readonly specialIds: ReadonlySet<number>;
   encode(text: string, opts?: EncodeOptions): number[];
   encodeBatch(texts: string[], opts?: EncodeOptions): number[][];
+  /**
+   * A text and its pair (sentence-pair classification: a premise and its hypothesis), laid out by the
+   * tokenizer's pair template (its tokenizer.json post-processor: `[CLS] A [SEP] B [SEP]` with B of type 1
+   * for BERT, `<s> A </s></s> B </s>` all of type 0 for RoBERTa), with type ids, as `tokenizers`
+   * `encode(text, pair)` gives them; without a pair, the single text's template. Cut to maxLength if given.
+   */
+  encodePair(text: string, pair: string | undefined, opts?: EncodePairOptions): PairEncoding;
   decode(ids: readonly number[], opts?: DecodeOptions): string;
   idToToken(id: number): string | undefined;
   tokenToId(token: string): number | undefined;
@@ -85,6 +115,7 @@ export abstract class TokenizerBase implements Tokenizer {
   }
 
   abstract encode(text: string, opts?: EncodeOptions): number[];
+  abstract encodePair(text: string, pair: string | undefined, opts?: EncodePairOptions): PairEncoding;
   abstract decode(ids: readonly number[], opts?: DecodeOptions): string;
   abstract idToToken(id: number): string | undefined;
   abstract tokenToId(token: string): number | undefined;
@@ -103,6 +134,8 @@ export class UnigramTokenizer extends TokenizerBase {
   readonly spec: UnigramTokenizerSpec;
   readonly vocabSize: number;
   private readonly addsSep: boolean;
+  /** The template of the saved tokenizer.json (its post-processor), which lays out pairs and their type ids. */
+  private readonly template: PostProcessor;
   private readonly model: UnigramModel;
   private readonly splitter: AddedTokenSplitter;
   private readonly addedById: Map<number, AddedToken>;
@@ -124,6 +157,35 @@ export class UnigramTokenizer extends TokenizerBase {
     this.vocabSize = this.model.size;
     this.splitter = new AddedTokenSplitter(spec.addedTokens);
     this.addsSep = (spec.template ?? "classify") === "classify";
+    const [cls, sep] = [spec.roles.cls, spec.roles.sep].map((c) => addedByContent.get(c)!);
+    this.template = buildPostProcessor(
+      postProcessorJson(cls!, sep!, spec.template ?? "classify"),
+      new JsonPlace("the tokenizer's template", "post_processor"),
+    )!;
+  }
+
+  encodePair(text: string, pair: string | undefined, opts: EncodePairOptions = {}): PairEncoding {
+    const addSpecialTokens = opts.addSpecialTokens ?? true;
+    const plain = (t: string, typeId: number) => {
+      const ids = this.encode(t, { addSpecialTokens: false });
+      return idsEncoding(
+        ids,
+        ids.map((id) => this.idToToken(id) ?? ""),
+        typeId,
+      );
+    };
+    let a = plain(text, 0);
+    let b = pair === undefined ? undefined : plain(pair, 1);
+    const length = a.ids.length + (b?.ids.length ?? 0);
+    let truncated = false;
+    if (opts.maxLength !== undefined) {
+      const added = addSpecialTokens ? this.template.added(b !== undefined) : 0;
+      const budget = Math.max(0, opts.maxLength - added);
+      truncated = length > budget;
+      if (truncated) [a, b] = truncatePair(a, b, budget, { strategy: "LongestFirst", direction: "Right" });
+    }
+    const joined = this.template.process(a, b, addSpecialTokens);
+    return { ids: joined.ids, typeIds: joined.typeIds, truncated };
   }
 
   encode(text: string, opts: EncodeOptions = {}): number[] {

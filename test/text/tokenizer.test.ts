@@ -84,3 +84,21 @@ test("a role naming a token that is not special is refused", () => {
     /the pad token "<nope>" is not one of the tokenizer's special tokens/,
   );
 });
+
+test("encodePair: [CLS] A [SEP] B [SEP] with B of type 1, cut longest first keeping the special tokens", () => {
+  const [ab, a, fi] = [id("▁ab"), id("▁a"), id("▁fi")];
+  assert.deepEqual(tok.encodePair("ab", "fi"), { ids: [0, ab, 1, fi, 1], typeIds: [0, 0, 0, 1, 1], truncated: false });
+  assert.deepEqual(tok.encodePair("ab", undefined), { ids: tok.encode("ab"), typeIds: [0, 0, 0], truncated: false });
+  assert.deepEqual(tok.encodePair("ab", "fi", { addSpecialTokens: false }), { ids: [ab, fi], typeIds: [0, 1], truncated: false });
+  // 4 text tokens and 1 into a budget of 3 (6 less the 3 special tokens): the longer loses.
+  assert.deepEqual(tok.encodePair("ab a ab a", "fi", { maxLength: 6 }), {
+    ids: [0, ab, a, 1, fi, 1],
+    typeIds: [0, 0, 0, 0, 1, 1],
+    truncated: true,
+  });
+  assert.deepEqual(tok.encodePair("ab a ab a", undefined, { maxLength: 4 }).ids, [0, ab, a, 1]);
+  assert.equal(tok.encodePair("ab a", "fi", { maxLength: 6 }).truncated, false);
+  // A causal template puts the bos token before each text, the second of type 1.
+  const causal = new UnigramTokenizer({ ...spec, template: "causal" });
+  assert.deepEqual(causal.encodePair("ab", "fi"), { ids: [0, ab, 0, fi], typeIds: [0, 0, 1, 1], truncated: false });
+});

@@ -18,8 +18,6 @@ import { LabelCollector, labelIds, labelMapJson, type LabelMap } from "./label-m
 import { readTable, resolveFormat, TABLE_FORMATS, type TableFormat, type TableRow } from "./readers.js";
 import { encodeClassificationRecord } from "./record-layout.js";
 import { RecordShardWriter } from "./record-shard-writer.js";
-import { TextPairEncoder } from "./text-pair-encoder.js";
-import { pairTemplate } from "./pair-template.js";
 import { paddedLength, paddedLengthBound } from "./padded-length.js";
 
 /** Options of prepareClassificationDataset: the input table, its columns, the tokenizer, output and max length. */
@@ -95,14 +93,14 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
   const tokenizer = await openTokenizer(o.tokenizer);
   const tokenizerJson = await storageFor(joinPath(o.tokenizer, "tokenizer.json")).readAll(joinPath(o.tokenizer, "tokenizer.json"));
   const tokenizerSha256 = createHash("sha256").update(tokenizerJson).digest("hex");
-  const encoder = new TextPairEncoder(tokenizer, o.maxLength, pairTemplate(JSON.parse(new TextDecoder().decode(tokenizerJson))));
-  const needed = o.textPairColumn === undefined ? encoder.specialsSingle + 1 : encoder.specialsPair + 2;
-  if (o.maxLength < needed)
+  // The template's special tokens alone (of empty texts); each text needs one token more.
+  const specials = tokenizer.encodePair("", o.textPairColumn === undefined ? undefined : "").ids.length;
+  if (o.maxLength < specials + (o.textPairColumn === undefined ? 1 : 2))
     throw new OptionError({
       where: WHERE,
       option: "maxLength",
       value: o.maxLength,
-      why: `leaves no room for text: the tokenizer's special tokens take ${needed - (o.textPairColumn === undefined ? 1 : 2)}`,
+      why: `leaves no room for text: the tokenizer's special tokens take ${specials}`,
       fix: "Pass a maxLength of 64 or more",
     });
   const columns = [o.textColumn, ...(o.textPairColumn === undefined ? [] : [o.textPairColumn]), o.labelColumn];
@@ -156,10 +154,13 @@ export async function prepareClassificationDataset(options: ClassificationPrepar
   for await (const row of rows()) {
     const text = row.values[o.textColumn] as string;
     const pair = o.textPairColumn === undefined ? undefined : (row.values[o.textPairColumn] as string);
-    const encoded = encoder.encode(text, pair);
+    const encoded = tokenizer.encodePair(text, pair, { maxLength: o.maxLength });
     const label = idOf(row.values[o.labelColumn]);
-    await writer.add(encodeClassificationRecord({ ...encoded, label }));
-    const n = encoded.inputIds.length;
+    const inputIds = Int32Array.from(encoded.ids);
+    // Token types are stored for pairs only: a single text's are all 0.
+    const tokenTypeIds = pair === undefined ? undefined : Int32Array.from(encoded.typeIds);
+    await writer.add(encodeClassificationRecord({ inputIds, ...(tokenTypeIds ? { tokenTypeIds } : {}), label }));
+    const n = inputIds.length;
     if (encoded.truncated) truncated++;
     labelCounts[label]!++;
     min = Math.min(min, n);

@@ -43,6 +43,19 @@ export function specialEncoding(ids: readonly number[], tokens: readonly string[
   };
 }
 
+/** A text's own tokens (no special ones) as an encoding of type `typeId`, where only ids and tokens are known. */
+export function idsEncoding(ids: readonly number[], tokens: readonly string[], typeId: number): Encoding {
+  return {
+    ids: [...ids],
+    tokens: [...tokens],
+    typeIds: ids.map(() => typeId),
+    offsets: ids.map(() => [0, 0] as [number, number]),
+    specialTokensMask: ids.map(() => 0),
+    attentionMask: ids.map(() => 1),
+    sequenceIds: ids.map(() => typeId),
+  };
+}
+
 export function withTypeId(e: Encoding, typeId: number): Encoding {
   return { ...e, typeIds: e.ids.map(() => typeId) };
 }
@@ -60,4 +73,41 @@ export function truncateEncoding(e: Encoding, keep: number, direction: "Right" |
     attentionMask: e.attentionMask.slice(a, b),
     sequenceIds: e.sequenceIds.slice(a, b),
   };
+}
+
+/** How a pair too long for the limit is cut: `tokenizers`' TruncationStrategy and TruncationDirection. */
+export interface PairTruncation {
+  strategy: "LongestFirst" | "OnlyFirst" | "OnlySecond";
+  direction: "Right" | "Left";
+}
+
+/**
+ * `tokenizers`' truncate_encodings (overflowing tokens are dropped, not kept): one sequence, or a pair,
+ * cut to `max` tokens. LongestFirst keeps the shorter part whole when the longer can take the rest, and
+ * otherwise splits `max` in two, the odd token going to the part that was longer (to the second on a tie).
+ */
+export function truncatePair(a: Encoding, b: Encoding | undefined, max: number, t: PairTruncation): [Encoding, Encoding | undefined] {
+  if (!b) return [truncateEncoding(a, max, t.direction), undefined];
+  const n1 = a.ids.length,
+    n2 = b.ids.length;
+  if (n1 + n2 <= max) return [a, b];
+  if (t.strategy === "LongestFirst") {
+    let short = Math.min(n1, n2),
+      long = Math.max(n1, n2);
+    const swap = n1 > n2;
+    long = short > max ? short : Math.max(short, max - short);
+    if (short + long > max) {
+      short = Math.floor(max / 2);
+      long = short + (max % 2);
+    }
+    const [k1, k2] = swap ? [long, short] : [short, long];
+    return [truncateEncoding(a, k1, t.direction), truncateEncoding(b, k2, t.direction)];
+  }
+  const remove = n1 + n2 - max;
+  if (t.strategy === "OnlyFirst") {
+    if (remove > n1) throw new Error(`truncation: the first sequence (${n1} tokens) cannot lose ${remove} tokens; use "LongestFirst"`);
+    return [truncateEncoding(a, n1 - remove, t.direction), b];
+  }
+  if (remove > n2) throw new Error(`truncation: the second sequence (${n2} tokens) cannot lose ${remove} tokens; use "LongestFirst"`);
+  return [a, truncateEncoding(b, n2 - remove, t.direction)];
 }

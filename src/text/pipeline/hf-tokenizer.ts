@@ -8,7 +8,7 @@ import { AddedTokenSplitter, type AddedToken } from "../added-tokens.js";
 import { AlignedText } from "./aligned-text.js";
 import { intField, isRecord, JsonPlace, objectAt, TokenizerFileError, type JsonObject } from "./component-json.js";
 import { buildDecoder, type Decoder } from "./decoders.js";
-import { concatEncodings, emptyEncoding, truncateEncoding, type Encoding } from "./encoding.js";
+import { concatEncodings, emptyEncoding, truncatePair, type Encoding, type PairTruncation } from "./encoding.js";
 import { buildModel } from "./models.js";
 import type { WordModel } from "./word-model.js";
 import { buildNormalizer, type Normalizer } from "./normalizers.js";
@@ -18,6 +18,12 @@ import { buildPreTokenizer, type PreTokenizer } from "./pre-tokenizers.js";
 export interface HfEncodeOptions {
   /** Add the post-processor's special tokens. Default true. */
   addSpecialTokens?: boolean;
+  /**
+   * The most tokens the encoding holds, special tokens included, in place of the file's truncation
+   * "max_length" (its strategy and direction kept; "LongestFirst" from the end where the file sets none),
+   * as transformers' `tokenizer(text, pair, truncation=True, max_length=N)`.
+   */
+  maxLength?: number;
 }
 
 export interface HfDecodeOptions {
@@ -25,10 +31,8 @@ export interface HfDecodeOptions {
   skipSpecialTokens?: boolean;
 }
 
-interface Truncation {
+interface Truncation extends PairTruncation {
   maxLength: number;
-  strategy: "LongestFirst" | "OnlyFirst" | "OnlySecond";
-  direction: "Right" | "Left";
 }
 
 interface Padding {
@@ -39,6 +43,9 @@ interface Padding {
   padTypeId: number;
   padToken: string;
 }
+
+/** Where the file sets no truncation and a caller gives a maxLength: `tokenizers`' defaults. */
+const DEFAULT_TRUNCATION: PairTruncation = { strategy: "LongestFirst", direction: "Right" };
 
 function parseTruncation(v: unknown, place: JsonPlace): Truncation | undefined {
   if (v === null || v === undefined) return undefined;
@@ -167,9 +174,10 @@ export class HfTokenizer {
     const addSpecialTokens = opts.addSpecialTokens ?? true;
     let a = this.encodeSequence(text, 0);
     let b = pair === undefined ? undefined : this.encodeSequence(pair, 1);
-    if (this.truncation) {
+    const maxLength = opts.maxLength ?? this.truncation?.maxLength;
+    if (maxLength !== undefined) {
       const added = addSpecialTokens ? (this.postProcessor?.added(b !== undefined) ?? 0) : 0;
-      [a, b] = this.truncate(a, b, Math.max(0, this.truncation.maxLength - added));
+      [a, b] = truncatePair(a, b, Math.max(0, maxLength - added), this.truncation ?? DEFAULT_TRUNCATION);
     }
     const joined = this.postProcessor ? this.postProcessor.process(a, b, addSpecialTokens) : b ? concatEncodings([a, b]) : a;
     return this.padding ? this.pad(joined, this.padding) : joined;
@@ -239,34 +247,6 @@ export class HfTokenizer {
     e.attentionMask = ids.map(() => 1);
     e.sequenceIds = ids.map(() => typeId);
     return e;
-  }
-
-  /** `tokenizers`' truncate_encodings (overflowing tokens are dropped, not kept). */
-  private truncate(a: Encoding, b: Encoding | undefined, max: number): [Encoding, Encoding | undefined] {
-    const t = this.truncation!;
-    if (!b) return [truncateEncoding(a, max, t.direction), undefined];
-    const n1 = a.ids.length,
-      n2 = b.ids.length;
-    if (n1 + n2 <= max) return [a, b];
-    if (t.strategy === "LongestFirst") {
-      let short = Math.min(n1, n2),
-        long = Math.max(n1, n2);
-      const swap = n1 > n2;
-      long = short > max ? short : Math.max(short, max - short);
-      if (short + long > max) {
-        short = Math.floor(max / 2);
-        long = short + (max % 2);
-      }
-      const [k1, k2] = swap ? [long, short] : [short, long];
-      return [truncateEncoding(a, k1, t.direction), truncateEncoding(b, k2, t.direction)];
-    }
-    const remove = n1 + n2 - max;
-    if (t.strategy === "OnlyFirst") {
-      if (remove > n1) throw new Error(`truncation: the first sequence (${n1} tokens) cannot lose ${remove} tokens; use "LongestFirst"`);
-      return [truncateEncoding(a, n1 - remove, t.direction), b];
-    }
-    if (remove > n2) throw new Error(`truncation: the second sequence (${n2} tokens) cannot lose ${remove} tokens; use "LongestFirst"`);
-    return [a, truncateEncoding(b, n2 - remove, t.direction)];
   }
 
   private pad(e: Encoding, p: Padding): Encoding {
