@@ -15,6 +15,8 @@ export {
   type Tokenizer,
   type UnigramTrainOptions,
   type EncodeOptions,
+  type EncodePairOptions,
+  type PairEncoding,
   type DecodeOptions,
   type SaveTokenizerOptions,
 } from "../text/index.js";

@@ -1,6 +1,7 @@
 // `kiln export --format onnx`: a model directory (Kiln's or transformers' save_pretrained) → onnx/model.onnx
 // beside config.json and the tokenizer files, the layout transformers.js loads (`pipeline("fill-mask", dir)`
-// for an encoder, `pipeline("text-generation", dir)` for a decoder).
+// for an encoder, `pipeline("text-generation", dir)` for a decoder, `pipeline("text-classification", dir)`
+// for a sequence classifier).
 import { CHECKSUMS_FILE, writeChecksums } from "../models/file-digests.js";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -13,6 +14,8 @@ import { writeFileAtomic, writeJsonAtomic } from "../io/atomic-file.js";
 import { inferenceOutputNames, inferenceProgram } from "./inference-program.js";
 import { onnxModel } from "./onnx-model.js";
 import { buildCausalExport, type BuiltExport } from "./causal-export.js";
+import { buildClassifierExport } from "./classifier-export.js";
+import { isClassifierJson } from "../models/classification/config.js";
 import { OptionError } from "../core/option-error.js";
 
 /** The formats exportModel writes. */
@@ -48,17 +51,21 @@ export interface ExportResult {
   notices: string[];
 }
 
-async function readModelTask(dir: string): Promise<ModelTask> {
+/** What a directory's model is for: its family's task, or sequence classification where its architectures name a classifier. */
+async function readModelTask(dir: string): Promise<ExportTask> {
   const path = join(dir, "config.json");
   if (!existsSync(path)) throw new Error(`exportModel: ${path} not found; pass a directory written by \`kiln train\` or save_pretrained`);
-  const type = JSON.parse(await readFile(path, "utf8")).model_type;
+  const raw = JSON.parse(await readFile(path, "utf8"));
+  const type = raw.model_type;
   if (!EXPORTABLE_MODEL_TYPES.includes(type))
     throw new Error(
       `exportModel: ${path} has model_type ${JSON.stringify(type)}, which the exporter does not know; ` +
         `it exports ${EXPORTABLE_MODEL_TYPES.join(", ")} models`,
     );
-  return findModelSpec(type)!.task;
+  return isClassifierJson(raw) ? "sequence-classification" : findModelSpec(type)!.task;
 }
+
+type ExportTask = ModelTask | "sequence-classification";
 
 /** Exports a saved model directory to a standalone inference model (ONNX; see EXPORT_FORMATS). */
 export async function exportModel(opts: ExportOptions): Promise<ExportResult> {
@@ -115,8 +122,9 @@ async function buildMaskedExport(opts: ExportOptions): Promise<BuiltExport> {
   return { bytes, outputs, maxLength, notices };
 }
 
-/** The export of each task's models: an encoder's hidden states and logits, a decoder's step with its cache. */
-const BUILDERS: Record<ModelTask, (opts: ExportOptions) => Promise<BuiltExport>> = {
+/** The export of each task's models: an encoder's hidden states and logits, a decoder's step with its cache, a classifier's logits. */
+const BUILDERS: Record<ExportTask, (opts: ExportOptions) => Promise<BuiltExport>> = {
   mlm: buildMaskedExport,
   "causal-lm": buildCausalExport,
+  "sequence-classification": buildClassifierExport,
 };

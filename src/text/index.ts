@@ -3,6 +3,8 @@
 export type {
   Tokenizer,
   EncodeOptions,
+  EncodePairOptions,
+  PairEncoding,
   DecodeOptions,
   SpecialTokenRoles,
   SpecialTokenTemplate,

@@ -18,7 +18,9 @@ by transformers' save_pretrained.
   roberta, bert   input_ids, attention_mask → logits, last_hidden_state, for pipeline("fill-mask", OUT);
                   an encoder-only checkpoint exports last_hidden_state alone
   llama, gpt2     input_ids, attention_mask, position_ids, past_key_values.N.key/value → logits,
-                  present.N.key/value (the key/value cache), for pipeline("text-generation", OUT)`,
+                  present.N.key/value (the key/value cache), for pipeline("text-generation", OUT)
+  classifiers     (*ForSequenceClassification) input_ids, attention_mask, and BERT's token_type_ids →
+                  logits [batch, labels], for pipeline("text-classification", OUT)`,
   flags: {
     model: { type: "string", value: "DIR", required: true, help: "the model directory, local or gs://" },
     format: { type: "string", value: "onnx", required: true, help: "the format to write (onnx)" },
