@@ -10,6 +10,7 @@ import type { AddedToken } from "./added-tokens.js";
 import { isRecord } from "./pipeline/component-json.js";
 import { HfTokenizer } from "./pipeline/hf-tokenizer.js";
 import {
+  checkPairOptions,
   TokenizerBase,
   type DecodeOptions,
   type EncodeOptions,
@@ -75,6 +76,7 @@ export class PipelineTokenizer extends TokenizerBase {
   }
 
   encodePair(text: string, pair: string | undefined, opts: EncodePairOptions = {}): PairEncoding {
+    checkPairOptions(opts);
     const addSpecialTokens = opts.addSpecialTokens ?? true;
     const whole = this.hf.encode(text, pair, { addSpecialTokens });
     if (opts.maxLength === undefined || whole.ids.length <= opts.maxLength)

@@ -1,11 +1,13 @@
 // Kiln's tokenizer: added (special) tokens cut out of the raw text, then NFKC and quote normalization,
-// the Metaspace pre-tokenizer, the Unigram model per word, and the `[CLS] $A [SEP]` template. Every step
+// the Metaspace pre-tokenizer, the Unigram model per word, and the `[CLS] $A [SEP]` template (a pair's,
+// `[CLS] $A [SEP] $B:1 [SEP]:1`, run by the post-processor of the tokenizer.json it saves). Every step
 // mirrors the tokenizer.json Kiln writes, so Hugging Face `tokenizers` loading that file gives the same
 // ids; tests and the benchmark hold the two sides to that.
 import { AddedTokenSplitter, type AddedToken } from "./added-tokens.js";
 import { forEachWordBody, METASPACE } from "./metaspace.js";
 import { normalizeText } from "./normalizer.js";
 import { UnigramModel } from "./unigram-model.js";
+import { OptionError } from "../core/option-error.js";
 import { JsonPlace } from "./pipeline/component-json.js";
 import { idsEncoding, truncatePair } from "./pipeline/encoding.js";
 import { buildPostProcessor, type PostProcessor } from "./pipeline/post-processors.js";
@@ -34,6 +36,19 @@ export interface PairEncoding {
   typeIds: number[];
   /** Whether tokens were cut to fit maxLength. */
   truncated: boolean;
+}
+
+/** Throws an OptionError, in encodePair's words, for a maxLength that is not a positive integer. */
+export function checkPairOptions(opts: EncodePairOptions): void {
+  const m = opts.maxLength;
+  if (m !== undefined && !(Number.isInteger(m) && m >= 1))
+    throw new OptionError({
+      where: "encodePair",
+      option: "maxLength",
+      value: m,
+      why: "must be a positive integer (tokens kept, special tokens included)",
+      fix: "Pass the model's longest input, e.g. maxLength: 128, or leave it out for no limit",
+    });
 }
 
 /** Options of decode. */
@@ -165,6 +180,7 @@ export class UnigramTokenizer extends TokenizerBase {
   }
 
   encodePair(text: string, pair: string | undefined, opts: EncodePairOptions = {}): PairEncoding {
+    checkPairOptions(opts);
     const addSpecialTokens = opts.addSpecialTokens ?? true;
     const plain = (t: string, typeId: number) => {
       const ids = this.encode(t, { addSpecialTokens: false });

@@ -4,6 +4,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { UnigramTokenizer, type UnigramTokenizerSpec } from "../../src/text/index.js";
 import { DEFAULT_ROLES } from "../../src/text/index.js";
+import { OptionError } from "../../src/core/option-error.js";
 
 const specials = ["[CLS]", "[SEP]", "<unk>", "<pad>", "[MASK]"];
 const spec: UnigramTokenizerSpec = {
@@ -98,6 +99,10 @@ test("encodePair: [CLS] A [SEP] B [SEP] with B of type 1, cut longest first keep
   });
   assert.deepEqual(tok.encodePair("ab a ab a", undefined, { maxLength: 4 }).ids, [0, ab, a, 1]);
   assert.equal(tok.encodePair("ab a", "fi", { maxLength: 6 }).truncated, false);
+  assert.throws(
+    () => tok.encodePair("ab", "fi", { maxLength: 0 }),
+    (e: unknown) => e instanceof OptionError && e.option === "maxLength" && /positive integer/.test(e.message),
+  );
   // A causal template puts the bos token before each text, the second of type 1.
   const causal = new UnigramTokenizer({ ...spec, template: "causal" });
   assert.deepEqual(causal.encodePair("ab", "fi"), { ids: [0, ab, 0, fi], typeIds: [0, 0, 1, 1], truncated: false });
