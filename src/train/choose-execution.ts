@@ -14,6 +14,7 @@ import {
   describeProbeShape,
   probeExecutions,
   probeShape,
+  probeShapeClass,
   type CandidateTiming,
   type ExecutionCandidate,
   type ProbeBudget,
@@ -169,7 +170,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
     ...machineKey(),
     kiln: kilnPackageVersion(),
     plugin: names.includes("xla") ? await pluginIdentity(pluginPath) : "none",
-    shape: JSON.stringify({ config: shape.config, batch: shape.batch, maxLength: shape.maxLength }),
+    shape: JSON.stringify(probeShapeClass(shape)),
     request: `${precision} on ${names.join(",")}`,
   };
   let entry: ProbeEntry | undefined;
@@ -189,7 +190,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
     for (const line of bf16Notices(timings)) notice(`kiln: ${line}`);
   }
   const timings = entry.timings.filter((t) => candidates.some((c) => c.executor === t.executor && c.precision === t.precision));
-  const chosen = pick(timings, candidates[0]!);
+  const chosen = pickTiming(timings, candidates[0]!);
   return {
     executor: chosen.executor,
     precision: chosen.precision,
@@ -202,7 +203,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
 }
 
 /** The fastest timing, unless the default's is within PROBE_MARGIN of it (then the default). */
-function pick(timings: readonly CandidateTiming[], preferred: ExecutionCandidate): CandidateTiming {
+export function pickTiming(timings: readonly CandidateTiming[], preferred: ExecutionCandidate): CandidateTiming {
   const fastest = timings.reduce((a, b) => (b.stepSeconds < a.stepSeconds ? b : a));
   const base = timings.find((t) => t.executor === preferred.executor && t.precision === preferred.precision);
   return base && base.stepSeconds <= fastest.stepSeconds * PROBE_MARGIN ? base : fastest;
@@ -241,4 +242,19 @@ export function bf16Notices(timings: readonly CandidateTiming[]): string[] {
       );
   }
   return out;
+}
+
+/** One cached entry in a line: the shape, the precision asked for, what was chosen and every timing. */
+export function describeProbeEntry(e: ProbeEntry): string {
+  const chosen = pickTiming(e.timings, e.timings[0]!);
+  const ms = e.timings.map((t) => `${label(t)} ${(t.stepSeconds * 1000).toFixed(0)} ms`).join(", ");
+  let shape = e.key.shape;
+  try {
+    shape = Object.entries(JSON.parse(e.key.shape) as Record<string, unknown>)
+      .map(([name, value]) => `${name} ${String(value)}`)
+      .join(", ");
+  } catch {
+    // a key written by another version: shown as it is
+  }
+  return `${shape}; precision ${e.key.request}: ${label(chosen)} (${ms}; probed ${e.probedAt})`;
 }

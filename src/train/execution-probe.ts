@@ -49,6 +49,31 @@ export function probeShape(config: ModelConfig, batch: number, maxLength: number
   };
 }
 
+/**
+ * What of a probe shape its timings depend on (the cache key's shape): the family, width, feed-forward
+ * size, heads, vocabulary, batch and sequence length; not the special tokens' ids, nor the position
+ * table's length beyond the sequence.
+ */
+export function probeShapeClass(s: ProbeShape): Record<string, string | number> {
+  const c = s.config as unknown as Record<string, unknown>;
+  const first = (...names: string[]) => names.map((n) => c[n]).find((x) => typeof x === "number" || typeof x === "string");
+  const field = (...names: string[]) => {
+    const x = first(...names);
+    return x === undefined ? {} : { [names[0]!]: x as string | number };
+  };
+  return {
+    model_type: s.config.model_type,
+    width: modelSpec(s.config).layersAndWidth(s.config).width,
+    ...field("intermediate_size", "n_inner"),
+    ...field("num_attention_heads", "n_head"),
+    ...field("num_key_value_heads"),
+    ...field("hidden_act", "activation_function"),
+    vocab_size: s.config.vocab_size,
+    batch: s.batch,
+    max_length: s.maxLength,
+  };
+}
+
 /** A short human description of a probe shape ("roberta width 256, vocab 8192, 8×128 tokens, 1 layer"). */
 export function describeProbeShape(s: ProbeShape): string {
   const { width } = modelSpec(s.config).layersAndWidth(s.config);

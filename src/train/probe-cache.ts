@@ -22,7 +22,7 @@ export interface ProbeKey {
   readonly kiln: string;
   /** The XLA CPU plugin ("path, N bytes, changed T"), or "none". */
   readonly plugin: string;
-  /** The probe shape's model config, batch and sequence length (JSON). */
+  /** The probe shape's class (execution-probe.ts: probeShapeClass), as JSON. */
   readonly shape: string;
   /** The precision asked for ("32", "bf16-mixed", "auto", …) and the executors allowed. */
   readonly request: string;
