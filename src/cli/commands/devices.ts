@@ -83,7 +83,7 @@ export const devicesCommand: Command = {
     const cpu = discoverCpuPlugin();
     if (cpu && ("notFound" in named || cpu.path !== named.path)) console.log(describePlugin(cpu).text);
     else if (!cpu) console.log("xla: no XLA CPU plugin (pip install xla-cpu-pjrt puts one in xla_plugins/)");
-    console.log(`GPU/TPU plugin: ${accelerator}`);
+    // The probes before the summary line, which stays last.
     if (values.probe)
       await probeAgain({
         preset: values.preset,
@@ -94,5 +94,6 @@ export const devicesCommand: Command = {
         pjrtPlugin: pluginPath,
       });
     await printProbeCache();
+    console.log(`GPU/TPU plugin: ${accelerator}`);
   },
 };
