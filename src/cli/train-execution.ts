@@ -22,6 +22,8 @@ export interface TrainExecutionFlags {
   precision: PrecisionName | "auto";
   accelerator: "auto" | "cpu" | "gpu" | "tpu";
   pjrtPlugin: string | undefined;
+  /** --devices (default 1). */
+  devices: number | undefined;
   /** Records per compiled micro-batch. */
   batch: number;
   maxLength: number;
@@ -52,6 +54,7 @@ export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor
     batch: f.batch,
     maxLength: f.maxLength,
     precision: f.precision,
+    ...(f.devices !== undefined ? { devices: f.devices } : {}),
     ...(f.executor ? { executors: [f.executor] } : {}),
     ...(f.pjrtPlugin ? { pjrtPlugin: f.pjrtPlugin } : {}),
     notice: (line) => f.say(line.replace(/^kiln: /, "")),

@@ -47,6 +47,11 @@ export interface CpuExecutionOptions {
   precision?: PrecisionName | "auto";
   /** The executors to choose among (default every CPU executor here: "ort", and "xla" where a CPU plugin is found). */
   executors?: readonly CpuExecutorName[];
+  /**
+   * The run's CPU devices (default 1): an XLA client is made with this many (its count is fixed when
+   * made), so the run reuses the probe's; the probe itself runs one replica on the first.
+   */
+  devices?: number;
   /** XLA's CPU plugin (default: KILN_PJRT_PLUGIN, else the xla-cpu-pjrt wheel's). */
   pjrtPlugin?: string;
   /** The directory of the probe cache (default $XDG_CACHE_HOME/kiln, else ~/.cache/kiln). */
@@ -116,6 +121,7 @@ function checkOptions(o: CpuExecutionOptions): void {
   for (const [option, n] of [
     ["batch", o.batch],
     ["maxLength", o.maxLength],
+    ["devices", o.devices ?? 1],
   ] as const)
     if (!Number.isInteger(n) || n < 1) throw new OptionError({ option, value: n, why: "must be a positive integer", where });
 }
@@ -144,7 +150,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
     selectDevices({
       accelerator: "cpu",
       executor: c.executor,
-      devices: 1,
+      devices: o.devices ?? 1,
       ...(c.executor === "xla" && pluginPath ? { pjrtPlugin: pluginPath } : {}),
     })[0]!;
   const candidates = candidatesFor(

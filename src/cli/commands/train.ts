@@ -81,6 +81,7 @@ async function runTrain(argv: string[]): Promise<void> {
     precision: v.precision,
     accelerator: v.accelerator,
     pjrtPlugin: v["pjrt-plugin"],
+    devices: v.devices,
     batch: batch / accum,
     maxLength,
     config,
