@@ -17,10 +17,15 @@ version it implements, its xla_version and StableHLO versions, its platform and 
   - the plugin --pjrt-plugin or KILN_PJRT_PLUGIN names, or else a GPU/TPU plugin found installed
     (a jax-cuda*-pjrt wheel, or libtpu);
   - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).
-Last, the executor probes cached for this CPU: which executor (and precision, for --precision auto)
-\`kiln train\` picked by measurement for each model shape, in $XDG_CACHE_HOME/kiln (else ~/.cache/kiln).`,
+Then the executor probes cached for this CPU: which executor (and precision, for --precision auto)
+\`kiln train\` picked by measurement for each model shape, in $XDG_CACHE_HOME/kiln (else ~/.cache/kiln).
+Last, the GPU/TPU plugin an --accelerator auto run would use.`,
   flags: {
-    "pjrt-plugin": { type: "string", value: "PATH", help: "the PJRT plugin (.so) to describe (or env KILN_PJRT_PLUGIN)" },
+    "pjrt-plugin": {
+      type: "string",
+      value: "PATH",
+      help: "the PJRT plugin (.so) to describe, and --probe's XLA CPU plugin (or env KILN_PJRT_PLUGIN)",
+    },
     ...PROBE_FLAGS,
   },
 });
