@@ -6,7 +6,6 @@
 import { join } from "node:path";
 import * as k from "../core/index.js";
 import { OptionError, describeValue } from "../core/option-error.js";
-import { discoverCpuPlugin } from "../exec/xla/index.js";
 import { CPU_EXECUTORS, selectDevices, type CpuExecutorName } from "../distribute/devices.js";
 import { PRECISIONS, precisionPolicy, type PrecisionName } from "../optim/precision.js";
 import type { ModelConfig } from "../models/index.js";
@@ -134,10 +133,25 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   checkOptions(o);
   const notice = o.notice ?? ((line: string) => console.error(line));
   const precision = o.precision ?? "32";
-  const pluginPath = o.pjrtPlugin ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
-  const ort = k.availableExecutors().find((e) => e.name === "ort" && e.platform === "cpu");
-  const names = (o.executors ?? CPU_EXECUTORS).filter((n) => (n === "xla" ? pluginPath !== undefined : ort !== undefined));
+  const wantedNames = o.executors ?? CPU_EXECUTORS;
   const cachePath = join(o.cacheDir ?? defaultProbeCacheDir(), PROBE_CACHE_FILE);
+  // Each executor's first device, its client made as the run will make it (the run reuses it).
+  const deviceOf = (c: { executor: CpuExecutorName }) =>
+    selectDevices({
+      accelerator: "cpu",
+      executor: c.executor,
+      devices: o.devices ?? 1,
+      ...(o.pjrtPlugin ? { pjrtPlugin: o.pjrtPlugin } : {}),
+    })[0]!;
+  const found = new Map<CpuExecutorName, k.Executor>();
+  for (const name of wantedNames) {
+    const e =
+      name === "ort"
+        ? k.availableExecutors().find((x) => x.name === "ort" && x.platform === "cpu")
+        : xlaCpuExecutor(() => deviceOf({ executor: name }));
+    if (e) found.set(name, e);
+  }
+  const names = wantedNames.filter((n) => found.has(n));
   if (names.length === 0)
     throw new OptionError({
       option: "executors",
@@ -146,21 +160,14 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
       fix: "Install the xla-cpu-pjrt wheel, or name a CPU plugin with pjrtPlugin",
       where: "chooseCpuExecution",
     });
-  const deviceOf = (c: ExecutionCandidate) =>
-    selectDevices({
-      accelerator: "cpu",
-      executor: c.executor,
-      devices: o.devices ?? 1,
-      ...(c.executor === "xla" && pluginPath ? { pjrtPlugin: pluginPath } : {}),
-    })[0]!;
   const candidates = candidatesFor(
     precision,
-    names.map((n) => (n === "ort" ? ort! : deviceOf({ executor: n, precision: "32" }).executor)),
+    names.map((n) => found.get(n)!),
     names,
   );
   if (candidates.length === 1) {
     const only = candidates[0]!;
-    const why = names.length === 1 && (o.executors ?? CPU_EXECUTORS).length > 1 ? " (no XLA CPU plugin was found)" : "";
+    const why = names.length < wantedNames.length ? ` (${wantedNames.filter((n) => !found.has(n)).join(", ")} cannot run here)` : "";
     const slower = precision === "auto" ? ", f32 (its bf16 is emulated, always slower)" : "";
     return {
       ...only,
@@ -175,7 +182,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   const key: ProbeKey = {
     ...machineKey(),
     kiln: kilnPackageVersion(),
-    plugin: names.includes("xla") ? await pluginIdentity(pluginPath) : "none",
+    plugin: found.has("xla") ? await pluginIdentity(pluginPathOf(found.get("xla")!)) : "none",
     shape: JSON.stringify(probeShapeClass(shape)),
     request: `${precision} on ${names.join(",")}`,
   };
@@ -206,6 +213,21 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
     cachePath,
     line: choiceLine(chosen, timings, candidates[0]!, entry.probedAt, cachePath, describeProbeShape(shape)),
   };
+}
+
+/** XLA's executor on its CPU plugin, or undefined where no plugin is found (`selectDevices` refuses executor "xla"). */
+function xlaCpuExecutor(load: () => k.Device): k.Executor | undefined {
+  try {
+    return load().executor;
+  } catch (e) {
+    if (e instanceof OptionError && e.option === "executor") return undefined;
+    throw e;
+  }
+}
+
+/** The plugin an XLA executor was made from (its `plugin`), for the cache key. */
+function pluginPathOf(e: k.Executor): string | undefined {
+  return (e as k.Executor & { plugin?: { path?: string } }).plugin?.path;
 }
 
 /** The fastest timing, unless the default's is within PROBE_MARGIN of it (then the default). */
