@@ -57,7 +57,7 @@ export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor
     ...(f.devices !== undefined ? { devices: f.devices } : {}),
     ...(f.executor ? { executors: [f.executor] } : {}),
     ...(f.pjrtPlugin ? { pjrtPlugin: f.pjrtPlugin } : {}),
-    notice: (line) => f.say(line.replace(/^kiln: /, "")),
+    notice: f.say,
   });
   f.say(choice.line);
   return { executor: choice.executor, precision: choice.precision };

@@ -59,7 +59,7 @@ export interface CpuExecutionOptions {
   refresh?: boolean;
   /** How long the timed rounds may take (compiles apart). */
   budget?: ProbeBudget;
-  /** Where warnings go (a damaged cache, bf16 slower than f32); default stderr. */
+  /** Where warnings go (a damaged or unwritable cache, bf16 slower than f32); default stderr, after "kiln: ". */
   notice?: (line: string) => void;
 }
 
@@ -131,7 +131,7 @@ function checkOptions(o: CpuExecutionOptions): void {
  */
 export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExecutionChoice> {
   checkOptions(o);
-  const notice = o.notice ?? ((line: string) => console.error(line));
+  const notice = o.notice ?? ((line: string) => console.error(`kiln: ${line}`));
   const precision = o.precision ?? "32";
   const wantedNames = o.executors ?? CPU_EXECUTORS;
   const cachePath = join(o.cacheDir ?? defaultProbeCacheDir(), PROBE_CACHE_FILE);
@@ -189,7 +189,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   let entry: ProbeEntry | undefined;
   if (!o.refresh) {
     const cache = await readProbeCache(cachePath);
-    if (cache.problem) notice(`kiln: ${cache.problem}; probing again (the file will be replaced)`);
+    if (cache.problem) notice(`${cache.problem}; probing again (the file will be replaced)`);
     entry = findProbeEntry(cache.entries, key);
     // An entry measured for other candidates (e.g. by an older Kiln under the same key) is measured again.
     if (entry && !candidates.every((c) => entry!.timings.some((t) => t.executor === c.executor && t.precision === c.precision)))
@@ -199,8 +199,13 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   if (!entry) {
     const timings = await probeExecutions(shape, candidates, deviceOf, o.budget);
     entry = { key, probedAt: new Date().toISOString(), timings };
-    await storeProbeEntry(cachePath, entry);
-    for (const line of bf16Notices(timings)) notice(`kiln: ${line}`);
+    try {
+      await storeProbeEntry(cachePath, entry);
+    } catch (e) {
+      // An unwritable cache costs the next run a probe, not this run its training.
+      notice(`the executor probe cache ${cachePath} could not be written (${(e as Error).message}): the next run probes again`);
+    }
+    for (const line of bf16Notices(timings)) notice(line);
   }
   const timings = entry.timings.filter((t) => candidates.some((c) => c.executor === t.executor && c.precision === t.precision));
   const chosen = pickTiming(timings, candidates[0]!);
