@@ -23,6 +23,8 @@ import {
   findProbeEntry,
   kilnPackageVersion,
   machineKey,
+  machineLoad,
+  probedWhileBusy,
   pluginIdentity,
   PROBE_CACHE_FILE,
   readProbeCache,
@@ -198,7 +200,8 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   const fromCache = entry !== undefined;
   if (!entry) {
     const timings = await probeExecutions(shape, candidates, deviceOf, o.budget);
-    entry = { key, probedAt: new Date().toISOString(), timings };
+    const load = machineLoad();
+    entry = { key, probedAt: new Date().toISOString(), ...(load !== undefined ? { load } : {}), timings };
     try {
       await storeProbeEntry(cachePath, entry);
     } catch (e) {
@@ -216,7 +219,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
     probedAt: entry.probedAt,
     fromCache,
     cachePath,
-    line: choiceLine(chosen, timings, candidates[0]!, entry.probedAt, cachePath, describeProbeShape(shape)),
+    line: choiceLine(chosen, timings, candidates[0]!, entry, cachePath, describeProbeShape(shape)),
   };
 }
 
@@ -248,7 +251,7 @@ function choiceLine(
   chosen: CandidateTiming,
   timings: readonly CandidateTiming[],
   preferred: ExecutionCandidate,
-  probedAt: string,
+  entry: ProbeEntry,
   cachePath: string,
   shape: string,
 ): string {
@@ -259,7 +262,13 @@ function choiceLine(
     chosen === base
       ? `the default; no other candidate was ${Math.round((PROBE_MARGIN - 1) * 100)}% faster`
       : `${(base.stepSeconds / chosen.stepSeconds).toFixed(2)}× ${label(base)}`;
-  return `executor ${chosen.executor} (${chosen.precision}): ${why} on this CPU (${measured}), probed ${probedAt}, cached in ${cachePath}`;
+  const when = `probed ${entry.probedAt}${busy(entry)}, cached in ${cachePath}`;
+  return `executor ${chosen.executor} (${chosen.precision}): ${why} on this CPU (${measured}), ${when}`;
+}
+
+/** Says that an entry was measured while the machine was busy, where it was. */
+function busy(e: ProbeEntry): string {
+  return probedWhileBusy(e) ? ` while the machine was busy (load ${e.load} on ${e.key.cores} cores: probe again when idle)` : "";
 }
 
 /** Where bf16-mixed measured slower than f32 on the same executor: one sentence each. */
@@ -289,5 +298,5 @@ export function describeProbeEntry(e: ProbeEntry): string {
   } catch {
     // a key written by another version: shown as it is
   }
-  return `${shape}; precision ${e.key.request}: ${label(chosen)} (${ms}; probed ${e.probedAt})`;
+  return `${shape}; precision ${e.key.request}: ${label(chosen)} (${ms}; probed ${e.probedAt}${busy(e)})`;
 }

@@ -5,7 +5,7 @@
 // new plugin), the probe shape and the precision asked for. Writes are atomic (rename over the file).
 import { readFile, stat } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { cpus, availableParallelism, homedir } from "node:os";
+import { cpus, availableParallelism, homedir, loadavg } from "node:os";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../io/atomic-file.js";
 import type { CandidateTiming } from "./execution-probe.js";
@@ -33,6 +33,12 @@ export interface ProbeEntry {
   readonly key: ProbeKey;
   /** When it was measured (ISO 8601). */
   readonly probedAt: string;
+  /**
+   * The machine's load average over the minute before the probe (absent where the system has none): a
+   * shared machine's load slows ONNX Runtime's spinning thread pool more than XLA, so a choice made
+   * while busy may not hold when idle.
+   */
+  readonly load?: number;
   readonly timings: readonly CandidateTiming[];
 }
 
@@ -45,6 +51,17 @@ export function defaultProbeCacheDir(env: NodeJS.ProcessEnv = process.env): stri
 /** This machine's part of a key: the CPU model string and the cores this process may use. */
 export function machineKey(): { cpu: string; cores: number } {
   return { cpu: cpus()[0]?.model.trim() ?? "unknown CPU", cores: availableParallelism() };
+}
+
+/** The load average over the last minute, or undefined where the system keeps none (Windows: always 0). */
+export function machineLoad(): number | undefined {
+  const [one] = loadavg();
+  return process.platform === "win32" || one === undefined ? undefined : Number(one.toFixed(2));
+}
+
+/** Whether an entry was measured while other work held more than the cores (its choice may not hold when idle). */
+export function probedWhileBusy(e: ProbeEntry): boolean {
+  return e.load !== undefined && e.load > e.key.cores;
 }
 
 /** Kiln's version, from the package.json beside the compiled sources (dist/src/train/ → the package root). */
@@ -105,6 +122,7 @@ function isEntry(e: unknown): e is ProbeEntry {
     ["cpu", "kiln", "plugin", "shape", "request"].every((f) => typeof (x.key as unknown as Record<string, unknown>)[f] === "string") &&
     typeof x.key.cores === "number" &&
     typeof x.probedAt === "string" &&
+    (x.load === undefined || typeof x.load === "number") &&
     Array.isArray(x.timings) &&
     x.timings.length > 0 &&
     x.timings.every((t) => typeof t.executor === "string" && typeof t.precision === "string" && t.stepSeconds > 0)

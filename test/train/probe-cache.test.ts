@@ -11,6 +11,7 @@ import {
   findProbeEntry,
   machineKey,
   pluginIdentity,
+  probedWhileBusy,
   readProbeCache,
   storeProbeEntry,
   type ProbeEntry,
@@ -90,4 +91,17 @@ test("the cache lives in $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; a plugin is k
   writeFileSync(so, "12345");
   assert.match(await pluginIdentity(so), new RegExp(`^${so}, 5 bytes, changed \\d{4}-`));
   assert.equal(await pluginIdentity(undefined), "none");
+});
+
+test("an entry measured while the load exceeded the cores is marked busy; the load is kept in the file", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-probe-cache-"));
+  const path = join(dir, "executor-probe.json");
+  const busy = { ...entry(key, 100, 80), load: key.cores + 0.5 };
+  assert.equal(probedWhileBusy(busy), true);
+  assert.equal(probedWhileBusy({ ...busy, load: key.cores - 0.5 }), false);
+  assert.equal(probedWhileBusy(entry(key, 100, 80)), false, "no load known: not said to be busy");
+  await storeProbeEntry(path, busy);
+  assert.equal(findProbeEntry((await readProbeCache(path)).entries, key)?.load, key.cores + 0.5);
+  writeFileSync(path, JSON.stringify({ version: 1, entries: [{ ...busy, load: "high" }] }));
+  assert.match((await readProbeCache(path)).problem!, /does not hold version 1 probe entries/);
 });
