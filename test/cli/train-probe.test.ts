@@ -5,12 +5,14 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { loadTokenizer } from "../../src/text/index.js";
+import { presetConfig } from "../../src/models/index.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-cli-probe-"));
@@ -74,6 +76,31 @@ test("an explicit --executor, or a model too small to be worth a probe, is not p
     assert.match(r.err, /on cpu:0 \(one-device, precision 32\)/);
   }
   assert.equal(existsSync(cacheFile) ? readFileSync(cacheFile, "utf8") : undefined, before);
+});
+
+test("without --executor, a model 128 wide is probed in f32 (the default precision) on both executors", { skip: xlaCpuSkip }, async () => {
+  const config = join(root, "llama-128.json");
+  const ids = await loadTokenizer(tokenizer);
+  writeFileSync(
+    config,
+    JSON.stringify({ ...presetConfig("llama-tiny", ids, 32), hidden_size: 128, intermediate_size: 256, num_hidden_layers: 1 }),
+  );
+  const r = kiln(
+    "train",
+    ..."--task causal-lm --max-steps 1 --per-replica-batch-size 2 --accelerator cpu --quiet".split(" "),
+    ...["--model-config", config, "--tokenizer", tokenizer, "--train-data", join(shards, "train"), "--output-dir", join(root, "wide")],
+  );
+  assert.equal(r.code, 0, r.err);
+  const line = probeLine(r.err);
+  assert.match(
+    line ?? r.err,
+    /^kiln train: executor (ort|xla) \(32\): .*ort f32 \d+ ms.* per step of llama width 128, vocab 300, 2×32 tokens/,
+  );
+  const executor = /executor (ort|xla)/.exec(line!)![1];
+  assert.match(r.err, new RegExp(`on ${executor === "xla" ? "xla-cpu:0" : "cpu:0"} \\(one-device, precision 32\\)`));
+  const entries = (JSON.parse(readFileSync(cacheFile, "utf8")) as { entries: { key: { request: string }; timings: unknown[] }[] }).entries;
+  const entry = entries.find((e) => e.key.request === "32 on ort,xla");
+  assert.equal(entry?.timings.length, 2, "ort f32 and xla f32 only");
 });
 
 test("--precision auto on a GPU/TPU is refused with the precisions to give", () => {
