@@ -40,7 +40,7 @@ export const PROBE_MARGIN = 1.05;
 export interface CpuExecutionOptions {
   /** The run's model config (sized to its tokenizer). */
   config: ModelConfig;
-  /** Records per replica and step (the probe cuts it to PROBE_TOKENS tokens). */
+  /** Records per replica and step (the probe cuts the batch to at most 1024 tokens). */
   batch: number;
   /** Tokens per record. */
   maxLength: number;
