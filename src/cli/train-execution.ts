@@ -35,9 +35,10 @@ export interface TrainExecutionFlags {
 /** The executor (undefined: the default device) and precision the run trains with. */
 export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor?: CpuExecutorName; precision: PrecisionName }> {
   const fixed = f.executor ? { executor: f.executor } : {};
-  const onAccelerator = runsOnAccelerator(f.accelerator, f.pjrtPlugin);
+  const runsOn = platformOf(f.accelerator, f.pjrtPlugin, f.precision === "auto");
+  const onAccelerator = runsOn === "accelerator";
   const place = processPlace();
-  if (onAccelerator || place) {
+  if (runsOn !== "cpu" || place) {
     if (f.precision === "auto")
       throw new UsageError(
         onAccelerator
@@ -63,12 +64,21 @@ export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor
   return { executor: choice.executor, precision: choice.precision };
 }
 
-/** Whether --accelerator picks a GPU/TPU: by name, or auto with a GPU/TPU plugin found (a named plugin is loaded to ask). */
-function runsOnAccelerator(accelerator: TrainExecutionFlags["accelerator"], pjrtPlugin: string | undefined): boolean {
-  if (accelerator !== "auto") return accelerator !== "cpu";
+/**
+ * Where --accelerator runs: a GPU/TPU by name, or auto with a GPU/TPU plugin found. A plugin named with
+ * auto (--pjrt-plugin, KILN_PJRT_PLUGIN) may be either: it is loaded to ask only for --precision auto,
+ * which must know; otherwise it is left to the run (loading it twice would make two clients of a GPU).
+ */
+function platformOf(
+  accelerator: TrainExecutionFlags["accelerator"],
+  pjrtPlugin: string | undefined,
+  mustKnow: boolean,
+): "cpu" | "accelerator" | "unknown" {
+  if (accelerator !== "auto") return accelerator === "cpu" ? "cpu" : "accelerator";
   const found = discoverPjrtPlugin(pjrtPlugin ? { pluginPath: pjrtPlugin } : {});
-  if ("notFound" in found) return false;
-  if (found.kind !== "explicit") return found.kind !== "cpu";
+  if ("notFound" in found) return "cpu";
+  if (found.kind !== "explicit") return found.kind === "cpu" ? "cpu" : "accelerator";
+  if (!mustKnow) return "unknown";
   const platform = loadAcceleratorExecutor(found.path).executor?.platform;
-  return platform !== undefined && platform !== "cpu";
+  return platform !== undefined && platform !== "cpu" ? "accelerator" : "cpu";
 }
