@@ -37,7 +37,12 @@ const train = (out: string, ...flags: string[]) =>
   kiln(
     "train",
     ..."--task causal-lm --preset llama-tiny --max-steps 2 --per-replica-batch-size 2 --accelerator cpu --quiet".split(" "),
-    ...["--tokenizer", tokenizer, "--train-data", join(shards, "train"), "--output-dir", join(root, out)],
+    "--tokenizer",
+    tokenizer,
+    "--train-data",
+    join(shards, "train"),
+    "--output-dir",
+    join(root, out),
     ...flags,
   );
 
@@ -88,7 +93,14 @@ test("without --executor, a model 128 wide is probed in f32 (the default precisi
   const r = kiln(
     "train",
     ..."--task causal-lm --max-steps 1 --per-replica-batch-size 2 --accelerator cpu --quiet".split(" "),
-    ...["--model-config", config, "--tokenizer", tokenizer, "--train-data", join(shards, "train"), "--output-dir", join(root, "wide")],
+    "--model-config",
+    config,
+    "--tokenizer",
+    tokenizer,
+    "--train-data",
+    join(shards, "train"),
+    "--output-dir",
+    join(root, "wide"),
   );
   assert.equal(r.code, 0, r.err);
   const line = probeLine(r.err);
