@@ -78,6 +78,11 @@ export interface ExecutorAbilities {
    */
   readonly constantWeightBytes?: number;
   /**
+   * bf16/f16 arithmetic is computed in f32 and rounded after every op (no 16-bit kernels), so a 16-bit
+   * precision is always slower than f32 here: choosing by measurement leaves it out unless asked for.
+   */
+  readonly emulatesNarrowFloats?: boolean;
+  /**
    * The reference interpreter, which every other executor is checked against: never the one a run
    * picks, nor listed among the devices a run could use.
    */

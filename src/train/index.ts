@@ -35,6 +35,7 @@ export { TensorBoardLogger } from "./tensorboard.js";
 export { TrainingDivergedError } from "./divergence.js";
 export { OutputDirInUseError } from "./output-dir.js";
 export { RunDirLockedError } from "./run-lock.js";
+export { chooseCpuExecution, type CpuExecutionOptions, type CpuExecutionChoice } from "./choose-execution.js";
 export {
   makeTrainStep,
   makeEvalStep,

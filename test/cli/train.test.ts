@@ -55,7 +55,7 @@ test("bad flags, a missing tokenizer, and shards that disagree with the model ar
   r = kiln(...base.slice(0, -2), "--model-config", config);
   assert.match(r.err, /--model-config ".*config\.json": vocab_size 12 differs from the tokenizer's 300/);
   r = kiln(...base, "--precision", "fp8");
-  assert.match(r.err, /--precision must be one of 32, 32-true, bf16-mixed, bf16-true, 16-mixed, got "fp8"/);
+  assert.match(r.err, /--precision must be one of 32, 32-true, bf16-mixed, bf16-true, 16-mixed, auto, got "fp8"/);
   r = kiln(...base, "--accelerator", "gpu");
   assert.equal(r.code, 2);
   assert.match(

@@ -6,18 +6,27 @@ import { discoverExecutors } from "../../index.js";
 import { discoverCpuPlugin, discoverPjrtPlugin, XlaExecutor, type PjrtPluginFound } from "../../exec/xla/index.js";
 import { flagTable, readFlags } from "../flags.js";
 import type { Command } from "./types.js";
+import { PROBE_FLAGS, printProbeCache, probeAgain } from "./devices-probe.js";
 
 const FLAGS = flagTable({
   command: "devices",
-  usage: "Usage: kiln devices [--pjrt-plugin PATH]",
+  usage: "Usage: kiln devices [--pjrt-plugin PATH] [--probe [--preset NAME] [--precision 32|bf16-mixed|auto] …]",
   about: `Lists every executor with its version and threads, and the devices it provides; the first device listed
 is the default one. Then the PJRT plugins the XLA executor can use, each with its path, the PJRT C API
 version it implements, its xla_version and StableHLO versions, its platform and its devices:
   - the plugin --pjrt-plugin or KILN_PJRT_PLUGIN names, or else a GPU/TPU plugin found installed
     (a jax-cuda*-pjrt wheel, or libtpu);
-  - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).`,
+  - XLA's CPU plugin from an xla-cpu-pjrt wheel (its devices are xla-cpu:N; never picked as an accelerator).
+Then the executor probes cached for this CPU: which executor (and precision, for --precision auto)
+\`kiln train\` picked by measurement for each model shape, in $XDG_CACHE_HOME/kiln (else ~/.cache/kiln).
+Last, the GPU/TPU plugin an --accelerator auto run would use.`,
   flags: {
-    "pjrt-plugin": { type: "string", value: "PATH", help: "the PJRT plugin (.so) to describe (or env KILN_PJRT_PLUGIN)" },
+    "pjrt-plugin": {
+      type: "string",
+      value: "PATH",
+      help: "the PJRT plugin (.so) to describe, and --probe's XLA CPU plugin (or env KILN_PJRT_PLUGIN)",
+    },
+    ...PROBE_FLAGS,
   },
 });
 
@@ -38,7 +47,7 @@ function describePlugin(plugin: PjrtPluginFound): { text: string; platform?: str
 export const devicesCommand: Command = {
   name: "devices",
   summary: "list the executors and their devices (the first is the default), and the PJRT plugins found",
-  run(argv) {
+  async run(argv) {
     const flags = readFlags(FLAGS, argv);
     if (!flags) return;
     const values = flags.values;
@@ -79,6 +88,17 @@ export const devicesCommand: Command = {
     const cpu = discoverCpuPlugin();
     if (cpu && ("notFound" in named || cpu.path !== named.path)) console.log(describePlugin(cpu).text);
     else if (!cpu) console.log("xla: no XLA CPU plugin (pip install xla-cpu-pjrt puts one in xla_plugins/)");
+    // The probes before the summary line, which stays last.
+    if (values.probe)
+      await probeAgain({
+        preset: values.preset,
+        vocabSize: values["vocab-size"],
+        batch: values["batch-size"],
+        maxLength: values["max-length"],
+        precision: values.precision,
+        pjrtPlugin: pluginPath,
+      });
+    await printProbeCache();
     console.log(`GPU/TPU plugin: ${accelerator}`);
   },
 };

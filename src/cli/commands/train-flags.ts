@@ -144,15 +144,19 @@ export const TRAIN_FLAGS = flagTable({
     strategy: { type: "enum", values: STRATEGIES, default: "auto", group: DEVICES, help: "auto | one-device | data-parallel" },
     precision: {
       ...PRECISION_FLAG,
+      values: [...PRECISION_FLAG.values, "auto"],
       group: DEVICES,
-      help: "32 | bf16-mixed | bf16-true | 16-mixed (default 32; bf16/f16 are emulated on the CPU)",
+      help:
+        "32 | bf16-mixed | bf16-true | 16-mixed | auto (default 32; bf16/f16 are emulated on\n" +
+        "ONNX Runtime; auto: 32 or bf16-mixed, whichever measures faster on this CPU)",
     },
     executor: {
       ...EXECUTOR_FLAG,
       group: DEVICES,
       help:
-        "ort | xla: who runs the CPU (default ort, ONNX Runtime; xla: XLA's CPU plugin with\n" +
-        "--devices N devices); GPUs and TPUs always run on XLA",
+        "ort | xla: who runs the CPU (ONNX Runtime, or XLA's CPU plugin with --devices N devices;\n" +
+        "default: the faster here, measured at the first run of a model shape and cached:\n" +
+        "`kiln devices --probe`); GPUs and TPUs always run on XLA",
     },
     "pjrt-plugin": {
       ...PJRT_PLUGIN_FLAG,

@@ -13,6 +13,7 @@ import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train
 import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
 import { trainingModel, trainingModelPlan } from "../../train/training-model.js";
+import { trainExecution } from "../train-execution.js";
 import type { Command } from "./types.js";
 import { rankPrefix } from "../../distribute/multi-process.js";
 import { launchedStore } from "../launched-store.js";
@@ -74,6 +75,19 @@ async function runTrain(argv: string[]): Promise<void> {
     ...(v.resume ? { resume: { outputDir: outputs.localDir, optimizer: v.optimizer } } : {}),
   });
 
+  // Who runs the CPU: --executor, or the faster here by a cached measurement of this model's shape.
+  const execution = await trainExecution({
+    executor: v.executor,
+    precision: v.precision,
+    accelerator: v.accelerator,
+    pjrtPlugin: v["pjrt-plugin"],
+    devices: v.devices,
+    batch: batch / accum,
+    maxLength,
+    config,
+    say: (line) => console.error(`kiln train: ${line}`),
+  });
+
   // Under kiln launch on GPUs/TPUs every process is one of the XLA client's processes (its devices all of
   // this process's unless --devices says otherwise); under mpiexec/mpirun, --devices replicas each.
   const store = await launchedStore({ accelerator: v.accelerator, pjrtPlugin: v["pjrt-plugin"] });
@@ -86,12 +100,12 @@ async function runTrain(argv: string[]): Promise<void> {
     gradientAccumulation: accum,
     accelerator: v.accelerator,
     devices: v.devices ?? (store ? "auto" : 1),
-    ...(v.executor ? { executor: v.executor } : {}),
+    ...(execution.executor ? { executor: execution.executor } : {}),
     ...(v["pjrt-plugin"] !== undefined ? { pjrtPlugin: v["pjrt-plugin"] } : {}),
     notice: deviceNotice(given.has("accelerator"), v.verbose),
     strategy: v.strategy,
     ...(store ? { coordinationStore: store } : {}),
-    precision: v.precision,
+    precision: execution.precision,
     stepsPerExecution: v["steps-per-execution"],
     evalEvery: v["eval-every"] ?? 0,
     logEvery: v["log-every"],
@@ -135,7 +149,7 @@ async function runTrain(argv: string[]): Promise<void> {
         `${data.trainRecords} training records of ${maxLength} tokens, ` +
         `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
         (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
-        `(${trainer.strategy.name}, precision ${v.precision})`,
+        `(${trainer.strategy.name}, precision ${execution.precision})`,
     );
   stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({

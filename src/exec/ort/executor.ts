@@ -41,6 +41,7 @@ export class OrtExecutor implements Executor {
     loopForm: "unrolled",
     reference: false,
     constantWeightBytes: 1 << 30,
+    emulatesNarrowFloats: true,
   };
   private threadCount: number | undefined;
   private deviceList: Device[] | undefined;
