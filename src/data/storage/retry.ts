@@ -4,6 +4,7 @@
 // deadline has passed. Other failures (403, 404, missing credentials, no such host) are not retried: no
 // wait makes them succeed. Every retry is counted, by cause, so a run can say what the network did.
 import { OptionError } from "../../core/option-error.js";
+import { failOnCut } from "./cut-connections.js";
 
 export interface GcsRetrySettings {
   /** The first retry's delay bound in milliseconds (each later one doubles it, up to `maxDelayMs`). */
@@ -177,16 +178,18 @@ export function stallError(what: string, ms: number): Error {
 }
 
 /**
- * `request`'s result, or a stall error ("timeout", passing) when it has not come within `timeoutMs`. The
- * library's requests take no timeout that holds (nor a signal): an abandoned one is left to end on its own.
+ * `request()`'s result, or a stall error ("timeout", passing) when it has not come within `timeoutMs`,
+ * or the socket's reset (ECONNRESET) as soon as one of its answers is cut off (see cut-connections.ts).
+ * The library's requests take no timeout that holds (nor a signal): an abandoned one is left to end on its own.
  */
-export function withinTimeout<T>(what: string, request: Promise<T>, timeoutMs = gcsRetrySettings().timeoutMs): Promise<T> {
+export function withinTimeout<T>(what: string, request: () => Promise<T>, timeoutMs = gcsRetrySettings().timeoutMs): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(stallError(what, timeoutMs)), timeoutMs);
   });
-  request.catch(() => {}); // a late failure of an abandoned request is of no interest
-  return Promise.race([request, stalled]).finally(() => clearTimeout(timer));
+  const answer = failOnCut(request);
+  answer.catch(() => {}); // a late failure of an abandoned request is of no interest
+  return Promise.race([answer, stalled]).finally(() => clearTimeout(timer));
 }
 
 /**
