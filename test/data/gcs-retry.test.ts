@@ -83,6 +83,28 @@ test("an upload broken off mid-session goes on from the server's offset in the s
   assert.equal(after.resumedUploads - before.resumedUploads, 3);
 });
 
+test("asking a resumable upload's offset again after a reset or a stall counts each by its cause", { skip: emulatorSkip }, async () => {
+  const { gcs, gcsRequestCounts, proxy } = await setUp();
+  const data = bytes(700_000, 4); // three chunks of 256 KiB
+  const before = gcsRequestCounts();
+  const from = proxy.requests.length;
+  const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
+  // The empty PUT that asks the server how many bytes of the session it holds.
+  const offsetQuery = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes === 0;
+  const chunks = failMatching(chunkPut, [undefined, "503"]);
+  const queries = failMatching(offsetQuery, ["reset", "stall"]);
+  proxy.plan = (r) => chunks(r) ?? queries(r);
+  await gcs.writeAtomic("gs://emu/offset/object.bin", data);
+  proxy.plan = () => undefined;
+  assert.deepEqual(await gcs.readAll("gs://emu/offset/object.bin"), data);
+  assert.equal(proxy.requests.slice(from).filter(offsetQuery).length, 3);
+  const after = gcsRequestCounts();
+  const added = (cause: string) => (after.byCause[cause] ?? 0) - (before.byCause[cause] ?? 0);
+  assert.deepEqual([added("503"), added("ECONNRESET"), added("timeout")], [1, 1, 1]);
+  assert.equal(after.retries - before.retries, 3);
+  assert.equal(after.failed, before.failed);
+});
+
 test("an upload damaged on the way fails its CRC32C check and leaves no object", { skip: emulatorSkip }, async () => {
   const { gcs, proxy } = await setUp();
   const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;

@@ -139,29 +139,49 @@ function httpStatus(e: unknown): number | undefined {
   return undefined;
 }
 
-/** Socket errors that a new connection may not meet. ECONNREFUSED and ENOTFOUND are not among them: no server, no host. */
-const PASSING_CODES = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ESOCKETTIMEDOUT",
-  "ECONNABORTED",
-  "EAI_AGAIN",
-  "ERR_STREAM_PREMATURE_CLOSE",
+/**
+ * Error codes of failures that a new try may not meet, and the cause each is counted as. ECONNREFUSED
+ * and ENOTFOUND are not among them: no server, no host.
+ */
+const PASSING_CODES = new Map<string, string>([
+  ["ECONNRESET", "ECONNRESET"],
+  ["EPIPE", "EPIPE"],
+  ["ECONNABORTED", "ECONNABORTED"],
+  ["EAI_AGAIN", "EAI_AGAIN"],
+  ["ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_PREMATURE_CLOSE"],
+  ["ETIMEDOUT", "timeout"],
+  ["ESOCKETTIMEDOUT", "timeout"],
+  // Node's fetch (undici), which asks a resumable upload for its offset: the connection closed under
+  // the request, or a part of the exchange took too long.
+  ["UND_ERR_SOCKET", "ECONNRESET"],
+  ["UND_ERR_CONNECT_TIMEOUT", "timeout"],
+  ["UND_ERR_HEADERS_TIMEOUT", "timeout"],
+  ["UND_ERR_BODY_TIMEOUT", "timeout"],
+  // What gaxios (the library's HTTP layer for uploads) names a request its AbortSignal.timeout ended.
+  ["TimeoutError", "timeout"],
 ]);
+
+/** The timeout a request was ended by: AbortSignal.timeout's TimeoutError, as the error or as its signal's reason. */
+function endedByTimeout(x: { name?: unknown; config?: { signal?: { aborted?: boolean; reason?: { name?: unknown } } } }): boolean {
+  if (x.name === "TimeoutError") return true;
+  const signal = x.config?.signal; // gaxios keeps the request's settings, its signal among them
+  return x.name === "AbortError" && signal?.aborted === true && signal.reason?.name === "TimeoutError";
+}
 
 /**
  * Why a failure may pass if tried again, as a short cause ("503", "ECONNRESET", "timeout"), or
- * undefined when it is lasting (403, 404, no credentials, no such host, a refused connection).
+ * undefined when it is lasting (403, 404, no credentials, no such host, a refused connection). The
+ * error and its causes are judged by what they carry (a status, a code, the timeout that ended them),
+ * which the two majors of the library (7, 8) share; the message only when nothing else tells.
  */
 export function passingCause(e: unknown): string | undefined {
   const status = httpStatus(e);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500 ? String(status) : undefined;
-  for (let x = e as { code?: unknown; type?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; depth++) {
-    if (typeof x.code === "string" && PASSING_CODES.has(x.code))
-      return x.code === "ESOCKETTIMEDOUT" || x.code === "ETIMEDOUT" ? "timeout" : x.code;
-    if (x.type === "request-timeout" || x.type === "body-timeout") return "timeout";
-    x = x.cause as typeof x;
+  type Link = Parameters<typeof endedByTimeout>[0] & { code?: unknown; type?: unknown; cause?: unknown };
+  for (let x = e as Link | undefined, depth = 0; x && typeof x === "object" && depth < 5; depth++) {
+    if (typeof x.code === "string" && PASSING_CODES.has(x.code)) return PASSING_CODES.get(x.code);
+    if (x.type === "request-timeout" || x.type === "body-timeout" || endedByTimeout(x)) return "timeout";
+    x = x.cause as Link | undefined;
   }
   const message = String((e as Error)?.message ?? "");
   // The resumable upload's own errors carry their status only in the message.
