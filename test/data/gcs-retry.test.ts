@@ -141,6 +141,12 @@ test(
     for (const i of [1, 2, 3, 4]) assert.deepEqual(await gcs.readAll(`gs://emu/small/${i}.json`), bytes(1000, i));
     const after = gcsRequestCounts();
     assert.equal(after.retries - before.retries, 4 * faults.length + 1);
+    // Each by its cause: a connection cut before or halfway through the answer is a reset, never a stall.
+    const added = (cause: string) => (after.byCause[cause] ?? 0) - (before.byCause[cause] ?? 0);
+    assert.deepEqual(
+      { 503: added("503"), 429: added("429"), ECONNRESET: added("ECONNRESET"), timeout: added("timeout") },
+      { 503: 5, 429: 4, ECONNRESET: 8, timeout: 4 },
+    );
     assert.equal(after.failed, before.failed);
     assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ operations, \d+ retries \(.*503 ×\d+.*429 ×\d+/);
   },
