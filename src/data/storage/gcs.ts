@@ -39,9 +39,12 @@ export class GcsStorage implements Storage {
   // second, which local-only runs (and every worker thread) should not pay. The library's own retries
   // are off: withRetries (retry.ts) retries every request instead, counting each retry by its cause,
   // timing its backoff by KILN_GCS_* and retrying what the library cannot (a read that broke off
-  // mid-stream goes on from its byte; an upload goes on from the byte the server has).
+  // mid-stream goes on from its byte; an upload goes on from the byte the server has). Nothing is
+  // judged retryable by the library either: a resumable upload would otherwise wrap a failed chunk's
+  // error into a "Retry limit exceeded" message that keeps its status and code only as text.
   private async bucket(name: string): Promise<Bucket> {
-    this.client ??= loadClient({ retryOptions: { autoRetry: false, maxRetries: 0 }, timeout: gcsRetrySettings().timeoutMs });
+    const retryOptions = { autoRetry: false, maxRetries: 0, retryableErrorFn: () => false };
+    this.client ??= loadClient({ retryOptions, timeout: gcsRetrySettings().timeoutMs });
     return (await this.client).bucket(name);
   }
 
