@@ -105,6 +105,31 @@ test("asking a resumable upload's offset again after a reset or a stall counts e
   assert.equal(after.failed, before.failed);
 });
 
+test(
+  "a cut answer to an upload's last chunk costs one retry, though the emulator then forgets the session",
+  { skip: emulatorSkip },
+  async () => {
+    const { gcs, gcsRequestCounts, proxy } = await setUp();
+    const data = bytes(700_000, 5); // three chunks of 256 KiB, the last one shorter
+    const before = gcsRequestCounts();
+    const from = proxy.requests.length;
+    const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
+    proxy.plan = failMatching(chunkPut, [undefined, undefined, "reset-mid-body"]);
+    await gcs.writeAtomic("gs://emu/last/object.bin", data);
+    proxy.plan = () => undefined;
+    assert.deepEqual(await gcs.readAll("gs://emu/last/object.bin"), data);
+    // The server stored the last chunk and completed the object before the answer was cut. Google Cloud
+    // Storage then answers the offset query with the object; the emulator no longer knows the session,
+    // so a new one sends the object again, within the same retry.
+    const sessions = proxy.requests.slice(from).filter((r) => r.method === "POST" && r.url.includes("uploadType=resumable"));
+    assert.ok(sessions.length <= 2, `${sessions.length} sessions`);
+    const after = gcsRequestCounts();
+    assert.equal(after.retries - before.retries, 1);
+    assert.equal((after.byCause.ECONNRESET ?? 0) - (before.byCause.ECONNRESET ?? 0), 1);
+    assert.equal(after.failed, before.failed);
+  },
+);
+
 test("an upload damaged on the way fails its CRC32C check and leaves no object", { skip: emulatorSkip }, async () => {
   const { gcs, proxy } = await setUp();
   const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;

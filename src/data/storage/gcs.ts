@@ -224,19 +224,21 @@ export class GcsStorage implements Storage {
     await gcsCall(path, async () => {
       let uri: string | undefined;
       let offset = 0;
-      await withRetries(async (tryNumber) => {
+      await withRetries(async () => {
+        if (uri !== undefined) {
+          // A try after a failure: the server says how much of the session it holds. A session it no
+          // longer knows (expired, or completed where the emulator forgets it) is started again in this
+          // try: the retry is the failure's, counted by its cause.
+          const held = await sessionOffset(client, uri, data.length);
+          if (held === "gone") uri = undefined;
+          else {
+            if (held > 0) countResumed("upload");
+            offset = held;
+          }
+        }
         if (uri === undefined) {
           [uri] = await withinTimeout(`starting the upload of ${path}`, () => file.createResumableUpload({ metadata: { contentType } }));
           offset = 0;
-        } else {
-          // A try after a failure: the server says how much of the session it holds.
-          const held = await sessionOffset(client, uri, data.length);
-          if (held === "gone") {
-            uri = undefined; // expired or lost: the next try starts a new session
-            throw Object.assign(new Error(`the upload session of ${path} is gone`), { code: "ECONNRESET" });
-          }
-          if (tryNumber > 1 && held > 0) countResumed("upload");
-          offset = held;
         }
         if (offset < data.length) {
           // Resumed parts cannot be checked by the library (it hashes only what it sends): the whole
