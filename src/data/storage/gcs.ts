@@ -339,7 +339,7 @@ async function loadClient(options: ConstructorParameters<typeof GcsClient>[0]): 
       throw e;
     throw new Error(
       "gs:// paths need npm package @google-cloud/storage, which is not installed: " +
-        "run `npm install @google-cloud/storage` in your project (it needs Node 22 or newer)",
+        "run `npm install @google-cloud/storage` in your project (7.x or 8.x: npm picks one that runs on this Node)",
     );
   }
   return new client.Storage(options);
