@@ -172,7 +172,7 @@ function endedByTimeout(x: { name?: unknown; config?: { signal?: { aborted?: boo
  * Why a failure may pass if tried again, as a short cause ("503", "ECONNRESET", "timeout"), or
  * undefined when it is lasting (403, 404, no credentials, no such host, a refused connection). The
  * error and its causes are judged by what they carry (a status, a code, the timeout that ended them),
- * which the two majors of the library (7, 8) share; the message only when nothing else tells.
+ * never by their words, which differ between the library's majors (7, 8) and its HTTP layers.
  */
 export function passingCause(e: unknown): string | undefined {
   const status = httpStatus(e);
@@ -183,12 +183,6 @@ export function passingCause(e: unknown): string | undefined {
     if (x.type === "request-timeout" || x.type === "body-timeout" || endedByTimeout(x)) return "timeout";
     x = x.cause as Link | undefined;
   }
-  const message = String((e as Error)?.message ?? "");
-  // The resumable upload's own errors carry their status only in the message.
-  const said = /^Retry (?:total time )?limit exceeded - status: (\d{3})\b/.exec(message)?.[1];
-  if (said !== undefined) return passingCause({ code: Number(said) });
-  if (/socket hang up|premature close|other side closed|unexpected end of|aborted/i.test(message)) return "ECONNRESET";
-  if (/network timeout|timed? ?out/i.test(message)) return "timeout";
   return undefined;
 }
 
