@@ -157,16 +157,7 @@ const PASSING_CODES = new Map<string, string>([
   ["UND_ERR_CONNECT_TIMEOUT", "timeout"],
   ["UND_ERR_HEADERS_TIMEOUT", "timeout"],
   ["UND_ERR_BODY_TIMEOUT", "timeout"],
-  // What gaxios (the library's HTTP layer for uploads) names a request its AbortSignal.timeout ended.
-  ["TimeoutError", "timeout"],
 ]);
-
-/** The timeout a request was ended by: AbortSignal.timeout's TimeoutError, as the error or as its signal's reason. */
-function endedByTimeout(x: { name?: unknown; config?: { signal?: { aborted?: boolean; reason?: { name?: unknown } } } }): boolean {
-  if (x.name === "TimeoutError") return true;
-  const signal = x.config?.signal; // gaxios keeps the request's settings, its signal among them
-  return x.name === "AbortError" && signal?.aborted === true && signal.reason?.name === "TimeoutError";
-}
 
 /**
  * Why a failure may pass if tried again, as a short cause ("503", "ECONNRESET", "timeout"), or
@@ -177,10 +168,11 @@ function endedByTimeout(x: { name?: unknown; config?: { signal?: { aborted?: boo
 export function passingCause(e: unknown): string | undefined {
   const status = httpStatus(e);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500 ? String(status) : undefined;
-  type Link = Parameters<typeof endedByTimeout>[0] & { code?: unknown; type?: unknown; cause?: unknown };
+  type Link = { code?: unknown; type?: unknown; name?: unknown; cause?: unknown };
   for (let x = e as Link | undefined, depth = 0; x && typeof x === "object" && depth < 5; depth++) {
     if (typeof x.code === "string" && PASSING_CODES.has(x.code)) return PASSING_CODES.get(x.code);
-    if (x.type === "request-timeout" || x.type === "body-timeout" || endedByTimeout(x)) return "timeout";
+    // node-fetch's own timeouts (the library's `timeout`), and AbortSignal.timeout's end of a fetch.
+    if (x.type === "request-timeout" || x.type === "body-timeout" || x.name === "TimeoutError") return "timeout";
     x = x.cause as Link | undefined;
   }
   return undefined;
