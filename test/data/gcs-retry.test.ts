@@ -83,6 +83,53 @@ test("an upload broken off mid-session goes on from the server's offset in the s
   assert.equal(after.resumedUploads - before.resumedUploads, 3);
 });
 
+test("asking a resumable upload's offset again after a reset or a stall counts each by its cause", { skip: emulatorSkip }, async () => {
+  const { gcs, gcsRequestCounts, proxy } = await setUp();
+  const data = bytes(700_000, 4); // three chunks of 256 KiB
+  const before = gcsRequestCounts();
+  const from = proxy.requests.length;
+  const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
+  // The empty PUT that asks the server how many bytes of the session it holds.
+  const offsetQuery = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes === 0;
+  const chunks = failMatching(chunkPut, [undefined, "503"]);
+  const queries = failMatching(offsetQuery, ["reset", "stall"]);
+  proxy.plan = (r) => chunks(r) ?? queries(r);
+  await gcs.writeAtomic("gs://emu/offset/object.bin", data);
+  proxy.plan = () => undefined;
+  assert.deepEqual(await gcs.readAll("gs://emu/offset/object.bin"), data);
+  assert.equal(proxy.requests.slice(from).filter(offsetQuery).length, 3);
+  const after = gcsRequestCounts();
+  const added = (cause: string) => (after.byCause[cause] ?? 0) - (before.byCause[cause] ?? 0);
+  assert.deepEqual([added("503"), added("ECONNRESET"), added("timeout")], [1, 1, 1]);
+  assert.equal(after.retries - before.retries, 3);
+  assert.equal(after.failed, before.failed);
+});
+
+test(
+  "a cut answer to an upload's last chunk costs one retry, though the emulator then forgets the session",
+  { skip: emulatorSkip },
+  async () => {
+    const { gcs, gcsRequestCounts, proxy } = await setUp();
+    const data = bytes(700_000, 5); // three chunks of 256 KiB, the last one shorter
+    const before = gcsRequestCounts();
+    const from = proxy.requests.length;
+    const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
+    proxy.plan = failMatching(chunkPut, [undefined, undefined, "reset-mid-body"]);
+    await gcs.writeAtomic("gs://emu/last/object.bin", data);
+    proxy.plan = () => undefined;
+    assert.deepEqual(await gcs.readAll("gs://emu/last/object.bin"), data);
+    // The server stored the last chunk and completed the object before the answer was cut. Google Cloud
+    // Storage then answers the offset query with the object; the emulator no longer knows the session,
+    // so a new one sends the object again, within the same retry.
+    const sessions = proxy.requests.slice(from).filter((r) => r.method === "POST" && r.url.includes("uploadType=resumable"));
+    assert.ok(sessions.length <= 2, `${sessions.length} sessions`);
+    const after = gcsRequestCounts();
+    assert.equal(after.retries - before.retries, 1);
+    assert.equal((after.byCause.ECONNRESET ?? 0) - (before.byCause.ECONNRESET ?? 0), 1);
+    assert.equal(after.failed, before.failed);
+  },
+);
+
 test("an upload damaged on the way fails its CRC32C check and leaves no object", { skip: emulatorSkip }, async () => {
   const { gcs, proxy } = await setUp();
   const chunkPut = (r: ProxiedRequest) => r.method === "PUT" && r.url.includes("upload_id") && r.bytes > 0;
@@ -119,6 +166,12 @@ test(
     for (const i of [1, 2, 3, 4]) assert.deepEqual(await gcs.readAll(`gs://emu/small/${i}.json`), bytes(1000, i));
     const after = gcsRequestCounts();
     assert.equal(after.retries - before.retries, 4 * faults.length + 1);
+    // Each by its cause: a connection cut before or halfway through the answer is a reset, never a stall.
+    const added = (cause: string) => (after.byCause[cause] ?? 0) - (before.byCause[cause] ?? 0);
+    assert.deepEqual(
+      { 503: added("503"), 429: added("429"), ECONNRESET: added("ECONNRESET"), timeout: added("timeout") },
+      { 503: 5, 429: 4, ECONNRESET: 8, timeout: 4 },
+    );
     assert.equal(after.failed, before.failed);
     assert.match(describeGcsRequestCounts(after)!, /^gs:\/\/: \d+ operations, \d+ retries \(.*503 ×\d+.*429 ×\d+/);
   },

@@ -8,6 +8,7 @@ import type { Bucket, Storage as GcsClient } from "@google-cloud/storage";
 import { writeAllAtomically, type AtomicWriter, type ReadRange, type Storage } from "./types.js";
 import { globToRegExp, hasWildcard, literalPrefix } from "./glob.js";
 import { gcsCall, quietGcsWarnings } from "./gcs-errors.js";
+import { watchCuts } from "./cut-connections.js";
 import { countResumed, gcsRetrySettings, stallError, withinTimeout, withRetries } from "./retry.js";
 import { crc32c } from "../tfrecord/crc32c.js";
 
@@ -38,9 +39,12 @@ export class GcsStorage implements Storage {
   // second, which local-only runs (and every worker thread) should not pay. The library's own retries
   // are off: withRetries (retry.ts) retries every request instead, counting each retry by its cause,
   // timing its backoff by KILN_GCS_* and retrying what the library cannot (a read that broke off
-  // mid-stream goes on from its byte; an upload goes on from the byte the server has).
+  // mid-stream goes on from its byte; an upload goes on from the byte the server has). Nothing is
+  // judged retryable by the library either: a resumable upload would otherwise wrap a failed chunk's
+  // error into a "Retry limit exceeded" message that keeps its status and code only as text.
   private async bucket(name: string): Promise<Bucket> {
-    this.client ??= loadClient({ retryOptions: { autoRetry: false, maxRetries: 0 }, timeout: gcsRetrySettings().timeoutMs });
+    const retryOptions = { autoRetry: false, maxRetries: 0, retryableErrorFn: () => false };
+    this.client ??= loadClient({ retryOptions, timeout: gcsRetrySettings().timeoutMs });
     return (await this.client).bucket(name);
   }
 
@@ -55,7 +59,7 @@ export class GcsStorage implements Storage {
     const prefix = object === "" || object.endsWith("/") ? object : `${object}/`;
     const [files] = await gcsCall(
       path,
-      () => withRetries(() => withinTimeout(`listing ${path}`, b.getFiles({ prefix, maxResults: 1, autoPaginate: false }))),
+      () => withRetries(() => withinTimeout(`listing ${path}`, () => b.getFiles({ prefix, maxResults: 1, autoPaginate: false }))),
       true,
     );
     return files.length > 0;
@@ -71,7 +75,7 @@ export class GcsStorage implements Storage {
     let query: GetFilesOptions | undefined = { prefix: literalPrefix(object), autoPaginate: false, maxResults: 1000 };
     while (query) {
       const q: GetFilesOptions = query;
-      const [files, next] = await gcsCall(pattern, () => withRetries(() => withinTimeout(`listing ${pattern}`, b.getFiles(q))), true);
+      const [files, next] = await gcsCall(pattern, () => withRetries(() => withinTimeout(`listing ${pattern}`, () => b.getFiles(q))), true);
       names.push(...files.map((f) => f.name));
       query = next?.pageToken ? { ...q, pageToken: next.pageToken } : undefined;
     }
@@ -85,14 +89,14 @@ export class GcsStorage implements Storage {
     const { bucket, object } = parseGcsPath(path);
     if (object === "" || object.endsWith("/")) return false;
     const b = await this.bucket(bucket);
-    const [exists] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, b.file(object).exists())));
+    const [exists] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, () => b.file(object).exists())));
     return exists;
   }
 
   async size(path: string): Promise<number> {
     const { bucket, object } = parseGcsPath(path);
     const b = await this.bucket(bucket);
-    const [meta] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, b.file(object).getMetadata())));
+    const [meta] = await gcsCall(path, () => withRetries(() => withinTimeout(`looking up ${path}`, () => b.file(object).getMetadata())));
     return Number(meta.size);
   }
 
@@ -110,6 +114,8 @@ export class GcsStorage implements Storage {
     let offset = start;
     let chunks: AsyncIterator<Uint8Array> | undefined;
     let stream: ReturnType<typeof file.createReadStream> | undefined;
+    // A cut answer ends the stream it feeds at once (the library may leave it open: see cut-connections.ts).
+    let onCut: (e: Error) => void = () => {};
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Opens the stream at `offset` (on a retry) and waits for its next chunk, abandoning it when
     // nothing arrives for timeoutMs. The clock runs only while waiting, never while the consumer works.
@@ -117,16 +123,22 @@ export class GcsStorage implements Storage {
       if (!chunks) {
         if (tryNumber > 1) countResumed("read");
         const ranged = offset > 0 || end !== undefined;
-        stream = file.createReadStream({
-          // The library's end is inclusive. Whole-object checksums cannot validate a partial read.
-          ...(ranged ? { start: offset, end: end === undefined ? undefined : end - 1, validation: false } : {}),
-          decompress: false,
-        });
-        chunks = stream[Symbol.asyncIterator]();
+        // This stream's own: a late cut of an earlier stream's answer must not end a later one.
+        const cut = (e: Error) => opened.destroy(e);
+        const opened = watchCuts(cut, () =>
+          file.createReadStream({
+            // The library's end is inclusive. Whole-object checksums cannot validate a partial read.
+            ...(ranged ? { start: offset, end: end === undefined ? undefined : end - 1, validation: false } : {}),
+            decompress: false,
+          }),
+        );
+        [stream, onCut] = [opened, cut];
+        chunks = opened[Symbol.asyncIterator]();
       }
       const s = stream!;
+      const reading = chunks;
       timer = setTimeout(() => s.destroy(stallError(`reading ${path}`, timeoutMs)), timeoutMs);
-      return chunks.next().then(
+      return watchCuts(onCut, () => reading.next()).then(
         (r) => (clearTimeout(timer), r),
         (e: unknown) => {
           clearTimeout(timer);
@@ -203,7 +215,7 @@ export class GcsStorage implements Storage {
     if (data.length <= chunkBytes) {
       await gcsCall(path, () =>
         withRetries(() =>
-          sendStream(file.createWriteStream({ resumable: false, contentType, validation: "crc32c" }), data, path, timeoutMs),
+          sendStream(() => file.createWriteStream({ resumable: false, contentType, validation: "crc32c" }), data, path, timeoutMs),
         ),
       );
       return;
@@ -212,33 +224,35 @@ export class GcsStorage implements Storage {
     await gcsCall(path, async () => {
       let uri: string | undefined;
       let offset = 0;
-      await withRetries(async (tryNumber) => {
-        if (uri === undefined) {
-          [uri] = await withinTimeout(`starting the upload of ${path}`, file.createResumableUpload({ metadata: { contentType } }));
-          offset = 0;
-        } else {
-          // A try after a failure: the server says how much of the session it holds.
+      await withRetries(async () => {
+        if (uri !== undefined) {
+          // A try after a failure: the server says how much of the session it holds. A session it no
+          // longer knows (expired, or completed where the emulator forgets it) is started again in this
+          // try: the retry is the failure's, counted by its cause.
           const held = await sessionOffset(client, uri, data.length);
-          if (held === "gone") {
-            uri = undefined; // expired or lost: the next try starts a new session
-            throw Object.assign(new Error(`the upload session of ${path} is gone`), { code: "ECONNRESET" });
+          if (held === "gone") uri = undefined;
+          else {
+            if (held > 0) countResumed("upload");
+            offset = held;
           }
-          if (tryNumber > 1 && held > 0) countResumed("upload");
-          offset = held;
+        }
+        if (uri === undefined) {
+          [uri] = await withinTimeout(`starting the upload of ${path}`, () => file.createResumableUpload({ metadata: { contentType } }));
+          offset = 0;
         }
         if (offset < data.length) {
           // Resumed parts cannot be checked by the library (it hashes only what it sends): the whole
           // object's CRC32C is checked below instead.
-          const stream = file.createWriteStream({ uri, offset, chunkSize: chunkBytes, contentType, validation: false });
-          await sendStream(stream, data.subarray(offset), path, timeoutMs);
+          const open = () => file.createWriteStream({ uri, offset, chunkSize: chunkBytes, contentType, validation: false });
+          await sendStream(open, data.subarray(offset), path, timeoutMs);
         }
       });
-      const [meta] = await withRetries(() => withinTimeout(`looking up ${path}`, file.getMetadata()));
+      const [meta] = await withRetries(() => withinTimeout(`looking up ${path}`, () => file.getMetadata()));
       const expected = Buffer.alloc(4);
       expected.writeUInt32BE(crc32c(data));
       if (meta.crc32c !== expected.toString("base64")) {
         // Damaged on the way: the object must not stay under its name as if it were whole.
-        await withRetries(() => withinTimeout(`deleting ${path}`, file.delete({ ignoreNotFound: true })));
+        await withRetries(() => withinTimeout(`deleting ${path}`, () => file.delete({ ignoreNotFound: true })));
         throw new Error(
           `the uploaded object's CRC32C (${meta.crc32c}) differs from the data's (${expected.toString("base64")}); ` +
             "it was deleted: write it again",
@@ -250,7 +264,7 @@ export class GcsStorage implements Storage {
   async remove(path: string): Promise<void> {
     const { bucket, object } = parseGcsPath(path);
     const b = await this.bucket(bucket);
-    await gcsCall(path, () => withRetries(() => withinTimeout(`deleting ${path}`, b.file(object).delete({ ignoreNotFound: true }))));
+    await gcsCall(path, () => withRetries(() => withinTimeout(`deleting ${path}`, () => b.file(object).delete({ ignoreNotFound: true }))));
   }
 
   async staleTemporaries(): Promise<string[]> {
@@ -259,17 +273,18 @@ export class GcsStorage implements Storage {
 }
 
 /**
- * Writes `data` into an upload stream and waits for the upload to finish, abandoning it when the
- * stream reports no progress for `timeoutMs` (a stalled server never answers, and uploads have no
- * timeout of their own).
+ * Writes `data` into the upload stream `open` makes and waits for the upload to finish, abandoning it
+ * when the stream reports no progress for `timeoutMs` (a stalled server never answers, and uploads have
+ * no timeout of their own) or when an answer to one of its requests is cut off.
  */
 function sendStream(
-  stream: NodeJS.WritableStream & { destroy(e?: Error): void },
+  open: () => NodeJS.WritableStream & { destroy(e?: Error): void },
   data: Uint8Array,
   path: string,
   timeoutMs: number,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    const stream = watchCuts((e) => stream.destroy(e), open);
     let timer: ReturnType<typeof setTimeout>;
     const arm = () => {
       clearTimeout(timer);
@@ -279,7 +294,10 @@ function sendStream(
     stream.once("finish", () => (clearTimeout(timer), resolve()));
     stream.once("error", (e) => (clearTimeout(timer), reject(e)));
     arm();
-    stream.end(data);
+    watchCuts(
+      (e) => stream.destroy(e),
+      () => stream.end(data),
+    );
   });
 }
 
@@ -321,7 +339,7 @@ async function loadClient(options: ConstructorParameters<typeof GcsClient>[0]): 
       throw e;
     throw new Error(
       "gs:// paths need npm package @google-cloud/storage, which is not installed: " +
-        "run `npm install @google-cloud/storage` in your project (it needs Node 22 or newer)",
+        "run `npm install @google-cloud/storage` in your project (7.x or 8.x: npm picks one that runs on this Node)",
     );
   }
   return new client.Storage(options);

@@ -4,6 +4,7 @@
 // deadline has passed. Other failures (403, 404, missing credentials, no such host) are not retried: no
 // wait makes them succeed. Every retry is counted, by cause, so a run can say what the network did.
 import { OptionError } from "../../core/option-error.js";
+import { failOnCut } from "./cut-connections.js";
 
 export interface GcsRetrySettings {
   /** The first retry's delay bound in milliseconds (each later one doubles it, up to `maxDelayMs`). */
@@ -138,36 +139,42 @@ function httpStatus(e: unknown): number | undefined {
   return undefined;
 }
 
-/** Socket errors that a new connection may not meet. ECONNREFUSED and ENOTFOUND are not among them: no server, no host. */
-const PASSING_CODES = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ESOCKETTIMEDOUT",
-  "ECONNABORTED",
-  "EAI_AGAIN",
-  "ERR_STREAM_PREMATURE_CLOSE",
+/**
+ * Error codes of failures that a new try may not meet, and the cause each is counted as. ECONNREFUSED
+ * and ENOTFOUND are not among them: no server, no host.
+ */
+const PASSING_CODES = new Map<string, string>([
+  ["ECONNRESET", "ECONNRESET"],
+  ["EPIPE", "EPIPE"],
+  ["ECONNABORTED", "ECONNABORTED"],
+  ["EAI_AGAIN", "EAI_AGAIN"],
+  ["ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_PREMATURE_CLOSE"],
+  ["ETIMEDOUT", "timeout"],
+  ["ESOCKETTIMEDOUT", "timeout"],
+  // Node's fetch (undici), which asks a resumable upload for its offset: the connection closed under
+  // the request, or a part of the exchange took too long.
+  ["UND_ERR_SOCKET", "ECONNRESET"],
+  ["UND_ERR_CONNECT_TIMEOUT", "timeout"],
+  ["UND_ERR_HEADERS_TIMEOUT", "timeout"],
+  ["UND_ERR_BODY_TIMEOUT", "timeout"],
 ]);
 
 /**
  * Why a failure may pass if tried again, as a short cause ("503", "ECONNRESET", "timeout"), or
- * undefined when it is lasting (403, 404, no credentials, no such host, a refused connection).
+ * undefined when it is lasting (403, 404, no credentials, no such host, a refused connection). The
+ * error and its causes are judged by what they carry (a status, a code, the timeout that ended them),
+ * never by their words, which differ between the library's majors (7, 8) and its HTTP layers.
  */
 export function passingCause(e: unknown): string | undefined {
   const status = httpStatus(e);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500 ? String(status) : undefined;
-  for (let x = e as { code?: unknown; type?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; depth++) {
-    if (typeof x.code === "string" && PASSING_CODES.has(x.code))
-      return x.code === "ESOCKETTIMEDOUT" || x.code === "ETIMEDOUT" ? "timeout" : x.code;
-    if (x.type === "request-timeout" || x.type === "body-timeout") return "timeout";
-    x = x.cause as typeof x;
+  type Link = { code?: unknown; type?: unknown; name?: unknown; cause?: unknown };
+  for (let x = e as Link | undefined, depth = 0; x && typeof x === "object" && depth < 5; depth++) {
+    if (typeof x.code === "string" && PASSING_CODES.has(x.code)) return PASSING_CODES.get(x.code);
+    // node-fetch's own timeouts (the library's `timeout`), and AbortSignal.timeout's end of a fetch.
+    if (x.type === "request-timeout" || x.type === "body-timeout" || x.name === "TimeoutError") return "timeout";
+    x = x.cause as Link | undefined;
   }
-  const message = String((e as Error)?.message ?? "");
-  // The resumable upload's own errors carry their status only in the message.
-  const said = /^Retry (?:total time )?limit exceeded - status: (\d{3})\b/.exec(message)?.[1];
-  if (said !== undefined) return passingCause({ code: Number(said) });
-  if (/socket hang up|premature close|other side closed|unexpected end of|aborted/i.test(message)) return "ECONNRESET";
-  if (/network timeout|timed? ?out/i.test(message)) return "timeout";
   return undefined;
 }
 
@@ -177,16 +184,18 @@ export function stallError(what: string, ms: number): Error {
 }
 
 /**
- * `request`'s result, or a stall error ("timeout", passing) when it has not come within `timeoutMs`. The
- * library's requests take no timeout that holds (nor a signal): an abandoned one is left to end on its own.
+ * `request()`'s result, or a stall error ("timeout", passing) when it has not come within `timeoutMs`,
+ * or the socket's reset (ECONNRESET) as soon as one of its answers is cut off (see cut-connections.ts).
+ * The library's requests take no timeout that holds (nor a signal): an abandoned one is left to end on its own.
  */
-export function withinTimeout<T>(what: string, request: Promise<T>, timeoutMs = gcsRetrySettings().timeoutMs): Promise<T> {
+export function withinTimeout<T>(what: string, request: () => Promise<T>, timeoutMs = gcsRetrySettings().timeoutMs): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(stallError(what, timeoutMs)), timeoutMs);
   });
-  request.catch(() => {}); // a late failure of an abandoned request is of no interest
-  return Promise.race([request, stalled]).finally(() => clearTimeout(timer));
+  const answer = failOnCut(request);
+  answer.catch(() => {}); // a late failure of an abandoned request is of no interest
+  return Promise.race([answer, stalled]).finally(() => clearTimeout(timer));
 }
 
 /**
