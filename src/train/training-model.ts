@@ -11,6 +11,7 @@ import type { TrainingTask } from "./objectives/objective.js";
 import { listCheckpoints } from "./checkpoint.js";
 import { dataRecordLength } from "./data-probe.js";
 import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig, type ModelSource } from "./model-source.js";
+import { checkModelStart, checkTaskSettings } from "./trainer-options-check.js";
 import type { FitArgs } from "./trainer-options.js";
 
 /** Settings of trainingModelPlan. */
@@ -62,6 +63,8 @@ export async function trainingModel(
   config: ModelConfig,
   o: { task: TrainingTask; initFrom?: string | undefined; positionInit?: MaskedLMInit["positionInit"]; seed: number; device: k.Device },
 ): Promise<TrainingModel> {
+  checkTaskSettings(o.task, { positionInit: o.positionInit }, "trainingModel");
+  checkModelStart(o, "trainingModel");
   const model = createModel(config, o.positionInit !== undefined ? { positionInit: o.positionInit } : {});
   const init = o.initFrom ? await loadModel(o.initFrom, { task: o.task, missingHead: "init", seed: o.seed, device: o.device }) : undefined;
   const parameterCount = k

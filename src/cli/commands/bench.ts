@@ -2,20 +2,34 @@
 import { UsageError } from "../args.js";
 import { flagTable, helpText, readFlags } from "../flags.js";
 import { didYouMean } from "../nearest.js";
-import { ACCELERATORS, deviceNotice, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
+import {
+  ACCELERATORS,
+  deviceNotice,
+  EXECUTOR_FLAG,
+  PJRT_PLUGIN_FLAG,
+  PRECISION_FLAG,
+  TASK_FLAG,
+  TASKS,
+  VERBOSE_FLAG,
+} from "../common-flags.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { setDefaultDevice } from "../../core/devices.js";
 import { presetNames } from "../../models/index.js";
 import { benchTrain } from "../../train/bench-train.js";
+import { TASK_SPECS, taskSpec } from "../../train/tasks/index.js";
+import { checkTaskSettings } from "../../train/trainer-options-check.js";
+import { ownerOf, presetsByTask } from "../task-help.js";
 import type { Command } from "./types.js";
+
+/** What a timed step computes, by task: "MLM (…) or, with --task causal-lm, next-token prediction". */
+const STEPS_TIMED = TASK_SPECS.map((t, i) => (i ? `with --task ${t.name}, ` : "") + t.benchHelp).join(" or, ");
 
 const TRAIN = flagTable({
   command: "bench train",
-  usage: `Usage: kiln bench train [--task mlm|causal-lm] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
+  usage: `Usage: kiln bench train [--task ${TASKS.join("|")}] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
                        [--max-length 128] [--vocab N] [--json]`,
-  about: `Times compiled training steps on synthetic batches (uniform random tokens, no padding): MLM (AdamW,
-dropout 0.1, masking in the step) or, with --task causal-lm, next-token prediction. Tokens/s as the
+  about: `Times compiled training steps on synthetic batches (uniform random tokens, no padding): ${STEPS_TIMED}. Tokens/s as the
 median of --steps timed steps after --warmup steps, compile time apart, and MFU against the device's
 measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 32000.`,
   flags: {
@@ -23,9 +37,7 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
     preset: {
       type: "string",
       value: "NAME",
-      help:
-        `mlm: ${presetNames("mlm").join(" | ")} (default mlm-small)\n` +
-        `causal-lm: ${presetNames("causal-lm").join(" | ")} (default llama-small)`,
+      help: presetsByTask("\n", " | ", TASK_SPECS, (t) => ` (default ${t.benchPreset})`),
     },
     precision: PRECISION_FLAG,
     "per-replica-batch-size": { type: "int", min: 1, default: 32, help: "examples per step" },
@@ -34,9 +46,8 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
     head: {
       type: "enum",
       values: ["labelled", "all"],
-      default: "labelled",
       help:
-        "mlm: the vocabulary head on the labelled positions only (default), or on every\n" +
+        `${ownerOf("head")}: the vocabulary head on the labelled positions only (default), or on every\n` +
         "position (the work the JAX and PyTorch peers do)",
     },
     steps: { type: "int", min: 1, default: 5, help: "timed steps" },
@@ -63,11 +74,10 @@ export const benchCommand: Command = {
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const task = v.task;
     const presets: string[] = presetNames(task);
-    const preset = v.preset ?? (task === "mlm" ? "mlm-small" : "llama-small");
+    const preset = v.preset ?? taskSpec(task).benchPreset;
     if (!presets.includes(preset))
       throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);
-    if (task === "causal-lm" && given.has("head"))
-      throw new UsageError("--head sizes the MLM's vocabulary head; a causal LM predicts at every position: drop --head");
+    checkTaskSettings(task, { head: v.head }, "benchTrain");
     const [device] = selectDevices({
       accelerator: v.accelerator,
       devices: 1,
@@ -84,7 +94,7 @@ export const benchCommand: Command = {
       device: device!,
       batch: v["per-replica-batch-size"],
       maxLength: v["max-length"],
-      head: v.head,
+      ...(v.head !== undefined ? { head: v.head } : {}),
       steps: v.steps,
       warmup: v.warmup,
       ...(v.vocab !== undefined ? { vocab: v.vocab } : {}),

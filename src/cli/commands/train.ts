@@ -9,6 +9,7 @@ import { TRAIN_FLAGS } from "./train-flags.js";
 import { deviceNotice } from "../common-flags.js";
 import { Trainer } from "../../train/trainer.js";
 import { taskSpec } from "../../train/tasks/index.js";
+import { checkModelStart, checkTaskSettings } from "../../train/trainer-options-check.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
@@ -32,15 +33,9 @@ async function runTrain(argv: string[]): Promise<void> {
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const task = v.task;
-  if (task === "causal-lm" && given.has("mlm-probability"))
-    throw new UsageError(
-      "kiln train: --mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token " +
-        "and masks nothing: drop --mlm-probability",
-    );
-  if (given.has("position-init") && task !== "mlm")
-    throw new UsageError("kiln train: --position-init starts a masked LM's position table; --task causal-lm has none");
-  if (given.has("position-init") && v["init-from"] !== undefined)
-    throw new UsageError("kiln train: --position-init starts a model from scratch; --init-from loads its positions");
+  // The settings of one task, and a model's start, are the library's to check (before any work).
+  checkTaskSettings(task, { "masking.mlmProbability": v["mlm-probability"], positionInit: v["position-init"] }, "trainingModel");
+  checkModelStart({ positionInit: v["position-init"], initFrom: v["init-from"] }, "trainingModel");
   const batch = v["per-replica-batch-size"];
   const accum = v["gradient-accumulation"];
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
@@ -127,7 +122,13 @@ async function runTrain(argv: string[]): Promise<void> {
   });
   const maxSteps = v["max-steps"] ?? v.epochs * data.train.batchesPerEpoch;
   const main = trainer.isMainRank;
-  const built = await trainingModel(config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
+  const built = await trainingModel(config, {
+    task,
+    initFrom,
+    ...(v["position-init"] !== undefined ? { positionInit: v["position-init"] } : {}),
+    seed: v.seed,
+    device: devices[0]!,
+  });
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
     console.error(
@@ -155,7 +156,7 @@ async function runTrain(argv: string[]): Promise<void> {
             maskTokenId: tokenizer.maskId,
             vocabSize: tokenizer.vocabSize,
             specialIds: [...tokenizer.specialIds],
-            mlmProbability: v["mlm-probability"],
+            ...(v["mlm-probability"] !== undefined ? { mlmProbability: v["mlm-probability"] } : {}),
           },
         }
       : {}),
