@@ -110,7 +110,7 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
     limitSource:
       `config ${positions} ${String(config[positions])}` +
       (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : ""),
-    causal: spec.task === "causal-lm",
+    causal: spec.kind.causal,
   };
   return {
     task: "sequence-classification",
