@@ -105,6 +105,9 @@ test("flags of the other task are refused up front, saying what to do", () => {
   r = kiln("train", ...causal, ...data, ...out, "--position-init", "sinusoidal");
   assert.equal(r.code, 2);
   assert.match(r.err, /^kiln train: --position-init "sinusoidal": starts a masked LM's position table; --task causal-lm has none/);
+  r = kiln("bench", "train", "--task", "causal-lm", "--head", "all");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^kiln bench train: --head "all": sizes the MLM's vocabulary head; --task causal-lm has none\. Leave it out/);
   r = kiln("train", "--preset", "llama-tiny", ...data, ...out);
   assert.equal(r.code, 2);
   assert.match(

@@ -1,5 +1,6 @@
-// `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
-// shards, with the reference pipeline's flags.
+// `kiln train`: any training task of train/tasks/ (the masked LM by default) from the same TFRecord
+// shards, with the reference pipeline's flags mapped to the library's options; the library checks them
+// (an OptionError names the option, printed with its flag) and train-report.ts words the output.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
@@ -18,6 +19,7 @@ import type { Command } from "./types.js";
 import { rankPrefix } from "../../distribute/multi-process.js";
 import { launchedStore } from "../launched-store.js";
 import { trainOutputs } from "../train-outputs.js";
+import { trainingPlanLine, trainSummaryJson } from "../train-report.js";
 import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { preemptionSignalFlag, reportStopped, stopOnSignals } from "../stop-on-signal.js";
@@ -132,11 +134,19 @@ async function runTrain(argv: string[]): Promise<void> {
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
     console.error(
-      `kiln train: ${config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
-        `${data.trainRecords} training records of ${maxLength} tokens, ` +
-        `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
-        (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
-        `(${trainer.strategy.name}, precision ${v.precision})`,
+      trainingPlanLine({
+        modelType: config.model_type,
+        parameterCount: built.parameterCount,
+        trainRecords: data.trainRecords,
+        maxLength,
+        maxSteps,
+        worldReplicas: trainer.worldReplicas,
+        batch,
+        deviceIds: devices.map((d) => d.id),
+        processes: trainer.group?.size,
+        strategy: trainer.strategy.name,
+        precision: v.precision,
+      }),
     );
   stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({
@@ -166,20 +176,7 @@ async function runTrain(argv: string[]): Promise<void> {
   const gcsCounts = describeGcsRequestCounts();
   if (gcsCounts) say(gcsCounts);
   if (result.stopped) reportStopped(result.stopped, argv, main);
-  if (!main) return;
-  const last = result.evalHistory.at(-1);
-  console.log(
-    JSON.stringify({
-      output_dir: v["output-dir"],
-      steps: result.globalStep,
-      train_loss: result.history.at(-1)?.loss,
-      task,
-      // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
-      ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
-      tokens_per_s: Math.round(result.tokensPerSecond),
-      compile_s: Number(result.compileSeconds.toFixed(2)),
-    }),
-  );
+  if (main) console.log(trainSummaryJson(v["output-dir"], task, result));
 }
 
 /** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */
