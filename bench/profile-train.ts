@@ -14,7 +14,7 @@ import { flag, profileSession } from "./lib/ort-profile.js";
 
 export async function run(args: string[]): Promise<void> {
   const task = flag(args, "task", TASK_SPECS[0]!.name) as TrainingTask;
-  const preset = flag(args, "preset", taskSpec(task).benchPreset);
+  const preset = flag(args, "preset", taskSpec(task).benchPreset!);
   const batch = Number(flag(args, "batch", "32")),
     seq = Number(flag(args, "seq", "128")),
     threads = Number(flag(args, "threads", "2")),

@@ -145,7 +145,7 @@ export async function run(args: string[]): Promise<void> {
     },
   });
   const task = values.task;
-  const preset = values.preset ?? taskSpec(task as TrainingTask).benchPreset;
+  const preset = values.preset ?? taskSpec(task as TrainingTask).benchPreset!;
   const only = values.only?.split(",");
   const all = contenders(task, preset, values.precision, values["pjrt-plugin"]).filter((c) => !only || only.includes(c.name));
   for (const c of all.filter((x) => x.missing))

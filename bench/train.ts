@@ -23,7 +23,7 @@ export async function run(args: string[]): Promise<void> {
   const n = Number(take(rest, "--processes", "2"));
   if (!(Number.isInteger(n) && n >= 2)) throw new Error(`--processes must be a whole number ≥ 2`);
   const task = take(rest, "--task", TASK_SPECS[0]!.name);
-  const preset = take(rest, "--preset", taskSpec(task as TrainingTask).benchPreset);
+  const preset = take(rest, "--preset", taskSpec(task as TrainingTask).benchPreset!);
   const batch = Number(take(rest, "--per-replica-batch-size", "32"));
   const length = take(rest, "--max-length", "128");
   const steps = take(rest, "--steps", "5"),

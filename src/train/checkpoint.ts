@@ -22,7 +22,7 @@ import { writeJsonAtomic } from "../io/atomic-file.js";
 import { AdamW } from "../optim/adamw.js";
 import type { Optimizer, OptimizerState } from "../optim/optimizer.js";
 import type { LossScaleState } from "../optim/precision.js";
-import { findModelSpec } from "../models/registry.js";
+import { isCausalConfig } from "../models/registry.js";
 import { useCausalTemplate } from "../text/index.js";
 import { optimizerFile, readOptimizerFile } from "./optimizer-file.js";
 
@@ -55,7 +55,7 @@ export async function copyTokenizerFiles(fromDir: string, toDir: string, config:
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
-  if (copied.includes("tokenizer.json") && findModelSpec(config.model_type)?.kind.causal) await useCausalTemplate(toDir);
+  if (copied.includes("tokenizer.json") && isCausalConfig(config)) await useCausalTemplate(toDir);
   return copied;
 }
 

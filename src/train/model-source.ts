@@ -7,7 +7,16 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { OptionError } from "../core/option-error.js";
 import { loadTokenizer, vocabularyDifference, type Tokenizer } from "../text/index.js";
-import { modelSpec, modelTask, presetConfig, presetNames, presetTask, readModelConfig, type ModelConfig } from "../models/index.js";
+import {
+  isCausalConfig,
+  modelSpec,
+  modelTask,
+  presetConfig,
+  presetNames,
+  presetTask,
+  readModelConfig,
+  type ModelConfig,
+} from "../models/index.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { TASK_SPECS, taskSpec } from "./tasks/index.js";
 
@@ -53,8 +62,11 @@ export async function trainingModelConfig(
   let config: ModelConfig;
   if (source.preset !== undefined) {
     if (presetTask(source.preset) === undefined) {
-      const others = TASK_SPECS.filter((t) => t.name !== task).map((t) => `task "${t.name}": ${presetNames(t.name).join(", ")}`);
-      throw refuse("is unknown", `The presets of task "${task}": ${presetNames(task).join(", ")} (${others.join("; ")})`);
+      const other = TASK_SPECS.map((t) => t.name).find((t) => t !== task)!;
+      throw refuse(
+        "is unknown",
+        `The presets of task "${task}": ${presetNames(task).join(", ")} (task "${other}": ${presetNames(other).join(", ")})`,
+      );
     }
     config = presetConfig(source.preset, tokenizer, maxLength);
   } else config = await readModelConfig(source.initFrom !== undefined ? join(source.initFrom, "config.json") : source.modelConfig!);
@@ -72,7 +84,7 @@ export async function trainingModelConfig(
     );
   // A causal LM may have no pad id (padding is masked out, never read); when it names one, it is the tokenizer's.
   const pad = config.pad_token_id;
-  if (pad !== tokenizer.padId && !(modelSpec(config).kind.causal && (pad === null || pad === undefined)))
+  if (pad !== tokenizer.padId && !(isCausalConfig(config) && (pad === null || pad === undefined)))
     throw refuse(`${the}pad_token_id ${pad} differs from the tokenizer's pad id ${tokenizer.padId} (${tokenizerDir})`);
   if (source.initFrom !== undefined) await checkSameTokenizer(source.initFrom, tokenizerDir, tokenizer);
   const spec = modelSpec(config);

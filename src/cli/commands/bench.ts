@@ -2,16 +2,7 @@
 import { UsageError } from "../args.js";
 import { flagTable, helpText, readFlags } from "../flags.js";
 import { didYouMean } from "../nearest.js";
-import {
-  ACCELERATORS,
-  deviceNotice,
-  EXECUTOR_FLAG,
-  PJRT_PLUGIN_FLAG,
-  PRECISION_FLAG,
-  TASK_FLAG,
-  TASKS,
-  VERBOSE_FLAG,
-} from "../common-flags.js";
+import { ACCELERATORS, deviceNotice, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { setDefaultDevice } from "../../core/devices.js";
@@ -22,22 +13,26 @@ import { checkTaskSettings } from "../../train/trainer-options-check.js";
 import { ownerOf, presetsByTask } from "../task-help.js";
 import type { Command } from "./types.js";
 
+/** The tasks the benchmark times: those with a bench preset. */
+const BENCHED = TASK_SPECS.filter((t) => t.benchPreset !== undefined);
+const BENCHED_TASKS = BENCHED.map((t) => t.name);
+
 /** What a timed step computes, by task: "MLM (…) or, with --task causal-lm, next-token prediction". */
-const STEPS_TIMED = TASK_SPECS.map((t, i) => (i ? `with --task ${t.name}, ` : "") + t.benchHelp).join(" or, ");
+const STEPS_TIMED = BENCHED.map((t, i) => (i ? `with --task ${t.name}, ` : "") + t.benchHelp).join(" or, ");
 
 const TRAIN = flagTable({
   command: "bench train",
-  usage: `Usage: kiln bench train [--task ${TASKS.join("|")}] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
+  usage: `Usage: kiln bench train [--task ${BENCHED_TASKS.join("|")}] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
                        [--max-length 128] [--vocab N] [--json]`,
   about: `Times compiled training steps on synthetic batches (uniform random tokens, no padding): ${STEPS_TIMED}. Tokens/s as the
 median of --steps timed steps after --warmup steps, compile time apart, and MFU against the device's
 measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 32000.`,
   flags: {
-    task: TASK_FLAG,
+    task: { ...TASK_FLAG, values: BENCHED_TASKS, help: BENCHED_TASKS.join(" | ") },
     preset: {
       type: "string",
       value: "NAME",
-      help: presetsByTask("\n", " | ", TASK_SPECS, (t) => ` (default ${t.benchPreset})`),
+      help: presetsByTask("\n", " | ", BENCHED, (t) => ` (default ${t.benchPreset})`),
     },
     precision: PRECISION_FLAG,
     "per-replica-batch-size": { type: "int", min: 1, default: 32, help: "examples per step" },
@@ -74,7 +69,7 @@ export const benchCommand: Command = {
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const task = v.task;
     const presets: string[] = presetNames(task);
-    const preset = v.preset ?? taskSpec(task).benchPreset;
+    const preset = v.preset ?? taskSpec(task).benchPreset!;
     if (!presets.includes(preset))
       throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);
     checkTaskSettings(task, { head: v.head }, "benchTrain");

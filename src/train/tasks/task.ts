@@ -10,10 +10,10 @@ import type { MaskedLMInit } from "../../models/masked-lm.js";
 export interface ObjectiveSettings {
   /** The masking of a masked LM (its seed included); refused for a causal LM, which has none. */
   masking?: TracedMaskOptions;
-  /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
-  labelCapacity?: number;
   /** The MLM head on the labelled positions only (default) or on every position, as the peers compute it (masked LMs only). */
   labelledPositionsOnly?: boolean;
+  /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
+  labelCapacity?: number;
 }
 
 /**
@@ -52,6 +52,19 @@ export interface TaskSpec {
   readonly name: TrainingTask;
   /** What a model of this task is, in words: "a masked LM". */
   readonly kind: string;
+  /** The task in `kiln train --help`, one string per line (the command indents them after `--task NAME`). */
+  readonly trainHelp: readonly string[];
+  /** What a step of this task computes, for `kiln bench train --help` ("next-token prediction"); a task the bench times has it. */
+  readonly benchHelp?: string;
+  /** The preset `kiln bench train` times for this task unless another is named; a task the bench times has it. */
+  readonly benchPreset?: string;
+  /**
+   * Settings (by their option names) that only this task takes, each with what it does: a run of another
+   * task refuses them (trainer-options-check.ts: checkTaskSettings).
+   */
+  readonly ownSettings?: Readonly<Record<string, string>>;
+  /** The quickstart's recipe, for a task the quickstart runs. */
+  readonly quickstart?: QuickstartRecipe;
   /** Whether the data must name a mask token and the masking settings (a masked LM's data requirement). */
   readonly usesMasking: boolean;
   /** Whether `model` is a model of this task. */
@@ -62,17 +75,4 @@ export interface TaskSpec {
   evalMetrics(sums: EvalSums): Record<string, number>;
   /** The evaluation line's text after "step N: eval loss L, " for metrics evalMetrics gave. */
   evalLine(metrics: Record<string, number>): string;
-  /** The task in `kiln train --help`, one string per line (the command indents them after `--task NAME`). */
-  readonly trainHelp: readonly string[];
-  /** What a step of this task computes, for `kiln bench train --help` ("next-token prediction"). */
-  readonly benchHelp: string;
-  /** The preset `kiln bench train` times for this task unless another is named. */
-  readonly benchPreset: string;
-  /**
-   * Settings (by their option names) that only this task takes, each with what it does: a run of another
-   * task refuses them (trainer-options-check.ts: checkTaskSettings).
-   */
-  readonly ownSettings?: Readonly<Record<string, string>>;
-  /** The quickstart's recipe, for a task the quickstart runs. */
-  readonly quickstart?: QuickstartRecipe;
 }
