@@ -2,7 +2,7 @@
 // choices with each task's lines, per-task defaults ("600 for causal-lm"), a task's presets. The
 // commands that train (train, bench train, quickstart) print these instead of naming tasks.
 import { presetNames } from "../models/index.js";
-import { TASK_SPECS, type TaskSpec } from "../train/tasks/index.js";
+import { modelTaskOf, TASK_SPECS, type TaskSpec } from "../train/tasks/index.js";
 
 /**
  * One block per task: `--task NAME` then its lines (the first task marked as the default), the lines
@@ -32,7 +32,7 @@ export function presetsByTask(
   specs: readonly TaskSpec[] = TASK_SPECS,
   after: (t: TaskSpec) => string = () => "",
 ): string {
-  return specs.map((t) => `${t.name}: ${presetNames(t.name).join(names)}${after(t)}`).join(between);
+  return specs.map((t) => `${t.name}: ${presetNames(modelTaskOf(t)).join(names)}${after(t)}`).join(between);
 }
 
 /** The task whose own setting `option` is (the help's "mlm: …" before a flag only it takes). */

@@ -8,7 +8,7 @@ import { selectDevices } from "../../distribute/devices.js";
 import { setDefaultDevice } from "../../core/devices.js";
 import { presetNames } from "../../models/index.js";
 import { benchTrain } from "../../train/bench-train.js";
-import { TASK_SPECS, taskSpec } from "../../train/tasks/index.js";
+import { modelTaskOf, TASK_SPECS, taskSpec } from "../../train/tasks/index.js";
 import { checkTaskSettings } from "../../train/trainer-options-check.js";
 import { ownerOf, presetsByTask } from "../task-help.js";
 import type { Command } from "./types.js";
@@ -68,7 +68,7 @@ export const benchCommand: Command = {
     const { values: v, given } = flags;
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const task = v.task;
-    const presets: string[] = presetNames(task);
+    const presets: string[] = presetNames(modelTaskOf(taskSpec(task)));
     const preset = v.preset ?? taskSpec(task).benchPreset!;
     if (!presets.includes(preset))
       throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);

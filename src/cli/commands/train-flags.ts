@@ -3,12 +3,14 @@ import { flagTable } from "../flags.js";
 import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, TASKS, VERBOSE_FLAG } from "../common-flags.js";
 import { modelTypes, POSITION_INITS } from "../../models/index.js";
 import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
+import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
 
 const STRATEGIES: readonly StrategyName[] = ["auto", "one-device", "data-parallel"];
 
-const FAMILIES = TASKS.map((t) => modelTypes(t).join("/")).join(", or ");
+/** The families of every task's models, by task: "roberta/bert, or llama/gpt2". */
+const FAMILIES = [...new Set(TASK_SPECS.map(modelTaskOf))].map((t) => modelTypes(t).join("/")).join(", or ");
 
 const MODEL = "Model and data:";
 const TRAINING = "Training:";

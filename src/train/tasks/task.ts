@@ -6,6 +6,7 @@ import type { LanguageModel } from "../../models/language-model.js";
 import type { TracedMaskOptions } from "../../data/mlm/mask-traced.js";
 import type { TrainingObjective, TrainingTask } from "../objectives/objective.js";
 import type { MaskedLMInit } from "../../models/masked-lm.js";
+import type { ModelTask } from "../../models/spec.js";
 
 export interface ObjectiveSettings {
   /** The masking of a masked LM (its seed included); refused for a causal LM, which has none. */
@@ -52,6 +53,11 @@ export interface TaskSpec {
   readonly name: TrainingTask;
   /** What a model of this task is, in words: "a masked LM". */
   readonly kind: string;
+  /**
+   * The task of the model families it trains (ModelSpec.task: their presets, the model a config or a
+   * directory must be), where that is not its own name: a task that trains the same models another way.
+   */
+  readonly modelTask?: ModelTask;
   /** The task in `kiln train --help`, one string per line (the command indents them after `--task NAME`). */
   readonly trainHelp: readonly string[];
   /** What a step of this task computes, for `kiln bench train --help` ("next-token prediction"); a task the bench times has it. */
