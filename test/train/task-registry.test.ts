@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as k from "../../src/core/index.js";
 import { OptionError } from "../../src/core/option-error.js";
 import { presetNames } from "../../src/models/index.js";
-import { TASK_SPECS, taskSpec } from "../../src/train/tasks/index.js";
+import { modelTaskOf, TASK_SPECS, taskSpec } from "../../src/train/tasks/index.js";
 import { checkModelStart, checkTaskSettings } from "../../src/train/trainer-options-check.js";
 import { trainingModel } from "../../src/train/training-model.js";
 import { benchModel } from "../../src/train/bench-train.js";
@@ -15,7 +15,7 @@ import { tinyConfig, tinyLlamaConfig } from "../helpers/tiny-training.js";
 
 test("each task's presets (bench, quickstart) are presets of its own models", () => {
   for (const t of TASK_SPECS) {
-    const presets: string[] = presetNames(t.name);
+    const presets: string[] = presetNames(modelTaskOf(t));
     if (t.benchPreset !== undefined)
       assert.ok(presets.includes(t.benchPreset), `${t.name}: bench preset ${t.benchPreset} not in ${presets.join(", ")}`);
     if (t.quickstart) assert.ok(presets.includes(t.quickstart.preset), `${t.name}: quickstart preset ${t.quickstart.preset}`);
@@ -58,7 +58,7 @@ test("trainingModel refuses a masked LM's position start for a causal LM, and fo
 
 test("benchModel builds any task's model and objective from the registry; a head size is the masked LM's", () => {
   for (const t of TASK_SPECS.filter((x) => x.benchPreset !== undefined)) {
-    const { model, objective } = benchModel({ task: t.name, preset: presetNames(t.name)[0]!, maxLength: 16 }, 64);
+    const { model, objective } = benchModel({ task: t.name, preset: presetNames(modelTaskOf(t))[0]!, maxLength: 16 }, 64);
     assert.equal(objective.task, t.name);
     assert.ok(taskSpec(t.name).accepts(model));
   }

@@ -20,7 +20,7 @@ import { Trainer, type FitResult } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
-import { TASK_SPECS, taskSpec, type TaskSpec } from "../../train/tasks/index.js";
+import { modelTaskOf, TASK_SPECS, taskSpec, type TaskSpec } from "../../train/tasks/index.js";
 import { perTask, presetsByTask, taskChoices } from "../task-help.js";
 
 /** The tasks the quickstart runs: those with a recipe (train/tasks/: each task's steps, batch, rate, vocabulary, model). */
@@ -95,7 +95,7 @@ export const quickstartCommand: Command = {
     const vocabSize = v["vocab-size"] ?? r.vocabSize;
     const maxLength = v["max-length"];
     const preset = v.preset ?? r.preset;
-    const presets: string[] = presetNames(task);
+    const presets: string[] = presetNames(modelTaskOf(taskSpec(task)));
     if (!presets.includes(preset))
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);

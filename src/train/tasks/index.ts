@@ -26,7 +26,10 @@ export function taskOfModel(model: LanguageModel): TaskSpec {
   return spec;
 }
 
-/** The task of the model families `spec` trains (their presets, what a config or directory must be). */
+/**
+ * The task of the model families `spec` trains (their presets, what a config or directory must be): its
+ * modelTask, or its own name (a task without modelTask is the task of some families).
+ */
 export function modelTaskOf(spec: TaskSpec): ModelTask {
-  return spec.modelTask ?? spec.name;
+  return spec.modelTask ?? (spec.name as ModelTask);
 }
