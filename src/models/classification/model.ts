@@ -81,6 +81,10 @@ function headOf(c: ClassifierConfig): Head {
         apply: (p, hidden, mask) => linear(p.score.weight, lastRealToken(hidden, mask)),
       };
     }
+    default:
+      throw new Error(
+        `model_type ${JSON.stringify((c as { model_type: unknown }).model_type)} has no sequence-classification head in Kiln`,
+      );
   }
 }
 
