@@ -8,12 +8,13 @@ import { AdamW } from "../src/optim/adamw.js";
 import { benchModel } from "../src/train/bench-train.js";
 import { makeTrainStep, type TrainState } from "../src/train/train-step.js";
 import type { TrainingTask } from "../src/train/objectives/objective.js";
+import { TASK_SPECS, taskSpec } from "../src/train/tasks/index.js";
 import { benchExecutor, lowered, tensor } from "./lib/ort-peer.js";
 import { flag, profileSession } from "./lib/ort-profile.js";
 
 export async function run(args: string[]): Promise<void> {
-  const task = flag(args, "task", "mlm") as TrainingTask;
-  const preset = flag(args, "preset", task === "mlm" ? "mlm-small" : "llama-small");
+  const task = flag(args, "task", TASK_SPECS[0]!.name) as TrainingTask;
+  const preset = flag(args, "preset", taskSpec(task).benchPreset!);
   const batch = Number(flag(args, "batch", "32")),
     seq = Number(flag(args, "seq", "128")),
     threads = Number(flag(args, "threads", "2")),

@@ -20,6 +20,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { median, round } from "./lib/timing.js";
 import { repoRoot, venvPython } from "./lib/python-peer.js";
+import { taskSpec } from "../src/train/tasks/index.js";
+import type { TrainingTask } from "../src/train/objectives/objective.js";
 
 const sharedPeers = join(repoRoot, "..", "shared", "peers");
 
@@ -143,7 +145,7 @@ export async function run(args: string[]): Promise<void> {
     },
   });
   const task = values.task;
-  const preset = values.preset ?? (task === "causal-lm" ? "llama-small" : "mlm-small");
+  const preset = values.preset ?? taskSpec(task as TrainingTask).benchPreset!;
   const only = values.only?.split(",");
   const all = contenders(task, preset, values.precision, values["pjrt-plugin"]).filter((c) => !only || only.includes(c.name));
   for (const c of all.filter((x) => x.missing))

@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import "../src/index.js";
 import { benchCommand } from "../src/cli/commands/bench.js";
 import { mpiRunNode } from "./lib/mpi-run.js";
+import { TASK_SPECS, taskSpec } from "../src/train/tasks/index.js";
+import type { TrainingTask } from "../src/train/objectives/objective.js";
 
 function take(args: string[], name: string, fallback: string): string {
   const at = args.indexOf(name);
@@ -20,8 +22,8 @@ export async function run(args: string[]): Promise<void> {
   const rest = [...args];
   const n = Number(take(rest, "--processes", "2"));
   if (!(Number.isInteger(n) && n >= 2)) throw new Error(`--processes must be a whole number ≥ 2`);
-  const task = take(rest, "--task", "mlm");
-  const preset = take(rest, "--preset", task === "causal-lm" ? "llama-small" : "mlm-small");
+  const task = take(rest, "--task", TASK_SPECS[0]!.name);
+  const preset = take(rest, "--preset", taskSpec(task as TrainingTask).benchPreset!);
   const batch = Number(take(rest, "--per-replica-batch-size", "32"));
   const length = take(rest, "--max-length", "128");
   const steps = take(rest, "--steps", "5"),

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { Trainer, type TrainerOptions } from "../../src/train/trainer.js";
+import { taskSpec } from "../../src/train/tasks/index.js";
 
 /** One recorded run: what it trains and how (everything a rerun needs), and the loss of every step. */
 export interface StepTask {
@@ -94,7 +95,7 @@ export async function runStepTask(t: StepTask, dataDir: string, devices: DeviceC
       model: k.createModel(k.presetConfig(t.preset, tokenizer, t.maxLength)),
       train,
       optimizer,
-      ...(t.task === "mlm" ? { masking } : {}),
+      ...(taskSpec(t.task).usesMasking ? { masking } : {}),
     });
     const losses = result.history.map((h) => h.loss!);
     if (losses.length !== t.steps)

@@ -9,6 +9,7 @@ import { benchModel } from "../../src/train/bench-train.js";
 import { CrossProcessSteps } from "../../src/train/cross-process-steps.js";
 import { flatGradientLength } from "../../src/train/split-step.js";
 import type { TrainState } from "../../src/train/train-step.js";
+import type { TrainingTask } from "../../src/train/objectives/objective.js";
 
 const [task, preset, batchArg, lengthArg, stepsArg, warmupArg] = process.argv.slice(2);
 const batch = Number(batchArg),
@@ -18,7 +19,7 @@ const batch = Number(batchArg),
 const group = joinProcessGroup()!;
 const device = k.getDefaultDevice();
 const vocab = 8192;
-const { model, objective } = benchModel({ task: task as "mlm" | "causal-lm", preset: preset!, maxLength: length }, vocab);
+const { model, objective } = benchModel({ task: task as TrainingTask, preset: preset!, maxLength: length }, vocab);
 const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
 const params = k.jit((key: k.Array) => model.init(key), { name: "init", device })(k.randomKey(0));
 let state: TrainState = { params, opt: k.jit((p: unknown) => optimizer.init(p), { name: "opt_init", device })(params) };

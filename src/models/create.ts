@@ -24,7 +24,7 @@ export function createModel(config: ModelConfig, init: MaskedLMInit = {}): Langu
     limitSource:
       `config ${positions} ${String(config[positions])}` +
       (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : ""),
-    causal: spec.task === "causal-lm",
+    causal: spec.kind.causal,
   };
   model.hidden = (params, inputIds, attentionMask, opts) => {
     checkForwardInputs(check, params, inputIds, attentionMask, opts);

@@ -8,18 +8,17 @@ import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import * as k from "../core/index.js";
 import { readJsonObject } from "./config.js";
-import { modelSpec, validateModelConfig, type CausalConfig } from "./registry.js";
-import type { ModelTask } from "./spec.js";
-import type { MaskedLanguageModel, MlmConfig } from "./masked-lm.js";
-import type { CausalLanguageModel } from "./causal-lm.js";
+import { MODEL_SPECS, modelSpec, validateModelConfig } from "./registry.js";
+import type { ModelSpec, ModelTask } from "./spec.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
+import type { PretrainedModel } from "./masked-lm-kind.js";
+import type { PretrainedCausalModel } from "./causal-lm-kind.js";
 import { createModel } from "./create.js";
 import { writeSafetensors, type NamedTensor } from "./safetensors.js";
-import { dropChecksums, readChecked, readChecksums, writeChecksums, type ChecksumManifest } from "./file-digests.js";
+import { dropChecksums, readChecked, readChecksums, writeChecksums } from "./file-digests.js";
 import { fileInside } from "../io/contained-path.js";
-import { checkStoredTies, damagedModelRemedy, parameterLayout, readCheckpointTensors, toParam } from "./checkpoint-read.js";
+import { damagedModelRemedy, parameterLayout, toParam } from "./checkpoint-read.js";
 import { writeJsonAtomic } from "../io/atomic-file.js";
-import { matchCheckpointNames, nameList } from "./checkpoint-names.js";
 import { isClassifierJson, type ClassifierLabels } from "./classification/config.js";
 import { loadClassifier, type PretrainedClassifier } from "./classification/load.js";
 
@@ -111,25 +110,8 @@ export interface LoadModelOptions extends ClassifierLabels {
 /** Options of loadModel. @deprecated the options of loadModel: LoadModelOptions. */
 export type LoadPretrainedOptions = LoadModelOptions;
 
-/** A masked LM loaded from a directory, with its parameters. */
-export interface PretrainedModel {
-  task: "mlm";
-  model: MaskedLanguageModel;
-  params: Params;
-  /** Whether the masked-LM head came from the checkpoint or was initialized here. */
-  mlmHead: "loaded" | "initialized";
-  /** What the checkpoint held that does not map one to one onto the model (an encoder-only file, unused tensors). */
-  notices: string[];
-}
-
-/** A causal LM loaded from a directory, with its parameters. */
-export interface PretrainedCausalModel {
-  task: "causal-lm";
-  model: CausalLanguageModel;
-  params: Params;
-  /** What the checkpoint held that the model does not use (old buffers such as GPT-2's attn.bias, other heads). */
-  notices: string[];
-}
+export type { PretrainedModel } from "./masked-lm-kind.js";
+export type { PretrainedCausalModel } from "./causal-lm-kind.js";
 
 /** What loadModel can load a directory as: a family's own task, or a classifier on any family. */
 export type LoadTask = ModelTask | "sequence-classification";
@@ -137,7 +119,13 @@ export type LoadTask = ModelTask | "sequence-classification";
 /** A loaded model directory: which task its model is for tells which kind of model it is. */
 export type LoadedModel = PretrainedModel | PretrainedCausalModel | PretrainedClassifier;
 
-const TASK_KIND: Record<ModelTask, string> = { mlm: "a masked language model", "causal-lm": "a causal language model" };
+/** The families' tasks (each kind's), and a classifier on any family: the tasks a directory loads as. */
+const LOAD_TASKS: readonly LoadTask[] = [...new Set(MODEL_SPECS.map((s) => s.task)), "sequence-classification"];
+
+/** A task's model in words ("a causal language model"), from the kind of its families. */
+function taskWords(task: ModelTask): string {
+  return (MODEL_SPECS as readonly ModelSpec[]).find((s) => s.task === task)!.kind.words;
+}
 
 /**
  * Loads a Hugging Face model directory (written by Kiln or by transformers' save_pretrained), as
@@ -155,7 +143,7 @@ export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promi
     ints: ["seed", "numLabels"],
     positive: ["numLabels"],
     choices: {
-      task: ["mlm", "causal-lm", "sequence-classification"],
+      task: LOAD_TASKS,
       missingHead: ["error", "init"],
       problemType: ["regression", "single_label_classification", "multi_label_classification"],
     },
@@ -177,94 +165,13 @@ export async function loadModel(dir: string, opts: LoadModelOptions = {}): Promi
       where: "loadModel",
     });
   const config = validateModelConfig(raw, path);
-  const task = modelSpec(config).task;
+  const spec = modelSpec(config);
+  const task = spec.task;
   if (opts.task !== undefined && opts.task !== task)
     throw new Error(
-      `${path}: model_type "${config.model_type}" is ${TASK_KIND[task]}, not ${TASK_KIND[opts.task]} ` +
+      `${path}: model_type "${config.model_type}" is ${spec.kind.words}, not ${taskWords(opts.task)} ` +
         `(task "${opts.task}"); load it with task "${task}" or without a task`,
     );
-  return task === "causal-lm"
-    ? loadCausal(dir, config as CausalConfig, opts.device, digests)
-    : loadMasked(dir, config as MlmConfig, opts, digests);
-}
-
-/** A masked LM's directory, its head missing or not (see LoadModelOptions.missingHead). */
-async function loadMasked(dir: string, config: MlmConfig, opts: LoadModelOptions, digests?: ChecksumManifest): Promise<PretrainedModel> {
-  const model = createModel(config);
-  const { tensors, where } = await readCheckpointTensors(dir, digests);
-  const { names, avals, tree } = parameterLayout(model);
-  const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
-  const notices: string[] = [];
-  const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));
-  checkStoredTies(match, storedName, where, "but Kiln ties the two (untied output embeddings are not supported)");
-  const inEncoder = (n: string) => n.startsWith(`${model.baseModelPrefix}.`);
-  const missingEncoder = match.missing.filter(inEncoder);
-  const missingHead = match.missing.filter((n) => !inEncoder(n));
-  const headNames = names.filter((n) => !inEncoder(n));
-  if (missingEncoder.length > 0)
-    throw new Error(`${where}: missing ${missingEncoder.length} encoder parameter(s): ${nameList(missingEncoder)}`);
-  let fresh: Map<string, k.Array> | undefined;
-  if (missingHead.length > 0) {
-    const partial = missingHead.length < headNames.length;
-    if (partial || (opts.missingHead ?? "error") === "error")
-      throw new Error(
-        partial
-          ? `${where}: the masked-LM head is incomplete: missing ${nameList(missingHead)}`
-          : `${where}: no masked-LM head (${nameList(missingHead)} are missing): ` +
-              `an encoder-only checkpoint cannot predict tokens; fine-tune it first (kiln train --init-from)`,
-      );
-    // The head's leaves of a full init (the compiled program computes only those, not the embeddings).
-    const headLeaves = k.jit(
-      (key: k.Array) => {
-        const all = k.leaves<k.Array>(model.init(key));
-        return missingHead.map((n) => all[names.indexOf(n)]!);
-      },
-      { name: "init_head", device: opts.device },
-    )(k.randomKey(opts.seed ?? 0, opts.device));
-    fresh = new Map(missingHead.map((n, i) => [n, headLeaves[i]!]));
-    notices.push(
-      `${where}: no masked-LM head (an encoder-only checkpoint, e.g. ${modelSpec(config).baseArchitecture}): ` +
-        `the encoder is loaded and the head (${nameList(missingHead)}) is freshly initialized`,
-    );
-  }
-  if (match.unused.length > 0)
-    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${modelSpec(config).architecture}: ${nameList(match.unused)}`);
-  const leaves = names.map((name, i) => {
-    const t = match.found.get(name);
-    return t ? toParam(t, avals[i]!, name, where, opts.device, storedName.get(t)) : fresh!.get(name)!;
-  });
-  const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
-  return { task: "mlm", model, params, mlmHead: fresh ? "initialized" : "loaded", notices };
-}
-
-/** A causal LM's directory: the head stored once or twice (then equal to the embeddings), nothing missing. */
-async function loadCausal(
-  dir: string,
-  config: CausalConfig,
-  device?: k.Device,
-  digests?: ChecksumManifest,
-): Promise<PretrainedCausalModel> {
-  const path = join(dir, "config.json");
-  const model = createModel(config);
-  const { tensors, where } = await readCheckpointTensors(dir, digests);
-  const { names, avals, tree } = parameterLayout(model);
-  const match = matchCheckpointNames(names, tensors, model.tiedWeights, model.baseModelPrefix);
-  const storedName = new Map(Object.entries(tensors).map(([n, t]) => [t, n]));
-  checkStoredTies(match, storedName, where, `but ${path} sets tie_word_embeddings: set it to false to load an untied head`);
-  if (match.missing.length > 0) {
-    const untiedHead = !config.tie_word_embeddings && match.missing.length === 1 && match.missing[0] === "lm_head.weight";
-    throw new Error(
-      `${where}: missing ${match.missing.length} parameter(s): ${nameList(match.missing)}` +
-        (untiedHead ? ` (${path} sets tie_word_embeddings false; set it to true if the head is the token embeddings)` : ""),
-    );
-  }
-  const notices: string[] = [];
-  if (match.unused.length > 0)
-    notices.push(`${where}: ${match.unused.length} tensor(s) unused by ${modelSpec(config).architecture}: ${nameList(match.unused)}`);
-  const leaves = names.map((name, i) => {
-    const t = match.found.get(name)!;
-    return toParam(t, avals[i]!, name, where, device, storedName.get(t));
-  });
-  const params = k.flatten(tree).treedef.unflatten(leaves) as Params;
-  return { task: "causal-lm", model, params, notices };
+  // The family's kind of model says what its directory must hold and what may be initialized.
+  return spec.kind.load({ dir, config, model: createModel(config), spec, opts, digests });
 }

@@ -71,9 +71,9 @@ export function modelTask(c: { model_type: unknown }): ModelTask {
   return modelSpec(c).task;
 }
 
-/** Whether `c` is the config of a causal LM family (Llama, GPT-2). */
+/** Whether `c` is the config of a causal LM family (Llama, GPT-2): its kind of model attends causally. */
 export function isCausalConfig(c: { model_type: unknown }): c is CausalConfig {
-  return findModelSpec(c.model_type)?.task === "causal-lm";
+  return findModelSpec(c.model_type)?.kind.causal === true;
 }
 
 /** Any config Kiln builds a model from: masked LMs (roberta, bert) and causal LMs (llama, gpt2). */

@@ -5,9 +5,43 @@
 // registry instead of naming families.
 import type { BaseModelConfig, LanguageModel } from "./language-model.js";
 import type { MaskedLMInit } from "./masked-lm.js";
+import type * as k from "../core/index.js";
+import type { ChecksumManifest } from "./file-digests.js";
+import type { PretrainedModel } from "./masked-lm-kind.js";
+import type { PretrainedCausalModel } from "./causal-lm-kind.js";
 
 /** What a family's models are trained for: masked-token prediction or next-token prediction. */
 export type ModelTask = "mlm" | "causal-lm";
+
+/** What a kind's loader gets: the directory, the model its config.json describes, and how to load it. */
+export interface KindLoad {
+  dir: string;
+  config: BaseModelConfig;
+  /** The model of `config` (createModel's), to fill. */
+  model: LanguageModel;
+  spec: ModelSpec<any, LanguageModel>;
+  /** The device, and what to do with a head the directory lacks (a masked LM's: "error" or "init" from `seed`). */
+  opts: { device?: k.Device; missingHead?: "error" | "init"; seed?: number };
+  /** The directory's checksums.json, when Kiln wrote it. */
+  digests?: ChecksumManifest | undefined;
+}
+
+/**
+ * A kind of model, shared by the families of one task (masked-lm-kind.ts, causal-lm-kind.ts): the task,
+ * the model in words, whether attention is causal, and how a directory of it loads (what may be missing).
+ */
+export interface ModelKind {
+  readonly task: ModelTask;
+  /** The model in words, in errors: "a masked language model". */
+  readonly words: string;
+  /**
+   * Whether a position attends to earlier ones only: the forward pass takes a KV cache's options, the
+   * config may name no pad id (padding is masked out, never read), a tokenizer copied beside it gets a
+   * decoder's template, and a classifier pools its last real token.
+   */
+  readonly causal: boolean;
+  load(w: KindLoad): Promise<PretrainedModel | PretrainedCausalModel>;
+}
 
 /**
  * The ids a preset takes from its tokenizer. A Kiln Tokenizer fits as is: its cls/sep tokens (<s>,
@@ -37,6 +71,8 @@ export interface ModelSpec<
   /** config.json's model_type. */
   readonly modelType: C["model_type"];
   readonly task: T;
+  /** The kind of model it is (its task's: masked or causal LM), whose loader reads its directories. */
+  readonly kind: ModelKind;
   /** transformers' class with the task's head (config.json's architectures): RobertaForMaskedLM, LlamaForCausalLM, … */
   readonly architecture: string;
   /** transformers' class of the base model without a head (RobertaModel, LlamaModel, …), named in notices. */

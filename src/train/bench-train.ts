@@ -2,25 +2,17 @@
 // (uniform random ids, no padding, as the PyTorch peer scripts use), tokens/s as the median of timed
 // steps after warm-up, compile time apart, and MFU against the device's measured matmul peak.
 import * as k from "../core/index.js";
-import {
-  presetConfig,
-  createCausalLM,
-  createMaskedLM,
-  modelSpec,
-  type CausalConfig,
-  type MlmConfig,
-  type ModelConfig,
-} from "../models/index.js";
+import { presetConfig, createModel, modelSpec, type ModelConfig } from "../models/index.js";
 import type { LanguageModel } from "../models/language-model.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
 import { makeTrainStep, type TrainState } from "./train-step.js";
-import { maskedLmObjective } from "./objectives/mlm.js";
-import { causalLmObjective } from "./objectives/causal-lm.js";
 import type { TrainingObjective, TrainingTask } from "./objectives/objective.js";
+import { TASK_SPECS, taskSpec } from "./tasks/index.js";
+import { checkTaskSettings } from "./trainer-options-check.js";
 
 export interface TrainBenchOptions {
-  /** "mlm" (default) or "causal-lm": a masked or a causal preset. */
+  /** The task whose step is timed (default: the first of TASK_SPECS, the masked LM); the preset must be one of its. */
   task?: TrainingTask;
   preset: string;
   batch: number;
@@ -91,17 +83,14 @@ export function benchModel(
   vocab: number,
 ): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
   const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
-  if ((o.task ?? "mlm") === "causal-lm") {
-    const config = presetConfig(o.preset, ids, o.maxLength) as CausalConfig;
-    const model = createCausalLM(config);
-    return { config, model, objective: causalLmObjective({ model }) };
-  }
-  const config = presetConfig(o.preset, ids, o.maxLength) as MlmConfig;
-  const model = createMaskedLM(config);
-  const objective = maskedLmObjective({
-    model,
-    masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 },
-    labelledPositionsOnly: (o.head ?? "labelled") === "labelled",
+  const spec = taskSpec(o.task ?? TASK_SPECS[0]!.name);
+  checkTaskSettings(spec.name, { head: o.head }, "benchTrain");
+  const config = presetConfig(o.preset, ids, o.maxLength);
+  const model = createModel(config);
+  if (!spec.accepts(model)) throw new Error(`benchTrain: preset ${o.preset} is not ${spec.kind}, which task "${spec.name}" trains`);
+  const objective = spec.objective(model, {
+    ...(spec.usesMasking ? { masking: { maskTokenId: 4, vocabSize: vocab, specialIds: [0, 1, 2, 3, 4], seed: 2 } } : {}),
+    ...(o.head !== undefined ? { labelledPositionsOnly: o.head === "labelled" } : {}),
   });
   return { config, model, objective };
 }
@@ -183,7 +172,7 @@ export function trainBenchSession(o: Omit<TrainBenchOptions, "steps" | "warmup">
 }
 
 export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult> {
-  const task = o.task ?? "mlm";
+  const spec = taskSpec(o.task ?? TASK_SPECS[0]!.name);
   const dev = o.device;
   const session = trainBenchSession(o);
   const peak = await measuredMatmulPeak(dev);
@@ -199,12 +188,13 @@ export async function benchTrain(o: TrainBenchOptions): Promise<TrainBenchResult
   const flops = session.modelFlopsPerStep;
   return {
     bench: "train",
-    task,
+    task: spec.name,
     preset: o.preset,
     executor: dev.executor.name,
     device: dev.id,
     precision: o.precision,
-    head: task === "causal-lm" ? "all" : (o.head ?? "labelled"),
+    // A task that does not size its head (a causal LM) predicts at every position.
+    head: spec.ownSettings?.head !== undefined ? (o.head ?? "labelled") : "all",
     batch: o.batch,
     seq: o.maxLength,
     params: session.params,

@@ -71,7 +71,7 @@ export async function trainingModelConfig(
     config = presetConfig(source.preset, tokenizer, maxLength);
   } else config = await readModelConfig(source.initFrom !== undefined ? join(source.initFrom, "config.json") : source.modelConfig!);
   const modelIs = modelTask(config);
-  if (modelIs !== task)
+  if (modelIs !== (taskSpec(task).modelTask ?? task))
     throw refuse(
       `is ${KIND(modelIs)} (${config.model_type}), not ${KIND(task)} as task "${task}" trains`,
       `Train it with task "${modelIs}", or give ${KIND(task)}`,

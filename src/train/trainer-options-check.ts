@@ -9,6 +9,8 @@ import { TFRecordDataset } from "../data/pipeline/dataset.js";
 import { OPTIMIZER_NAMES } from "../optim/by-name.js";
 import { PRECISIONS } from "../optim/precision.js";
 import { checkDataFitsModel } from "./data-probe.js";
+import type { TrainingTask } from "./objectives/objective.js";
+import { TASK_SPECS } from "./tasks/index.js";
 import type { FitArgs, OptimizerSettings, TrainerOptions } from "./trainer.js";
 
 /** Every TrainerOptions name (the `satisfies` keeps the list and the interface together). */
@@ -249,5 +251,30 @@ export function checkFitArgs(args: unknown): void {
       nonNegative: ["maskTokenId"],
       positive: ["vocabSize"],
       numbers: ["mlmProbability", "maskFraction", "randomFraction"],
+    });
+}
+
+/**
+ * Refuses a setting that only another task takes (a masked LM's masking probability or position start
+ * given to a causal LM's run): each task's spec names its own settings and what they do.
+ */
+export function checkTaskSettings(task: TrainingTask, settings: Readonly<Record<string, unknown>>, where: string): void {
+  for (const [option, value] of Object.entries(settings)) {
+    if (value === undefined) continue;
+    const owner = TASK_SPECS.find((t) => t.ownSettings?.[option] !== undefined);
+    if (owner && owner.name !== task)
+      throw new OptionError({ where, option, value, why: `${owner.ownSettings![option]}; task "${task}" has none`, fix: "Leave it out" });
+  }
+}
+
+/** A model's start: positionInit starts a new model's positions, which a pretrained model (initFrom) brings. */
+export function checkModelStart(s: { positionInit?: unknown; initFrom?: unknown }, where: string): void {
+  if (s.positionInit !== undefined && s.initFrom !== undefined)
+    throw new OptionError({
+      where,
+      option: "positionInit",
+      value: s.positionInit,
+      why: "starts a model from scratch; initFrom loads its positions",
+      fix: "Leave it out",
     });
 }

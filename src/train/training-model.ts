@@ -11,6 +11,8 @@ import type { TrainingTask } from "./objectives/objective.js";
 import { listCheckpoints } from "./checkpoint.js";
 import { dataRecordLength } from "./data-probe.js";
 import { checkSameOptimizer, checkSameTokenizer, trainingModelConfig, type ModelSource } from "./model-source.js";
+import { checkModelStart, checkTaskSettings } from "./trainer-options-check.js";
+import { modelTaskOf, taskSpec } from "./tasks/index.js";
 import type { FitArgs } from "./trainer-options.js";
 
 /** Settings of trainingModelPlan. */
@@ -62,8 +64,12 @@ export async function trainingModel(
   config: ModelConfig,
   o: { task: TrainingTask; initFrom?: string | undefined; positionInit?: MaskedLMInit["positionInit"]; seed: number; device: k.Device },
 ): Promise<TrainingModel> {
+  checkTaskSettings(o.task, { positionInit: o.positionInit }, "trainingModel");
+  checkModelStart(o, "trainingModel");
   const model = createModel(config, o.positionInit !== undefined ? { positionInit: o.positionInit } : {});
-  const init = o.initFrom ? await loadModel(o.initFrom, { task: o.task, missingHead: "init", seed: o.seed, device: o.device }) : undefined;
+  const init = o.initFrom
+    ? await loadModel(o.initFrom, { task: modelTaskOf(taskSpec(o.task)), missingHead: "init", seed: o.seed, device: o.device })
+    : undefined;
   const parameterCount = k
     .leaves<k.Array>(k.evalShape((key: k.Array) => model.init(key), k.randomKey(0)))
     .reduce((n, a) => n + a.shape.reduce((x, y) => x * y, 1), 0);

@@ -8,24 +8,31 @@ import { selectDevices } from "../../distribute/devices.js";
 import { setDefaultDevice } from "../../core/devices.js";
 import { presetNames } from "../../models/index.js";
 import { benchTrain } from "../../train/bench-train.js";
+import { modelTaskOf, TASK_SPECS, taskSpec } from "../../train/tasks/index.js";
+import { checkTaskSettings } from "../../train/trainer-options-check.js";
+import { ownerOf, presetsByTask } from "../task-help.js";
 import type { Command } from "./types.js";
+
+/** The tasks the benchmark times: those with a bench preset. */
+const BENCHED = TASK_SPECS.filter((t) => t.benchPreset !== undefined);
+const BENCHED_TASKS = BENCHED.map((t) => t.name);
+
+/** What a timed step computes, by task: "MLM (…) or, with --task causal-lm, next-token prediction". */
+const STEPS_TIMED = BENCHED.map((t, i) => (i ? `with --task ${t.name}, ` : "") + t.benchHelp).join(" or, ");
 
 const TRAIN = flagTable({
   command: "bench train",
-  usage: `Usage: kiln bench train [--task mlm|causal-lm] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
+  usage: `Usage: kiln bench train [--task ${BENCHED_TASKS.join("|")}] [--preset NAME] [--precision 32] [--per-replica-batch-size 32]
                        [--max-length 128] [--vocab N] [--json]`,
-  about: `Times compiled training steps on synthetic batches (uniform random tokens, no padding): MLM (AdamW,
-dropout 0.1, masking in the step) or, with --task causal-lm, next-token prediction. Tokens/s as the
+  about: `Times compiled training steps on synthetic batches (uniform random tokens, no padding): ${STEPS_TIMED}. Tokens/s as the
 median of --steps timed steps after --warmup steps, compile time apart, and MFU against the device's
 measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 32000.`,
   flags: {
-    task: TASK_FLAG,
+    task: { ...TASK_FLAG, values: BENCHED_TASKS, help: BENCHED_TASKS.join(" | ") },
     preset: {
       type: "string",
       value: "NAME",
-      help:
-        `mlm: ${presetNames("mlm").join(" | ")} (default mlm-small)\n` +
-        `causal-lm: ${presetNames("causal-lm").join(" | ")} (default llama-small)`,
+      help: presetsByTask("\n", " | ", BENCHED, (t) => ` (default ${t.benchPreset})`),
     },
     precision: PRECISION_FLAG,
     "per-replica-batch-size": { type: "int", min: 1, default: 32, help: "examples per step" },
@@ -34,9 +41,8 @@ measured f32 matmul peak. The CPU presets use a vocabulary of 8192, the others 3
     head: {
       type: "enum",
       values: ["labelled", "all"],
-      default: "labelled",
       help:
-        "mlm: the vocabulary head on the labelled positions only (default), or on every\n" +
+        `${ownerOf("head")}: the vocabulary head on the labelled positions only (default), or on every\n` +
         "position (the work the JAX and PyTorch peers do)",
     },
     steps: { type: "int", min: 1, default: 5, help: "timed steps" },
@@ -62,12 +68,11 @@ export const benchCommand: Command = {
     const { values: v, given } = flags;
     refuseGcs("pjrt-plugin", v["pjrt-plugin"], "a PJRT plugin");
     const task = v.task;
-    const presets: string[] = presetNames(task);
-    const preset = v.preset ?? (task === "mlm" ? "mlm-small" : "llama-small");
+    const presets: string[] = presetNames(modelTaskOf(taskSpec(task)));
+    const preset = v.preset ?? taskSpec(task).benchPreset!;
     if (!presets.includes(preset))
       throw new UsageError(`--preset must be one of ${presets.join(", ")} for --task ${task}, got "${preset}"`);
-    if (task === "causal-lm" && given.has("head"))
-      throw new UsageError("--head sizes the MLM's vocabulary head; a causal LM predicts at every position: drop --head");
+    checkTaskSettings(task, { head: v.head }, "benchTrain");
     const [device] = selectDevices({
       accelerator: v.accelerator,
       devices: 1,
@@ -84,7 +89,7 @@ export const benchCommand: Command = {
       device: device!,
       batch: v["per-replica-batch-size"],
       maxLength: v["max-length"],
-      head: v.head,
+      ...(v.head !== undefined ? { head: v.head } : {}),
       steps: v.steps,
       warmup: v.warmup,
       ...(v.vocab !== undefined ? { vocab: v.vocab } : {}),

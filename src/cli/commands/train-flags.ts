@@ -1,13 +1,16 @@
 // `kiln train`'s flags: one table (parsing, --help, checks), read by commands/train.ts.
 import { flagTable } from "../flags.js";
-import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
-import { modelTypes, presetNames, POSITION_INITS } from "../../models/index.js";
+import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, TASKS, VERBOSE_FLAG } from "../common-flags.js";
+import { modelTypes, POSITION_INITS } from "../../models/index.js";
+import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
+import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
 
 const STRATEGIES: readonly StrategyName[] = ["auto", "one-device", "data-parallel"];
 
-const FAMILIES = `${modelTypes("mlm").join("/")}, or ${modelTypes("causal-lm").join("/")}`;
+/** The families of every task's models, by task: "roberta/bert, or llama/gpt2". */
+const FAMILIES = [...new Set(TASK_SPECS.map(modelTaskOf))].map((t) => modelTypes(t).join("/")).join(", or ");
 
 const MODEL = "Model and data:";
 const TRAINING = "Training:";
@@ -17,23 +20,18 @@ const OUTPUT = "Output:";
 export const TRAIN_FLAGS = flagTable({
   command: "train",
   usage:
-    `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
+    `Usage: kiln train [--task ${TASKS.join("|")}] --tokenizer DIR --train-data PATH --output-dir DIR ` +
     `(--preset NAME | --model-config FILE | --init-from DIR) [flags]`,
   about: `Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
 \`kiln data prepare\` (the same shards for both tasks):
-  --task mlm        (default) a masked LM (RoBERTa/BERT). Masking (15% of tokens: 80% [MASK], 10% random,
-                    10% kept) runs inside the compiled training step and is redrawn every epoch.
-  --task causal-lm  a causal LM (Llama/GPT-2): next-token cross-entropy, the shift done inside the compiled
-                    step, padding never a target; evaluation logs eval_perplexity (exp of eval_loss).`,
+${taskChoices((t) => t.trainHelp)}`,
   flags: {
     task: { ...TASK_FLAG, group: MODEL },
     preset: {
       type: "string",
       value: "NAME",
       group: MODEL,
-      help:
-        `mlm: ${presetNames("mlm").join(" | ")}\ncausal-lm: ${presetNames("causal-lm").join(" | ")}\n` +
-        "(vocabulary and special ids from the tokenizer)",
+      help: `${presetsByTask("\n")}\n` + "(vocabulary and special ids from the tokenizer)",
     },
     "model-config": { type: "string", value: "FILE", group: MODEL, help: `a Hugging Face config.json instead of a preset (${FAMILIES})` },
     "init-from": {
@@ -48,10 +46,9 @@ export const TRAIN_FLAGS = flagTable({
     "position-init": {
       type: "enum",
       values: POSITION_INITS,
-      default: "normal",
       group: MODEL,
       help:
-        "mlm from scratch: normal (default, as transformers) | sinusoidal (the position table\n" +
+        `${ownerOf("positionInit")} from scratch: normal (default, as transformers) | sinusoidal (the position table\n` +
         "starts from sinusoids at the initializer's scale) | local-attention (sinusoids, and the\n" +
         "first layer's heads start attending to the tokens 1, 2, … to either side); the\n" +
         "parameters and checkpoint are the same",
@@ -102,9 +99,8 @@ export const TRAIN_FLAGS = flagTable({
     warmup: { type: "int", min: 0, group: TRAINING, help: "warmup steps (default: a twentieth of the total), then linear decay to 0" },
     "mlm-probability": {
       type: "number",
-      default: 0.15,
       group: TRAINING,
-      help: "mlm: share of tokens selected for prediction",
+      help: `${ownerOf("masking.mlmProbability")}: share of tokens selected for prediction (default 0.15)`,
       check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
     },
     "shuffle-buffer-size": { type: "int", min: 1, default: 2 ** 18, group: TRAINING, help: "records in the shuffle buffer" },

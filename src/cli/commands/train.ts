@@ -1,5 +1,6 @@
-// `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
-// shards, with the reference pipeline's flags.
+// `kiln train`: any training task of train/tasks/ (the masked LM by default) from the same TFRecord
+// shards, with the reference pipeline's flags mapped to the library's options; the library checks them
+// (an OptionError names the option, printed with its flag) and train-report.ts words the output.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
@@ -9,6 +10,7 @@ import { TRAIN_FLAGS } from "./train-flags.js";
 import { deviceNotice } from "../common-flags.js";
 import { Trainer } from "../../train/trainer.js";
 import { taskSpec } from "../../train/tasks/index.js";
+import { checkModelStart, checkTaskSettings } from "../../train/trainer-options-check.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
@@ -18,6 +20,7 @@ import type { Command } from "./types.js";
 import { rankPrefix } from "../../distribute/multi-process.js";
 import { launchedStore } from "../launched-store.js";
 import { trainOutputs } from "../train-outputs.js";
+import { trainingPlanLine, trainSummaryJson } from "../train-report.js";
 import { describeGcsRequestCounts, isGcsPath } from "../../data/storage/index.js";
 import { localInputDir, localInputFile, refuseGcs } from "../gcs-paths.js";
 import { preemptionSignalFlag, reportStopped, stopOnSignals } from "../stop-on-signal.js";
@@ -33,15 +36,9 @@ async function runTrain(argv: string[]): Promise<void> {
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const task = v.task;
-  if (task === "causal-lm" && given.has("mlm-probability"))
-    throw new UsageError(
-      "kiln train: --mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token " +
-        "and masks nothing: drop --mlm-probability",
-    );
-  if (given.has("position-init") && task !== "mlm")
-    throw new UsageError("kiln train: --position-init starts a masked LM's position table; --task causal-lm has none");
-  if (given.has("position-init") && v["init-from"] !== undefined)
-    throw new UsageError("kiln train: --position-init starts a model from scratch; --init-from loads its positions");
+  // The settings of one task, and a model's start, are the library's to check (before any work).
+  checkTaskSettings(task, { "masking.mlmProbability": v["mlm-probability"], positionInit: v["position-init"] }, "trainingModel");
+  checkModelStart({ positionInit: v["position-init"], initFrom: v["init-from"] }, "trainingModel");
   const batch = v["per-replica-batch-size"];
   const accum = v["gradient-accumulation"];
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
@@ -141,15 +138,29 @@ async function runTrain(argv: string[]): Promise<void> {
   });
   const maxSteps = v["max-steps"] ?? v.epochs * data.train.batchesPerEpoch;
   const main = trainer.isMainRank;
-  const built = await trainingModel(config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
+  const built = await trainingModel(config, {
+    task,
+    initFrom,
+    ...(v["position-init"] !== undefined ? { positionInit: v["position-init"] } : {}),
+    seed: v.seed,
+    device: devices[0]!,
+  });
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
     console.error(
-      `kiln train: ${config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
-        `${data.trainRecords} training records of ${maxLength} tokens, ` +
-        `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
-        (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
-        `(${trainer.strategy.name}, precision ${execution.precision})`,
+      trainingPlanLine({
+        modelType: config.model_type,
+        parameterCount: built.parameterCount,
+        trainRecords: data.trainRecords,
+        maxLength,
+        maxSteps,
+        worldReplicas: trainer.worldReplicas,
+        batch,
+        deviceIds: devices.map((d) => d.id),
+        processes: trainer.group?.size,
+        strategy: trainer.strategy.name,
+        precision: execution.precision,
+      }),
     );
   stopOnSignals(trainer, preemptionSignal);
   const result = await trainer.fit({
@@ -169,7 +180,7 @@ async function runTrain(argv: string[]): Promise<void> {
             maskTokenId: tokenizer.maskId,
             vocabSize: tokenizer.vocabSize,
             specialIds: [...tokenizer.specialIds],
-            mlmProbability: v["mlm-probability"],
+            ...(v["mlm-probability"] !== undefined ? { mlmProbability: v["mlm-probability"] } : {}),
           },
         }
       : {}),
@@ -179,20 +190,7 @@ async function runTrain(argv: string[]): Promise<void> {
   const gcsCounts = describeGcsRequestCounts();
   if (gcsCounts) say(gcsCounts);
   if (result.stopped) reportStopped(result.stopped, argv, main);
-  if (!main) return;
-  const last = result.evalHistory.at(-1);
-  console.log(
-    JSON.stringify({
-      output_dir: v["output-dir"],
-      steps: result.globalStep,
-      train_loss: result.history.at(-1)?.loss,
-      task,
-      // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
-      ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
-      tokens_per_s: Math.round(result.tokensPerSecond),
-      compile_s: Number(result.compileSeconds.toFixed(2)),
-    }),
-  );
+  if (main) console.log(trainSummaryJson(v["output-dir"], task, result));
 }
 
 /** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */

@@ -1,12 +1,14 @@
 // BERT (transformers' BertForMaskedLM); Kiln ships no BERT preset.
 import { maskedPresetConfig, maxSequenceLength, validateConfig, type MlmConfig } from "../config.js";
 import type { MaskedLanguageModel } from "../masked-lm.js";
+import { maskedLmKind } from "../masked-lm-kind.js";
 import type { ModelSpec } from "../spec.js";
 import { createBert } from "./model.js";
 
 export const bertSpec = {
   modelType: "bert",
   task: "mlm",
+  kind: maskedLmKind,
   architecture: "BertForMaskedLM",
   baseArchitecture: "BertModel",
   positionsField: "max_position_embeddings",

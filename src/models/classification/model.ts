@@ -81,6 +81,10 @@ function headOf(c: ClassifierConfig): Head {
         apply: (p, hidden, mask) => linear(p.score.weight, lastRealToken(hidden, mask)),
       };
     }
+    default:
+      throw new Error(
+        `model_type ${JSON.stringify((c as { model_type: unknown }).model_type)} has no sequence-classification head in Kiln`,
+      );
   }
 }
 
@@ -110,7 +114,7 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
     limitSource:
       `config ${positions} ${String(config[positions])}` +
       (config.model_type === "roberta" ? `, counted from pad_token_id ${config.pad_token_id} + 1` : ""),
-    causal: spec.task === "causal-lm",
+    causal: spec.kind.causal,
   };
   return {
     task: "sequence-classification",

@@ -1,6 +1,7 @@
 // GPT-2 (transformers' GPT2LMHeadModel) and its presets.
 import { causalPresetIds } from "../causal-config.js";
 import type { CausalLanguageModel } from "../causal-lm.js";
+import { causalLmKind } from "../causal-lm-kind.js";
 import type { ModelSpec } from "../spec.js";
 import { GPT2_PRESETS, validateGpt2Config, type Gpt2Config } from "./config.js";
 import { createGpt2 } from "./model.js";
@@ -8,6 +9,7 @@ import { createGpt2 } from "./model.js";
 export const gpt2Spec = {
   modelType: "gpt2",
   task: "causal-lm",
+  kind: causalLmKind,
   architecture: "GPT2LMHeadModel",
   baseArchitecture: "GPT2Model",
   positionsField: "n_positions",

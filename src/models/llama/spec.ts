@@ -1,6 +1,7 @@
 // Llama (transformers' LlamaForCausalLM) and its presets.
 import { causalPresetIds } from "../causal-config.js";
 import type { CausalLanguageModel } from "../causal-lm.js";
+import { causalLmKind } from "../causal-lm-kind.js";
 import type { ModelSpec } from "../spec.js";
 import { LLAMA_PRESETS, validateLlamaConfig, type LlamaConfig } from "./config.js";
 import { createLlama } from "./model.js";
@@ -8,6 +9,7 @@ import { createLlama } from "./model.js";
 export const llamaSpec = {
   modelType: "llama",
   task: "causal-lm",
+  kind: causalLmKind,
   architecture: "LlamaForCausalLM",
   baseArchitecture: "LlamaModel",
   positionsField: "max_position_embeddings",

@@ -1,6 +1,7 @@
 // RoBERTa (transformers' RobertaForMaskedLM) and the masked-LM presets Kiln trains.
 import { maskedPresetConfig, maxSequenceLength, validateConfig, type MlmConfig } from "../config.js";
 import type { MaskedLanguageModel } from "../masked-lm.js";
+import { maskedLmKind } from "../masked-lm-kind.js";
 import type { ModelSpec, Preset } from "../spec.js";
 import { createRoberta } from "./model.js";
 
@@ -39,6 +40,7 @@ const PRESETS = {
 export const robertaSpec = {
   modelType: "roberta",
   task: "mlm",
+  kind: maskedLmKind,
   architecture: "RobertaForMaskedLM",
   baseArchitecture: "RobertaModel",
   positionsField: "max_position_embeddings",

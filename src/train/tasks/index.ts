@@ -1,6 +1,7 @@
 // The training tasks, one TaskSpec each; adding a task is its file here and one line in TASK_SPECS.
 import type { LanguageModel } from "../../models/language-model.js";
 import type { TrainingTask } from "../objectives/objective.js";
+import type { ModelTask } from "../../models/spec.js";
 import { causalLmTask } from "./causal-lm.js";
 import { maskedLmTask } from "./masked-lm.js";
 import type { TaskSpec } from "./task.js";
@@ -23,4 +24,12 @@ export function taskOfModel(model: LanguageModel): TaskSpec {
   const spec = TASK_SPECS.find((t) => t.accepts(model));
   if (!spec) throw new Error(`no training task accepts a ${model.config.model_type} model`);
   return spec;
+}
+
+/**
+ * The task of the model families `spec` trains (their presets, what a config or directory must be): its
+ * modelTask, or its own name (a task without modelTask is the task of some families).
+ */
+export function modelTaskOf(spec: TaskSpec): ModelTask {
+  return spec.modelTask ?? (spec.name as ModelTask);
 }

@@ -5,12 +5,40 @@
 import type { LanguageModel } from "../../models/language-model.js";
 import type { TracedMaskOptions } from "../../data/mlm/mask-traced.js";
 import type { TrainingObjective, TrainingTask } from "../objectives/objective.js";
+import type { MaskedLMInit } from "../../models/masked-lm.js";
+import type { ModelTask } from "../../models/spec.js";
 
 export interface ObjectiveSettings {
   /** The masking of a masked LM (its seed included); refused for a causal LM, which has none. */
   masking?: TracedMaskOptions;
+  /** The MLM head on the labelled positions only (default) or on every position, as the peers compute it (masked LMs only). */
+  labelledPositionsOnly?: boolean;
   /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
   labelCapacity?: number;
+}
+
+/**
+ * The quickstart's recipe for a task: the tokenizer, model and training it runs on its corpus, what it
+ * says about them in `--help`, and the evaluation curves its summary prints.
+ */
+export interface QuickstartRecipe {
+  /** Tokenizer pieces. */
+  readonly vocabSize: number;
+  readonly preset: string;
+  /** How the model's parameters start (createModel's init), where not as transformers does. */
+  readonly modelInit?: MaskedLMInit;
+  readonly steps: number;
+  readonly batch: number;
+  readonly learningRate: number;
+  /** Evaluations spread over the run (the last at the end), and whether one comes before the first step. */
+  readonly evaluations: number;
+  readonly evalAtStart: boolean;
+  /** The model's directory under the quickstart's working directory. */
+  readonly modelDir: string;
+  /** The recipe in `kiln quickstart --help`, one string per line (the command indents them). */
+  readonly help: readonly string[];
+  /** The evaluation metrics the summary prints as curves, in order, with the digits each keeps. */
+  readonly curves: readonly (readonly [metric: string, digits: number])[];
 }
 
 /** An evaluation pass's sums: loss over the counted targets, right top-1 predictions, counted targets. */
@@ -25,6 +53,24 @@ export interface TaskSpec {
   readonly name: TrainingTask;
   /** What a model of this task is, in words: "a masked LM". */
   readonly kind: string;
+  /**
+   * The task of the model families it trains (ModelSpec.task: their presets, the model a config or a
+   * directory must be), where that is not its own name: a task that trains the same models another way.
+   */
+  readonly modelTask?: ModelTask;
+  /** The task in `kiln train --help`, one string per line (the command indents them after `--task NAME`). */
+  readonly trainHelp: readonly string[];
+  /** What a step of this task computes, for `kiln bench train --help` ("next-token prediction"); a task the bench times has it. */
+  readonly benchHelp?: string;
+  /** The preset `kiln bench train` times for this task unless another is named; a task the bench times has it. */
+  readonly benchPreset?: string;
+  /**
+   * Settings (by their option names) that only this task takes, each with what it does: a run of another
+   * task refuses them (trainer-options-check.ts: checkTaskSettings).
+   */
+  readonly ownSettings?: Readonly<Record<string, string>>;
+  /** The quickstart's recipe, for a task the quickstart runs. */
+  readonly quickstart?: QuickstartRecipe;
   /** Whether the data must name a mask token and the masking settings (a masked LM's data requirement). */
   readonly usesMasking: boolean;
   /** Whether `model` is a model of this task. */
