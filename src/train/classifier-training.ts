@@ -67,7 +67,7 @@ export async function classifierTrainingModel(s: ClassifierModelSettings): Promi
       option: "numLabels",
       value: s.numLabels,
       why: `differs from the data's ${s.labels.length} classes (${s.labels.join(", ")}, from its prepare.json)`,
-      fix: `Leave numLabels out to take the data's ${s.labels.length}, or prepare the data with the classes meant`,
+      fix: `Leave numLabels out to take the data's ${s.labels.length} classes, or prepare the data with the classes meant`,
     });
   const tokenizer = await loadTokenizer(s.tokenizerDir);
   await checkSameTokenizer(s.initFrom, s.tokenizerDir, tokenizer);

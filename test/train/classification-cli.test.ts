@@ -156,3 +156,35 @@ test("transformers loads the fine-tuned directory with no missing keys and the s
   // transformers' text-classification pipeline, with the tokenizer saved beside the model, agrees with `kiln classify`.
   if (kilnTopLabel) assert.equal(report.roberta!.texts[0]![0]!.label, kilnTopLabel);
 });
+
+test("a classifier's settings that cannot train are refused by flag, before any step", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--num-labels", "3"], /--num-labels "?3"?: differs from the data's 2 classes \(other, has-of, from its prepare\.json\)/],
+    [["--class-weights", "1,2,3"], /--class-weights .*must be 2 finite weights ≥ 0 \(one per class of the model\)/],
+    [["--class-weights", "1,x"], /--class-weights 1,x: give one number per class/],
+    [["--max-length", "16"], /--max-length does not apply to --task sequence-classification/],
+  ];
+  for (const [i, [flags, message]] of cases.entries()) {
+    const r = await kiln(...train, "--output-dir", join(prepared, `refused-${i}`), ...flags);
+    assert.notEqual(r.code, 0, flags.join(" "));
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stderr, /step 1\b|eval loss/);
+  }
+  const lm = await kiln(
+    "train",
+    "--task",
+    "mlm",
+    "--preset",
+    "mlm-tiny",
+    "--tokenizer",
+    data.tokenizerDir,
+    "--train-data",
+    join(prepared, "train"),
+    "--output-dir",
+    join(prepared, "refused-lm"),
+    "--class-weights",
+    "1,2",
+  );
+  assert.notEqual(lm.code, 0);
+  assert.match(lm.stderr, /--class-weights is for --task sequence-classification, not --task mlm/);
+});
