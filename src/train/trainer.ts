@@ -1,6 +1,7 @@
-// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
-// with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
-// whole-step programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
+// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset,
+// or of a sequence classifier over length-bucketed labelled batches (batch-source.ts), with evaluation,
+// logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step
+// programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
 // (optimizer, objectives, run settings), checkpoint-connector.ts (checkpoints, resume, the final model),
 // logger-connector.ts (metrics to the loggers), trainer-placement.ts (devices and processes),
 // compiled-steps.ts (the programs), fit-loop.ts (the steps), evaluation-loop.ts (evaluation).
