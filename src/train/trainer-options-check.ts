@@ -260,7 +260,8 @@ export function checkFitArgs(args: unknown): void {
             "or token shards from openDataset"
           : "Pass labelled data from openClassificationDataset({ files, batchSize }) (kiln data prepare --task classification)",
       });
-    checkDataFitsModel(model as never, data, role);
+    // Length-bucketed batches are padded up to a multiple of padToMultipleOf: the longest can pass maxLength.
+    checkDataFitsModel(model as never, labelled ? { maxLength: data.paddedLengths.at(-1)!, files: data.files } : data, role);
   }
   if (args.masking !== undefined)
     checkOptions(where, args.masking, MASKING, {
