@@ -22,7 +22,7 @@ export const TRAIN_FLAGS = flagTable({
     `       kiln train --task sequence-classification --init-from DIR --tokenizer DIR --train-data SPLIT ` +
     `--output-dir DIR [--num-labels N] [--class-weights W,…] [flags]`,
   about: `Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
-\`kiln data prepare\` (the same shards for both tasks):
+\`kiln data prepare\` (the same shards for both language-model tasks), or fine-tunes a classifier:
   --task mlm        (default) a masked LM (RoBERTa/BERT). Masking (15% of tokens: 80% [MASK], 10% random,
                     10% kept) runs inside the compiled training step and is redrawn every epoch.
   --task causal-lm  a causal LM (Llama/GPT-2): next-token cross-entropy, the shift done inside the compiled
