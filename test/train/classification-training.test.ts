@@ -11,7 +11,8 @@ import * as k from "../../src/index.js";
 import { createModel, loadModel, presetConfig, saveModel } from "../../src/models/index.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { openClassificationDataset } from "../../src/data/pipeline/classification-dataset.js";
-import { Trainer } from "../../src/train/trainer.js";
+import { Trainer, type FitArgs } from "../../src/train/trainer.js";
+import { OptionError } from "../../src/core/option-error.js";
 import { LABELS, MAX_LENGTH, makeTinyClassification } from "../helpers/tiny-classification.js";
 
 const data = await makeTinyClassification();
@@ -54,4 +55,30 @@ test("a causal LM's directory fine-tunes too (Llama's score head on each row's l
   const result = await trainer.fit({ model: base.model, params: base.params, optimizer: { learningRate: 3e-3 }, train, eval: evalData });
   const last = result.evalHistory.at(-1)!;
   assert.ok(last.eval_accuracy! > data.chance + 0.05, `accuracy ${last.eval_accuracy} against chance ${data.chance}`);
+});
+
+test("fit refuses what a classifier cannot train on, naming the library option", async () => {
+  const train = await openClassificationDataset({ files: data.train, batchSize: 16 });
+  const fit = async (name: string, args: Partial<FitArgs>) => {
+    const base = await loadModel(data.baseModel, { task: "sequence-classification", labels: LABELS });
+    const trainer = new Trainer({ outputDir: join(root, name), maxSteps: 2, progress: false, loggers: [] });
+    return trainer.fit({ model: base.model, params: base.params, optimizer: { learningRate: 1e-3 }, train, ...args } as FitArgs);
+  };
+  await assert.rejects(fit("weights", { classWeights: [1] }), (e: unknown) => {
+    assert.ok(e instanceof OptionError && e.option === "classWeights", String(e));
+    assert.match(e.message, /must be 2 finite weights ≥ 0 \(one per class of the model\)/);
+    return true;
+  });
+  const regression = await loadModel(data.baseModel, { task: "sequence-classification", numLabels: 1 });
+  await assert.rejects(fit("regression", { model: regression.model, params: regression.params }), (e: unknown) => {
+    assert.ok(e instanceof OptionError && e.option === "model", String(e));
+    assert.match(e.message, /is set up for regression, and Kiln fine-tunes single-label classifiers only/);
+    return true;
+  });
+  const lm = createModel(presetConfig("mlm-tiny", await loadTokenizer(data.tokenizerDir), MAX_LENGTH));
+  await assert.rejects(fit("lm", { model: lm as FitArgs["model"], params: undefined }), (e: unknown) => {
+    assert.ok(e instanceof OptionError && e.option === "train", String(e));
+    assert.match(e.message, /holds labelled classification records, but the model is a language model/);
+    return true;
+  });
 });
