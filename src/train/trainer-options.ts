@@ -207,6 +207,6 @@ export interface RunSettings {
   precision: string;
   /** Masked LMs only. */
   mlm_probability?: number;
-  /** Sequence classifiers with class weights only. */
-  class_weights?: number[];
+  /** Sequence classifiers with class weights only: the weights in class id order, comma-separated. */
+  class_weights?: string;
 }
