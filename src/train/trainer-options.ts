@@ -135,7 +135,9 @@ export interface FitArgs {
   /**
    * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
    * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
-   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
+   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards. A sequence
+   * classifier (createSequenceClassifier, *ForSequenceClassification) trains on labelled examples with
+   * cross-entropy over its classes.
    */
   model: MaskedLanguageModel | CausalLanguageModel | SequenceClassifier;
   /** Start from these parameters (default: a fresh init from the seed). */
