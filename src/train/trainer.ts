@@ -201,7 +201,8 @@ export class Trainer implements TrainerView {
       this.log(
         `batch lengths: training ${lengths.train.join(", ")}` +
           (lengths.eval.length ? `; evaluation ${lengths.eval.join(", ")}` : "") +
-          ` (a compiled program each, at most ${lengths.train.length + lengths.eval.length})`,
+          ` (a compiled program each, ${lengths.train.length + lengths.eval.length} at most` +
+          (o.stepsPerExecution > 1 ? `, and one more per length where a call holds fewer than ${o.stepsPerExecution} steps)` : ")"),
       );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
@@ -275,7 +276,11 @@ export class Trainer implements TrainerView {
     }
     const made = programs();
     if (lengths.train.length > 1 || lengths.eval.length > 1)
-      this.log(`compiled ${made.train} training and ${made.eval} evaluation programs (one per batch length met)`);
+      // A call of fewer steps than stepsPerExecution (at an epoch's end or a length change) is one more training compile.
+      this.log(
+        `batch lengths met: ${made.train} in training (${compiles()} training step compiles), ${made.eval} in evaluation ` +
+          `(an evaluation program each)`,
+      );
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
       params: this.strategy.keepFirst(carried).params,
