@@ -278,8 +278,8 @@ export class Trainer implements TrainerView {
     if (lengths.train.length > 1 || lengths.eval.length > 1)
       // A call of fewer steps than stepsPerExecution (at an epoch's end or a length change) is one more training compile.
       this.log(
-        `batch lengths met: ${made.train} in training (${compiles()} training step compiles), ${made.eval} in evaluation ` +
-          `(an evaluation program each)`,
+        `batch lengths met: ${made.train} in training (${compiles()} training step compiles)` +
+          (data.eval ? `, ${made.eval} in evaluation (an evaluation program each)` : ""),
       );
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
