@@ -178,6 +178,8 @@ export interface FitResult {
   stopped?: StoppedRun;
   /** The last evaluation's report for the end of the run, where the task has one (a classifier's confusion matrix, as lines). */
   evalReport?: string[];
+  /** The same for programs, as JSON-ready values (a classifier's `labels` and `confusion_matrix` [true][predicted]). */
+  evalDetails?: Record<string, unknown>;
 }
 
 /** Why a run is asked to stop early (a signal's name, "deadline", …), for the log and the result. */

@@ -291,6 +291,7 @@ export class Trainer implements TrainerView {
       tokensPerSecond,
       ...(stopped ? { stopped } : {}),
       ...(evaluation?.report ? { evalReport: evaluation.report } : {}),
+      ...(evaluation?.details ? { evalDetails: evaluation.details } : {}),
     };
   }
 

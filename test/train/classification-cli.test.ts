@@ -110,6 +110,14 @@ test("kiln train --task sequence-classification fine-tunes a masked LM's directo
   assert.equal(summary.task, "sequence-classification");
   assert.ok(summary.eval_accuracy > data.chance + 0.1, `accuracy ${summary.eval_accuracy} against chance ${data.chance}`);
   assert.ok(summary.eval_macro_f1 > 0.6, `macro F1 ${summary.eval_macro_f1}`);
+  // The summary's confusion matrix holds every validation example once, its diagonal the accuracy.
+  assert.deepEqual(summary.labels, LABELS);
+  const m = summary.confusion_matrix as number[][];
+  assert.equal(
+    m.flat().reduce((a, b) => a + b, 0),
+    95,
+  );
+  assert.equal((m[0]![0]! + m[1]![1]!) / 95, summary.eval_accuracy);
   const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
   assert.deepEqual(config.architectures, ["RobertaForSequenceClassification"]);
   assert.deepEqual(config.id2label, { 0: "other", 1: "has-of" });

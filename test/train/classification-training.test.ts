@@ -40,6 +40,7 @@ test("a classifier fine-tuned from a masked LM beats the majority class on held-
   assert.ok(last.eval_macro_f1! > 0.6, `macro F1 ${last.eval_macro_f1}`);
   assert.equal(last.eval_examples, evalData.numRecords, "every validation record is counted once, padding rows never");
   assert.match(result.evalReport!.join("\n"), /true \\ predicted\s+other\s+has-of/);
+  assert.deepEqual(result.evalDetails?.labels, LABELS);
 });
 
 test("a causal LM's directory fine-tunes too (Llama's score head on each row's last real token)", async () => {

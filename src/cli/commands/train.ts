@@ -211,6 +211,8 @@ async function runTrain(argv: string[]): Promise<void> {
       task,
       // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
       ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
+      // The task's details of the last evaluation (a classifier's labels and confusion matrix).
+      ...result.evalDetails,
       tokens_per_s: Math.round(result.tokensPerSecond),
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
