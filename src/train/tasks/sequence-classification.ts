@@ -13,7 +13,7 @@ export function isSequenceClassifier(model: LanguageModel): model is SequenceCla
   return typeof (model as Partial<SequenceClassifier>).logits === "function";
 }
 
-/** The classes a classifier's config says it has, and which problem it solves (transformers' rule when unset). */
+/** The problem a classifier's config sets it up for (transformers' rule where problem_type is unset). */
 function problemOf(model: SequenceClassifier): string {
   const c = model.config;
   return c.problem_type ?? (c.num_labels === 1 ? "regression" : "single_label_classification");
