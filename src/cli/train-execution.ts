@@ -65,6 +65,20 @@ export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor
 }
 
 /**
+ * The executor and precision as given, for a task the probe does not measure (a classifier's step is
+ * its language model's plus a head, but its batch lengths vary): --precision auto is refused.
+ */
+export function givenExecution(
+  executor: CpuExecutorName | undefined,
+  precision: PrecisionName | "auto",
+  task: string,
+): { executor?: CpuExecutorName; precision: PrecisionName } {
+  if (precision === "auto")
+    throw new UsageError(`--precision auto measures a language model's step; for --task ${task} give --precision 32 or bf16-mixed`);
+  return { ...(executor ? { executor } : {}), precision };
+}
+
+/**
  * Where --accelerator runs: a GPU/TPU by name, or auto with a GPU/TPU plugin found. A plugin named with
  * auto (--pjrt-plugin, KILN_PJRT_PLUGIN) may be either: it is loaded to ask only for --precision auto,
  * which must know; otherwise it is left to the run (loading it twice would make two clients of a GPU).

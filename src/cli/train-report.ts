@@ -7,8 +7,8 @@ import type { TrainingTask } from "../train/objectives/objective.js";
 export interface TrainingPlan {
   modelType: string;
   parameterCount: number;
-  trainRecords: number;
-  maxLength: number;
+  /** The training data in words: "40 training records of 32 tokens". */
+  records: string;
   maxSteps: number;
   worldReplicas: number;
   batch: number;
@@ -23,7 +23,7 @@ export interface TrainingPlan {
 export function trainingPlanLine(p: TrainingPlan): string {
   return (
     `kiln train: ${p.modelType} ${(p.parameterCount / 1e6).toFixed(2)}M parameters, ` +
-    `${p.trainRecords} training records of ${p.maxLength} tokens, ` +
+    `${p.records}, ` +
     `${p.maxSteps} steps of ${p.worldReplicas} × ${p.batch} on ${p.deviceIds.join(", ")}` +
     (p.processes !== undefined ? ` in each of ${p.processes} processes ` : " ") +
     `(${p.strategy}, precision ${p.precision})`
@@ -40,6 +40,8 @@ export function trainSummaryJson(outputDir: string, task: TrainingTask, result: 
     task,
     // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
     ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
+    // The task's details of the last evaluation (a classifier's labels and confusion matrix).
+    ...result.evalDetails,
     tokens_per_s: Math.round(result.tokensPerSecond),
     compile_s: Number(result.compileSeconds.toFixed(2)),
   });

@@ -1,6 +1,7 @@
-// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
-// with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
-// whole-step programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
+// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset,
+// or of a sequence classifier over length-bucketed labelled batches (batch-source.ts), with evaluation,
+// logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step
+// programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
 // (optimizer, objectives, run settings), checkpoint-connector.ts (checkpoints, resume, the final model),
 // logger-connector.ts (metrics to the loggers), trainer-placement.ts (devices and processes),
 // compiled-steps.ts (the programs), fit-loop.ts (the steps), evaluation-loop.ts (evaluation).
@@ -28,6 +29,7 @@ import { compileSteps } from "./compiled-steps.js";
 import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
 import { runFitLoop } from "./fit-loop.js";
 import type { Positioned } from "./step-inputs.js";
+import { batchSourceOf, type BatchSource, type TrainBatch } from "./batch-source.js";
 import type { Optimizer } from "../optim/optimizer.js";
 import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
@@ -172,25 +174,36 @@ export class Trainer implements TrainerView {
 
   private async fitHoldingOutputDir(a: FitArgs): Promise<FitResult> {
     const o = this.o;
-    const rows = this.checkFit(a);
+    const data = { train: await batchSourceOf(a.train), eval: a.eval ? await batchSourceOf(a.eval) : undefined };
+    const rows = this.checkFit(a, data.train);
     this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
     this.stopping = false;
     const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
     // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
     // opened for fewer epochs is read again, each epoch in its own order.
-    const train = a.train.epochs * rows < this.totalSteps ? a.train.withEpochs(Infinity) : a.train;
+    const train = data.train.epochs * rows < this.totalSteps ? data.train.withEpochs(Infinity) : data.train;
     if (this.group)
       await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
     await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
     const start = await this.startingState(a, optimizer, settings);
-    const { runSteps, compiles, evalFn } = compileSteps(
+    const lengths = { train: data.train.batchLengths, eval: data.eval?.batchLengths ?? [] };
+    const { runSteps, compiles, evalFn, programs } = compileSteps(
       this.strategy,
       this.group,
       { ...o, policy: this.policy },
       objective,
       evalObjective,
       optimizer,
+      lengths,
     );
+    // Length-bucketed data compiles one program per batch length it meets: say how many it can be.
+    if (lengths.train.length > 1 || lengths.eval.length > 1)
+      this.log(
+        `batch lengths: training ${lengths.train.join(", ")}` +
+          (lengths.eval.length ? `; evaluation ${lengths.eval.join(", ")}` : "") +
+          ` (a compiled program each, ${lengths.train.length + lengths.eval.length} at most` +
+          (o.stepsPerExecution > 1 ? `, and one more per length where a call holds fewer than ${o.stepsPerExecution} steps)` : ")"),
+      );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
     // keeps its copy (its buffers donated to the next call); `run.state` is replica 0's view, for
@@ -213,8 +226,8 @@ export class Trainer implements TrainerView {
     };
     this.run = run;
     const evalHistory: Metrics[] = [];
-    const evaluation: Evaluation | undefined = a.eval
-      ? { evalFn, data: a.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory }
+    const evaluation: Evaluation | undefined = data.eval
+      ? { evalFn, data: data.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory, model: a.model }
       : undefined;
     const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
     const watch = new DivergenceWatch({
@@ -261,6 +274,13 @@ export class Trainer implements TrainerView {
       this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
       this.bar = undefined;
     }
+    const made = programs();
+    if (lengths.train.length > 1 || lengths.eval.length > 1)
+      // A call of fewer steps than stepsPerExecution (at an epoch's end or a length change) is one more training compile.
+      this.log(
+        `batch lengths met: ${made.train} in training (${compiles()} training step compiles)` +
+          (data.eval ? `, ${made.eval} in evaluation (an evaluation program each)` : ""),
+      );
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
       params: this.strategy.keepFirst(carried).params,
@@ -270,13 +290,15 @@ export class Trainer implements TrainerView {
       compileSeconds,
       tokensPerSecond,
       ...(stopped ? { stopped } : {}),
+      ...(evaluation?.report ? { evalReport: evaluation.report } : {}),
+      ...(evaluation?.details ? { evalDetails: evaluation.details } : {}),
     };
   }
 
   /** What fit() refuses before any work; returns the batches per epoch. */
-  private checkFit(a: FitArgs): number {
+  private checkFit(a: FitArgs, train: BatchSource<TrainBatch>): number {
     const o = this.o;
-    const rows = a.train.batchesPerEpoch;
+    const rows = train.batchesPerEpoch;
     if (rows === 0)
       throw new OptionError({
         where: "Trainer.fit",

@@ -1,16 +1,21 @@
 // `kiln train`'s flags: one table (parsing, --help, checks), read by commands/train.ts.
 import { flagTable } from "../flags.js";
-import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, TASKS, VERBOSE_FLAG } from "../common-flags.js";
+import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASKS, TRAIN_TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
 import { modelTypes, POSITION_INITS } from "../../models/index.js";
 import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
 import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
 
+/** The tasks that train on labelled records (a classifier), each with its own usage line. */
+const LABELLED = TASK_SPECS.filter((t) => t.labelledData);
+/** The tasks that train language models from token shards (their presets). */
+const LANGUAGE_MODELLING = TASK_SPECS.filter((t) => !t.labelledData);
+
 const STRATEGIES: readonly StrategyName[] = ["auto", "one-device", "data-parallel"];
 
 /** The families of every task's models, by task: "roberta/bert, or llama/gpt2". */
-const FAMILIES = [...new Set(TASK_SPECS.map(modelTaskOf))].map((t) => modelTypes(t).join("/")).join(", or ");
+const FAMILIES = [...new Set(LANGUAGE_MODELLING.map(modelTaskOf))].map((t) => modelTypes(t).join("/")).join(", or ");
 
 const MODEL = "Model and data:";
 const TRAINING = "Training:";
@@ -21,17 +26,22 @@ export const TRAIN_FLAGS = flagTable({
   command: "train",
   usage:
     `Usage: kiln train [--task ${TASKS.join("|")}] --tokenizer DIR --train-data PATH --output-dir DIR ` +
-    `(--preset NAME | --model-config FILE | --init-from DIR) [flags]`,
+    `(--preset NAME | --model-config FILE | --init-from DIR) [flags]` +
+    LABELLED.map(
+      (t) =>
+        `\n       kiln train --task ${t.name} --init-from DIR --tokenizer DIR --train-data SPLIT ` +
+        `--output-dir DIR [--num-labels N] [--class-weights W,…] [flags]`,
+    ).join(""),
   about: `Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
-\`kiln data prepare\` (the same shards for both tasks):
+\`kiln data prepare\` (the same shards for both language-model tasks), or fine-tunes a classifier:
 ${taskChoices((t) => t.trainHelp)}`,
   flags: {
-    task: { ...TASK_FLAG, group: MODEL },
+    task: { ...TRAIN_TASK_FLAG, group: MODEL },
     preset: {
       type: "string",
       value: "NAME",
       group: MODEL,
-      help: `${presetsByTask("\n")}\n` + "(vocabulary and special ids from the tokenizer)",
+      help: `${presetsByTask("\n", " | ", LANGUAGE_MODELLING)}\n` + "(vocabulary and special ids from the tokenizer)",
     },
     "model-config": { type: "string", value: "FILE", group: MODEL, help: `a Hugging Face config.json instead of a preset (${FAMILIES})` },
     "init-from": {
@@ -69,6 +79,20 @@ ${taskChoices((t) => t.trainHelp)}`,
       help: "directory, glob or file of *.tfrecord shards, local or gs://",
     },
     "eval-data": { type: "list", value: "PATH", group: MODEL, help: "evaluation shards (optional)" },
+    "num-labels": {
+      type: "int",
+      min: 1,
+      group: MODEL,
+      help: "sequence-classification: the classes (default and check: the data's prepare.json)",
+    },
+    "class-weights": {
+      type: "string",
+      value: "W0,W1,…",
+      group: MODEL,
+      help:
+        "sequence-classification: one loss weight per class, in class id order (weighted\n" +
+        "cross-entropy Σ w·nll / Σ w, as PyTorch's CrossEntropyLoss(weight=…))",
+    },
     "max-length": {
       type: "int",
       min: 1,

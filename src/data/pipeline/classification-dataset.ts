@@ -56,6 +56,7 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
     readonly labels: readonly string[],
     /** Whether the records are text pairs (token type 1 on the second text). */
     readonly pairs: boolean,
+    private readonly counted: { promise?: Promise<number> } = {},
   ) {}
 
   static async open(options: ClassificationDatasetOptions): Promise<ClassificationDataset> {
@@ -120,9 +121,56 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
     return Array.from({ length: paddedLengthBound(maxLength, m) }, (_, i) => (i + 1) * m);
   }
 
-  /** Batches, epoch after epoch; each is [batchSize, L] with L one of paddedLengths. */
-  batches(): AsyncGenerator<ClassificationBatch> {
-    return lengthBucketBatches(this.stream);
+  /** Rows per batch. */
+  get batchSize(): number {
+    return this.stream.batchSize;
+  }
+
+  /** Epochs the batches go through (Infinity: forever). */
+  get epochs(): number {
+    return this.stream.epochs;
+  }
+
+  /** The same data for `epochs` passes (Infinity: forever); each epoch keeps its own order. */
+  withEpochs(epochs: number): ClassificationDataset {
+    if (!(epochs === Infinity || (Number.isInteger(epochs) && epochs >= 1)))
+      throw new OptionError({ where: WHERE, option: "epochs", value: epochs, why: "must be a positive integer or Infinity" });
+    return new ClassificationDataset({ ...this.stream, epochs }, this.numRecords, this.labels, this.pairs, this.counted);
+  }
+
+  /**
+   * What decides the order of the batches (a saved position resumes only data read with the same): file
+   * names, batch size, padding multiple and shuffling.
+   */
+  get orderSettings(): Record<string, unknown> {
+    const s = this.stream;
+    return {
+      files: s.files.map((f) => f.slice(f.lastIndexOf("/") + 1)),
+      batchSize: s.batchSize,
+      padToMultipleOf: s.padToMultipleOf,
+      shuffle: s.shuffle,
+      shuffleBuffer: s.shuffle ? s.shuffleBuffer : null,
+      seed: s.shuffle ? s.seed : null,
+    };
+  }
+
+  /** Batches, epoch after epoch (from `firstEpoch`, default 0); each is [batchSize, L] with L one of paddedLengths. */
+  batches(firstEpoch = 0): AsyncGenerator<ClassificationBatch> {
+    return lengthBucketBatches({ ...this.stream, firstEpoch });
+  }
+
+  /**
+   * Batches in one epoch: Σ over lengths of ⌈records of that length / batchSize⌉, whatever the order
+   * (a bucket emits a batch whenever it fills, and its partial rest at the epoch's end). Reads the data once.
+   */
+  countBatchesPerEpoch(): Promise<number> {
+    // Counted once per dataset (and the copies withEpochs makes): the pass reads every record.
+    this.counted.promise ??= (async () => {
+      let n = 0;
+      for await (const _ of lengthBucketBatches({ ...this.stream, epochs: 1, shuffle: false, cycleLength: 1 })) n++;
+      return n;
+    })();
+    return this.counted.promise;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ClassificationBatch> {

@@ -15,6 +15,8 @@ export interface ObjectiveSettings {
   labelledPositionsOnly?: boolean;
   /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
   labelCapacity?: number;
+  /** One loss weight per class (sequence classification only). */
+  classWeights?: readonly number[];
 }
 
 /**
@@ -46,6 +48,8 @@ export interface EvalSums {
   lossSum: number;
   correct: number;
   count: number;
+  /** The task's evaluation counts (ObjectiveOutputs.counts) summed over the pass, flat; absent where it has none. */
+  counts?: Float32Array;
 }
 
 export interface TaskSpec {
@@ -73,6 +77,8 @@ export interface TaskSpec {
   readonly quickstart?: QuickstartRecipe;
   /** Whether the data must name a mask token and the masking settings (a masked LM's data requirement). */
   readonly usesMasking: boolean;
+  /** Whether it trains on labelled examples (openClassificationDataset's batches) rather than token rows. */
+  readonly labelledData?: boolean;
   /** Whether `model` is a model of this task. */
   accepts(model: LanguageModel): boolean;
   /** The objective `model` trains with, checked against the settings given for it. */
@@ -81,4 +87,8 @@ export interface TaskSpec {
   evalMetrics(sums: EvalSums): Record<string, number>;
   /** The evaluation line's text after "step N: eval loss L, " for metrics evalMetrics gave. */
   evalLine(metrics: Record<string, number>): string;
+  /** Lines for the end of a run from the last evaluation's sums (a classifier's confusion matrix); optional. */
+  evalReport?(sums: EvalSums, model: LanguageModel): string[];
+  /** The same as JSON-ready values, for programs (a classifier's labels and confusion matrix); optional. */
+  evalDetails?(sums: EvalSums, model: LanguageModel): Record<string, unknown>;
 }
