@@ -4,12 +4,17 @@
 import { presetNames } from "../models/index.js";
 import { modelTaskOf, TASK_SPECS, type TaskSpec } from "../train/tasks/index.js";
 
+/** The widest `--task NAME` that the task column holds. */
+const NAME_COLUMN = 16;
+
 /**
  * One block per task: `--task NAME` then its lines (the first task marked as the default), the lines
  * after the first indented to one column, as in `kiln train --help`.
  */
 export function taskChoices(lines: (t: TaskSpec) => readonly string[] | undefined, specs: readonly TaskSpec[] = TASK_SPECS): string {
-  const width = Math.max(...specs.map((t) => `--task ${t.name}`.length));
+  // The column fits the usual names; a longer one ("--task sequence-classification") runs past it.
+  const names = specs.map((t) => `--task ${t.name}`.length);
+  const width = Math.max(...names.filter((n) => n <= NAME_COLUMN), Math.min(...names));
   const indent = " ".repeat(2 + width + 2);
   return specs
     .flatMap((t) => {
