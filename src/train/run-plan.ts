@@ -39,8 +39,8 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     ...(a.classWeights !== undefined ? { classWeights: a.classWeights } : {}),
   };
   // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
-  const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity });
-  const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity });
+  const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity }, a.task);
+  const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity }, a.task);
   const settings: RunSettings = {
     task: objective.task,
     optimizer: optimizer.name,

@@ -59,6 +59,7 @@ const FIT_ARGS = [
   "labelCapacity",
   "classWeights",
   "tokenizerDir",
+  "task",
 ] as const satisfies readonly (keyof FitArgs)[];
 
 const OPTIMIZER_SETTINGS = [
@@ -188,7 +189,7 @@ export function checkFitArgs(args: unknown): void {
       why: "is not an object",
       fix: "Call fit({ model, optimizer: { learningRate }, train })",
     });
-  checkOptions(where, args, FIT_ARGS, { ints: ["labelCapacity"], positive: ["labelCapacity"], strings: ["tokenizerDir"] });
+  checkOptions(where, args, FIT_ARGS, { ints: ["labelCapacity"], positive: ["labelCapacity"], strings: ["tokenizerDir", "task"] });
   const model = args.model;
   // A language model has hidden states; a sequence classifier, class logits.
   const forward = isObject(model) && (typeof model.hidden === "function" || typeof model.logits === "function");

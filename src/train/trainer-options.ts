@@ -164,6 +164,11 @@ export interface FitArgs {
   labelCapacity?: number;
   /** Copied into every checkpoint and the final model directory. */
   tokenizerDir?: string;
+  /**
+   * The task to train (train/tasks/: "mlm", "causal-lm", "sequence-classification", …). Default: the
+   * first task that takes the model. Name it where more than one task trains the same kind of model.
+   */
+  task?: TrainingTask;
 }
 
 /** What Trainer.fit returns: the trained parameters, the step reached, the metrics, and how the run stopped. */

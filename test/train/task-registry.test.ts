@@ -5,7 +5,9 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/core/index.js";
 import { OptionError } from "../../src/core/option-error.js";
-import { presetNames } from "../../src/models/index.js";
+import { createModel, presetNames } from "../../src/models/index.js";
+import { objectiveFor } from "../../src/train/objectives/select.js";
+import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { modelTaskOf, TASK_SPECS, taskSpec } from "../../src/train/tasks/index.js";
 import { checkModelStart, checkTaskSettings } from "../../src/train/trainer-options-check.js";
 import { trainingModel } from "../../src/train/training-model.js";
@@ -86,4 +88,15 @@ test("--help's task lines come from the specs: one column, the first task the de
     ),
     "mlm-small for mlm, llama-small for causal-lm",
   );
+});
+
+test("fit's task names the objective; a task that does not take the model is refused by option name", () => {
+  const llama = createModel(tinyLlamaConfig());
+  assert.equal(objectiveFor(llama, {}, "causal-lm").task, "causal-lm");
+  assert.equal(objectiveFor(llama, {}).task, "causal-lm");
+  for (const task of ["mlm", "sequence-classification", "translation"])
+    assert.throws(
+      () => objectiveFor(llama, {}, task as TrainingTask),
+      (e: unknown) => e instanceof OptionError && e.option === "task" && e.where === "Trainer.fit" && e.value === task,
+    );
 });

@@ -197,6 +197,7 @@ async function runTrain(argv: string[]): Promise<void> {
     model: built.model,
     ...(built.params ? { params: built.params } : {}),
     tokenizerDir,
+    task,
     ...fitData,
     ...(classWeights ? { classWeights } : {}),
     optimizer: {
