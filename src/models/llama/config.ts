@@ -28,6 +28,12 @@ export interface LlamaConfig extends CausalLmConfig {
   attention_bias: boolean;
   attention_dropout: number;
   mlp_bias: boolean;
+  /**
+   * Kiln's, not transformers': attention over a sequence longer than this many tokens runs tile by tile
+   * (nn/blockwise-attention.ts: memory linear in the sequence, forward and backward); null or absent: the
+   * whole [seq × seq] softmax at every length. Needs attention_dropout 0.
+   */
+  attention_block_size?: number | null;
 }
 
 /**
@@ -57,6 +63,18 @@ function ropeParameters(raw: Record<string, unknown>, fail: Fail): RopeParameter
   const theta = params?.rope_theta ?? raw.rope_theta ?? 10000;
   if (!(typeof theta === "number" && theta > 0)) fail(`"rope_theta" must be a positive number, got ${JSON.stringify(theta)}`);
   return { rope_type: "default", rope_theta: theta as number };
+}
+
+/** attention_block_size: null/absent, or a positive whole number with no attention dropout (a tile has no dropout mask). */
+function attentionBlockSize(c: LlamaConfig, fail: Fail): void {
+  const n = c.attention_block_size;
+  if (n === null || n === undefined) return;
+  if (!(Number.isInteger(n) && n > 0)) fail(`"attention_block_size" must be null or a positive integer, got ${JSON.stringify(n)}`);
+  if (c.attention_dropout > 0)
+    fail(
+      `"attention_block_size" ${n} (blockwise attention) cannot apply attention_dropout ${c.attention_dropout}: ` +
+        `set attention_dropout to 0 or attention_block_size to null`,
+    );
 }
 
 /** `raw` checked as a Llama config (defaults filled in); errors name `where` and the field. */
@@ -98,6 +116,7 @@ export function validateLlamaConfig(raw: Record<string, unknown>, where: string)
   if (!(typeof c.initializer_range === "number" && c.initializer_range >= 0))
     fail(`"initializer_range" must be a non-negative number, got ${JSON.stringify(c.initializer_range)}`);
   probabilities(c, ["attention_dropout"], fail);
+  attentionBlockSize(c, fail);
   booleans(c, ["tie_word_embeddings", "attention_bias", "mlp_bias"], fail);
   tokenIds(c, fail);
   return c;

@@ -1,0 +1,129 @@
+// Attention whose memory grows linearly with the sequence, the way the flash and memory-efficient
+// kernels compute it: the queries and keys are cut into tiles, and each query tile walks the key
+// tiles keeping a running maximum, a running sum and a running weighted sum of values (the online
+// softmax), so no [seq × seq] matrix is ever built.
+//
+// It is two nested loops (`scan`): over query tiles, and inside it over key tiles. The nesting is what
+// keeps the backward pass linear too: autodiff saves the residuals of a loop it replays (the outer one:
+// per query tile, its queries and the three running values), but a loop inside another loop's body is
+// recomputed from its operands when its VJP runs (src/core/autodiff.ts). So the backward pass, query
+// tile by query tile, recomputes that tile's scores against every key tile and walks them back: it
+// holds [tile × seq] scores at a time, never [seq × seq].
+//
+// Causal attention still visits the key tiles above the diagonal (masked): a scan's length is static,
+// so a query tile cannot stop early. That doubles the score work of a causal layer against a kernel that
+// skips them.
+import * as k from "../core/index.js";
+import { accumulationDtype } from "./layers.js";
+import { MASKED_SCORE } from "./causal-attention.js";
+
+/** How blockwise attention tiles and masks. */
+export interface BlockwiseAttentionOptions {
+  /** Queries and keys per tile (the sequence is padded up to a multiple of it, the padding masked). */
+  blockSize: number;
+  /** Key j visible to query i only when j ≤ i (a decoder's self-attention). */
+  causal: boolean;
+  /** The scores' scale, usually 1/√headDim. */
+  scale: number;
+}
+
+/**
+ * softmax(q·kᵀ · scale, masked) · v with grouped heads, tile by tile. q [batch, t, heads, headDim]; keys
+ * and values [batch, kvHeads, t, headDim] (query head h reads key/value head h / (heads/kvHeads), as
+ * groupedAttention); `keyMask` [batch, t]: 1 for a real key, 0 for padding. The same numbers as
+ * groupedAttention with causalVisibility (or the padding alone when not causal), within rounding: a query
+ * that sees no key at all averages every key uniformly there, and does here. Scores and softmax in at
+ * least f32, the products with the values in q's dtype. Returns [batch, t, heads · headDim].
+ */
+export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, keyMask: k.Array, o: BlockwiseAttentionOptions): k.Array {
+  const [b, t, heads, d] = q.shape as [number, number, number, number];
+  const kvHeads = keys.shape[1]!,
+    g = heads / kvHeads;
+  if (!(Number.isInteger(o.blockSize) && o.blockSize > 0))
+    throw new k.OptionError({ option: "blockSize", value: o.blockSize, why: "must be a positive whole number", fix: "use e.g. 128" });
+  const block = Math.min(o.blockSize, t);
+  const n = Math.ceil(t / block),
+    padded = n * block,
+    extra = padded - t;
+  const acc = accumulationDtype(q.dtype);
+
+  // Tiles along a new leading axis. Queries: [n, batch, kvHeads, groups, block, d], so each tile's
+  // scores are one batched matmul with no transpose inside the loop.
+  const qTiles = k
+    .pad(q, [
+      [0, 0],
+      [0, extra],
+      [0, 0],
+      [0, 0],
+    ])
+    .reshape([b, n, block, kvHeads, g, d])
+    .transpose([1, 0, 3, 4, 2, 5]);
+  const kvTiles = (x: k.Array) =>
+    k
+      .pad(x.astype(q.dtype), [
+        [0, 0],
+        [0, 0],
+        [0, extra],
+        [0, 0],
+      ])
+      .reshape([b, kvHeads, n, block, d])
+      .transpose([2, 0, 1, 3, 4]);
+  const real = k
+    .pad(keyMask.notEqual(0), [
+      [0, 0],
+      [0, extra],
+    ])
+    .reshape([b, n, block])
+    .transpose([1, 0, 2]);
+  const tileIndex = k.iota([n], 0, "i32");
+  const within = k.iota([block], 0, "i32");
+
+  /** One query tile against every key tile: the normalized context [batch, kvHeads, groups, block, d]. */
+  const queryTile = (qi: k.Array, qTile: k.Array): k.Array => {
+    const queryPos = within.add(qi.mul(block)).reshape([block, 1]);
+    const start = {
+      max: k.full([b, kvHeads, g, block, 1], MASKED_SCORE, acc),
+      sum: k.zeros([b, kvHeads, g, block, 1], acc),
+      out: k.zeros([b, kvHeads, g, block, d], acc),
+    };
+    type Running = typeof start;
+    const keyTile = (r: Running, [kj, kTile, vTile, realTile]: k.Array[]): readonly [Running, null] => {
+      const scores = k.einsum("bngtd,bnsd->bngts", qTile, kTile).astype(acc).mul(o.scale);
+      const keyPos = within.add(kj!.mul(block)).reshape([1, block]);
+      let visible = realTile.reshape([b, 1, 1, 1, block]);
+      if (o.causal) visible = visible.and(keyPos.lessEqual(queryPos).reshape([1, 1, 1, block, block]));
+      // A query that sees no key averages all t keys, as the whole-matrix softmax does; the keys that only
+      // pad the sequence to whole tiles must not join that average, so they score far lower still.
+      const hidden = k
+        .where(keyPos.less(t), MASKED_SCORE, 2 * MASKED_SCORE)
+        .astype(acc)
+        .reshape([1, 1, 1, 1, block]);
+      const masked = k.where(visible, scores, hidden);
+      // The maximum only keeps exp() in range: the result does not depend on it, so no gradient flows
+      // through it (the rescaling factors are constants to autodiff, and the softmax's gradient comes
+      // out exact through the sums).
+      const max = k.stopGradient(k.maximum(r.max, k.max(masked, -1, { keepDims: true })));
+      const rescale = k.exp(k.stopGradient(r.max).sub(max));
+      const p = k.exp(masked.sub(max));
+      const pv = k.einsum("bngts,bnsd->bngtd", p.astype(q.dtype), vTile!).astype(acc);
+      return [{ max, sum: r.sum.mul(rescale).add(p.sum(-1, { keepDims: true })), out: r.out.mul(rescale).add(pv) }, null] as const;
+    };
+    const [final] = k.scan(keyTile, start, [tileIndex, kvTiles(keys), kvTiles(values), real], { name: "attention_key_tile" });
+    return final.out.div(final.sum);
+  };
+
+  const [, tiles] = k.scan(
+    (c: k.Array, [qi, qTile]: k.Array[]) => [c, queryTile(qi!, qTile!)] as const,
+    k.scalar(0, "i32"),
+    [tileIndex, qTiles],
+    {
+      name: "attention_query_tile",
+    },
+  );
+  // [n, batch, kvHeads, groups, block, d] → [batch, t, heads · d]
+  return tiles
+    .transpose([1, 0, 4, 2, 3, 5])
+    .reshape([b, padded, heads * d])
+    .slice([0, 0, 0], [b, t, heads * d])
+    .astype(q.dtype);
+}
