@@ -33,6 +33,8 @@ export interface TrainBenchOptions {
   head?: "labelled" | "all";
   /** Vocabulary size (default: 8192 for the CPU presets mlm-small, llama-small and gpt2-small, 32000 otherwise, as the peers use). */
   vocab?: number;
+  /** A Llama preset's attention_block_size (blockwise attention above that length); default: the preset's (none). */
+  attentionBlockSize?: number;
 }
 
 export interface TrainBenchResult {
@@ -87,12 +89,13 @@ const CPU_PRESETS = ["mlm-small", "llama-small", "gpt2-small"];
 
 /** The benchmarked model and the objective it trains with (the peers' special ids: cls/bos 0, sep/eos 1, pad 3, mask 4). */
 export function benchModel(
-  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head">,
+  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head" | "attentionBlockSize">,
   vocab: number,
 ): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
   const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
   if ((o.task ?? "mlm") === "causal-lm") {
-    const config = presetConfig(o.preset, ids, o.maxLength) as CausalConfig;
+    let config = presetConfig(o.preset, ids, o.maxLength) as CausalConfig;
+    if (o.attentionBlockSize !== undefined) config = { ...config, attention_block_size: o.attentionBlockSize } as CausalConfig;
     const model = createCausalLM(config);
     return { config, model, objective: causalLmObjective({ model }) };
   }
