@@ -75,51 +75,100 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
     ])
     .reshape([b, n, block])
     .transpose([1, 0, 2]);
+  const kTiles = kvTiles(keys),
+    vTiles = kvTiles(values);
   const tileIndex = k.iota([n], 0, "i32");
   const within = k.iota([block], 0, "i32");
+  const rows = [b, kvHeads, g, block] as const;
+  const start = { max: k.full([...rows, 1], MASKED_SCORE, acc), sum: k.zeros([...rows, 1], acc), out: k.zeros([...rows, d], acc) };
+  type Running = typeof start;
 
-  /** One query tile against every key tile: the normalized context [batch, kvHeads, groups, block, d]. */
-  const queryTile = (qi: k.Array, qTile: k.Array): k.Array => {
-    const queryPos = within.add(qi.mul(block)).reshape([block, 1]);
-    const start = {
-      max: k.full([b, kvHeads, g, block, 1], MASKED_SCORE, acc),
-      sum: k.zeros([b, kvHeads, g, block, 1], acc),
-      out: k.zeros([b, kvHeads, g, block, d], acc),
-    };
-    type Running = typeof start;
-    const keyTile = (r: Running, [kj, kTile, vTile, realTile]: k.Array[]): readonly [Running, null] => {
-      const scores = k.einsum("bngtd,bnsd->bngts", qTile, kTile).astype(acc).mul(o.scale);
-      const keyPos = within.add(kj!.mul(block)).reshape([1, block]);
-      let visible = realTile.reshape([b, 1, 1, 1, block]);
-      if (o.causal) visible = visible.and(keyPos.lessEqual(queryPos).reshape([1, 1, 1, block, block]));
-      // A query that sees no key averages all t keys, as the whole-matrix softmax does; the keys that only
-      // pad the sequence to whole tiles must not join that average, so they score far lower still.
-      const hidden = k
-        .where(keyPos.less(t), MASKED_SCORE, 2 * MASKED_SCORE)
-        .astype(acc)
-        .reshape([1, 1, 1, 1, block]);
-      const masked = k.where(visible, scores, hidden);
-      // The maximum only keeps exp() in range: the result does not depend on it, so no gradient flows
-      // through it (the rescaling factors are constants to autodiff, and the softmax's gradient comes
-      // out exact through the sums).
-      const max = k.stopGradient(k.maximum(r.max, k.max(masked, -1, { keepDims: true })));
-      const rescale = k.exp(k.stopGradient(r.max).sub(max));
-      const p = k.exp(masked.sub(max));
-      const pv = k.einsum("bngts,bnsd->bngtd", p.astype(q.dtype), vTile!).astype(acc);
-      return [{ max, sum: r.sum.mul(rescale).add(p.sum(-1, { keepDims: true })), out: r.out.mul(rescale).add(pv) }, null] as const;
-    };
-    const [final] = k.scan(keyTile, start, [tileIndex, kvTiles(keys), kvTiles(values), real], { name: "attention_key_tile" });
-    return final.out.div(final.sum);
+  /**
+   * The running values after one more key tile. `causal`: mask keys after the query (the diagonal tile;
+   * tiles below it are visible whole). Masked scores are MASKED_SCORE, as in groupedAttention, so a
+   * query that sees no key averages the keys uniformly; the keys that only pad the sequence to whole
+   * tiles must not join that average, so they score far lower still.
+   */
+  const keyTile = (r: Running, qTile: k.Array, qi: k.Array | number, kj: k.Array | number, tiles: k.Array[], causal: boolean): Running => {
+    const [kTile, vTile, realTile] = tiles as [k.Array, k.Array, k.Array];
+    const scores = k.einsum("bngtd,bnsd->bngts", qTile, kTile).astype(acc).mul(o.scale);
+    const keyPos = within.add(k.mul(kj, block)).reshape([1, block]);
+    let visible = realTile.reshape([b, 1, 1, 1, block]);
+    if (causal) visible = visible.and(keyPos.lessEqual(within.add(k.mul(qi, block)).reshape([block, 1])).reshape([1, 1, 1, block, block]));
+    const hidden = k
+      .where(keyPos.less(t), MASKED_SCORE, 2 * MASKED_SCORE)
+      .astype(acc)
+      .reshape([1, 1, 1, 1, block]);
+    const masked = k.where(visible, scores, hidden);
+    // The maximum only keeps exp() in range: the result does not depend on it, so no gradient flows
+    // through it (the rescaling factors are constants to autodiff, and the softmax's gradient comes out
+    // exact through the sums).
+    const max = k.stopGradient(k.maximum(r.max, k.max(masked, -1, { keepDims: true })));
+    const rescale = k.exp(k.stopGradient(r.max).sub(max));
+    const p = k.exp(masked.sub(max));
+    const pv = k.einsum("bngts,bnsd->bngtd", p.astype(q.dtype), vTile).astype(acc);
+    return { max, sum: r.sum.mul(rescale).add(p.sum(-1, { keepDims: true })), out: r.out.mul(rescale).add(pv) };
   };
 
-  const [, tiles] = k.scan(
-    (c: k.Array, [qi, qTile]: k.Array[]) => [c, queryTile(qi!, qTile!)] as const,
-    k.scalar(0, "i32"),
-    [tileIndex, qTiles],
-    {
-      name: "attention_query_tile",
-    },
-  );
+  let tiles: k.Array;
+  if (!o.causal) {
+    // Every query tile against every key tile: a loop over query tiles, one over key tiles inside it.
+    const queryTile = (qi: k.Array, qTile: k.Array): k.Array => {
+      const [r] = k.scan(
+        (r: Running, [kj, ...kv]: k.Array[]) => [keyTile(r, qTile, qi, kj!, kv, false), null] as const,
+        start,
+        [tileIndex, kTiles, vTiles, real],
+        { name: "attention_key_tile" },
+      );
+      return r.out.div(r.sum);
+    };
+    [, tiles] = k.scan(
+      (c: k.Array, [qi, qTile]: k.Array[]) => [c, queryTile(qi!, qTile!)] as const,
+      k.scalar(0, "i32"),
+      [tileIndex, qTiles],
+      {
+        name: "attention_query_tile",
+      },
+    );
+  } else {
+    // Query tile i sees key tiles 0 … i only, so the query tiles are unrolled (a loop's length is static):
+    // tile i is a loop over its i key tiles below the diagonal, then the diagonal tile, masked. Each is
+    // wrapped in a loop of one iteration, so that autodiff recomputes the inner loop in the backward
+    // pass rather than keeping its [i × tile × tile] scores from the forward pass until then.
+    const first = (x: k.Array, m: number) => x.slice([0, ...x.shape.slice(1).map(() => 0)], [m, ...x.shape.slice(1)]);
+    const at = (x: k.Array, i: number) => x.slice([i, ...x.shape.slice(1).map(() => 0)], [i + 1, ...x.shape.slice(1)]).squeeze(0);
+    // A query that sees no key at all averages every key in the whole-matrix softmax, the tiles after
+    // its own included: their values' sums and counts, to add where that happened.
+    const tileSums = vTiles.astype(acc).sum(3); // [n, b, kvHeads, d]
+    const out: k.Array[] = [];
+    for (let i = 0; i < n; i++) {
+      const after = i + 1 < n ? tileSums.slice([i + 1, 0, 0, 0], [n, b, kvHeads, d]).sum(0) : k.zeros([b, kvHeads, d], acc);
+      const afterCount = Math.max(0, t - (i + 1) * block);
+      const [, y] = k.scan(
+        (c: k.Array) => {
+          const qTile = at(qTiles, i);
+          let r = start;
+          if (i > 0)
+            [r] = k.scan(
+              (r: Running, [kj, ...kv]: k.Array[]) => [keyTile(r, qTile, i, kj!, kv, false), null] as const,
+              start,
+              [first(tileIndex, i), first(kTiles, i), first(vTiles, i), first(real, i)],
+              { name: "attention_key_tile" },
+            );
+          r = keyTile(r, qTile, i, i, [at(kTiles, i), at(vTiles, i), at(real, i)], true);
+          const blind = r.max.lessEqual(MASKED_SCORE);
+          const sum = afterCount ? k.where(blind, r.sum.add(afterCount), r.sum) : r.sum;
+          const total = afterCount ? k.where(blind, r.out.add(after.reshape([b, kvHeads, 1, 1, d])), r.out) : r.out;
+          return [c, total.div(sum)] as const;
+        },
+        k.scalar(0, "i32"),
+        null,
+        { length: 1, name: "attention_query_tile" },
+      );
+      out.push(y);
+    }
+    tiles = k.concat(out, 0);
+  }
   // [n, batch, kvHeads, groups, block, d] → [batch, t, heads · d]
   return tiles
     .transpose([1, 0, 4, 2, 3, 5])
