@@ -148,11 +148,16 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
         (c: k.Array) => {
           const qTile = at(qTiles, i);
           let r = start;
+          // The key tiles are read by index inside the loop: slices of them made here would be kept
+          // from the forward pass to the backward one (i tiles for query tile i: quadratic in all).
           if (i > 0)
             [r] = k.scan(
-              (r: Running, [kj, ...kv]: k.Array[]) => [keyTile(r, qTile, i, kj!, kv, false), null] as const,
+              (r: Running, kj: k.Array) => {
+                const pick = (x: k.Array) => k.take(x, kj.reshape([1]), 0).squeeze(0);
+                return [keyTile(r, qTile, i, kj, [pick(kTiles), pick(vTiles), pick(real)], false), null] as const;
+              },
               start,
-              [first(tileIndex, i), first(kTiles, i), first(vTiles, i), first(real, i)],
+              first(tileIndex, i),
               { name: "attention_key_tile" },
             );
           r = keyTile(r, qTile, i, i, [at(kTiles, i), at(vTiles, i), at(real, i)], true);
