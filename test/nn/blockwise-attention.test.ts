@@ -2,13 +2,13 @@
 // groupedAttention: outputs and gradients equal on the reference interpreter (f64) and on ONNX Runtime
 // (f32), causal or not, with padded keys and a sequence that is not a multiple of the tile; gradients
 // against finite differences; no value of the compiled forward-and-backward program as large as one
-// [seq × seq] score matrix; and a Llama with attention_block_size equal to the plain one.
+// [seq × seq] score matrix; and Llama and GPT-2 with attention_block_size equal to the plain ones.
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
 import { blockwiseAttention } from "../../src/nn/blockwise-attention.js";
 import { causalVisibility, groupedAttention } from "../../src/nn/causal-attention.js";
-import { createCausalLM, validateLlamaConfig } from "../../src/models/index.js";
+import { createCausalLM, validateGpt2Config, validateLlamaConfig } from "../../src/models/index.js";
 import { checkGrad } from "../helpers/gradcheck.js";
 import { randn, rng } from "../helpers/random.js";
 
@@ -135,8 +135,8 @@ test("no value of the compiled forward and backward is as large as one [seq × s
   assert.ok(most < scores / 2, `the largest value has ${most} elements; one score matrix has ${scores}`);
 });
 
-test("a Llama with attention_block_size gives the plain Llama's loss gradients, left padding included (ONNX Runtime)", () => {
-  const config = (over: Record<string, unknown>) =>
+const CAUSAL_CONFIGS = {
+  llama: (over: Record<string, unknown>) =>
     validateLlamaConfig(
       {
         model_type: "llama",
@@ -152,39 +152,60 @@ test("a Llama with attention_block_size gives the plain Llama's loss gradients, 
         ...over,
       },
       "test llama",
-    );
-  const plainModel = createCausalLM(config({})),
-    tiled = createCausalLM(config({ attention_block_size: 4 }));
-  const device = k.findDevice("cpu:0");
-  const params = k.jit((key: k.Array) => plainModel.init(key), { device })(k.randomKey(0, device));
-  const r = rng(11);
-  const ids = k.array(
-    Int32Array.from({ length: 2 * 13 }, () => 1 + Math.floor(r() * 30)),
-    { shape: [2, 13], dtype: "i32" },
-  );
-  const mask = keyMask(2, 13);
-  // A random weighting of the hidden states (their mean square is 1 whatever the weights, after the norm).
-  const weights = rand(r, [2, 13, 16], "f32");
-  const lossAndGrad = (model: typeof plainModel) =>
-    k.jit(
-      (p: unknown) =>
-        k.valueAndGrad((p: unknown) =>
-          model
-            .hidden(p as never, ids, mask)
-            .mul(weights)
-            .sum(),
-        )(p),
-      { device },
-    )(params);
-  const [lossA, gradA] = lossAndGrad(plainModel);
-  const [lossB, gradB] = lossAndGrad(tiled);
-  assert.ok(Math.abs(lossA.item() - lossB.item()) <= 1e-6 * Math.abs(lossA.item()), `loss ${lossB.item()} vs ${lossA.item()}`);
-  const a = k.leaves<k.Array>(gradA as k.PyTree),
-    bb = k.leaves<k.Array>(gradB as k.PyTree);
-  a.forEach((g, i) => assert.ok(maxRelDiff(bb[i]!, g) < 1e-5, `gradient leaf ${i} differs by ${maxRelDiff(bb[i]!, g)}`));
-});
+    ),
+  gpt2: (over: Record<string, unknown>) =>
+    validateGpt2Config(
+      {
+        model_type: "gpt2",
+        vocab_size: 31,
+        n_embd: 16,
+        n_layer: 2,
+        bos_token_id: 1,
+        eos_token_id: 2,
+        n_head: 2,
+        n_positions: 32,
+        initializer_range: 0.4,
+        attn_pdrop: 0,
+        ...over,
+      },
+      "test gpt2",
+    ),
+};
 
-test("attention_block_size is checked: a positive whole number, and no attention dropout beside it", () => {
+for (const [family, config] of Object.entries(CAUSAL_CONFIGS))
+  test(`${family} with attention_block_size: the plain model's hidden states and gradients, left padding included (ORT)`, () => {
+    const plainModel = createCausalLM(config({})),
+      tiled = createCausalLM(config({ attention_block_size: 4 }));
+    const device = k.findDevice("cpu:0");
+    const params = k.jit((key: k.Array) => plainModel.init(key), { device })(k.randomKey(0, device));
+    const r = rng(11);
+    const ids = k.array(
+      Int32Array.from({ length: 2 * 13 }, () => 1 + Math.floor(r() * 30)),
+      { shape: [2, 13], dtype: "i32" },
+    );
+    const mask = keyMask(2, 13);
+    // A random weighting of the hidden states (their mean square is 1 whatever the weights, after the norm).
+    const weights = rand(r, [2, 13, 16], "f32");
+    const lossAndGrad = (model: typeof plainModel) =>
+      k.jit(
+        (p: unknown) =>
+          k.valueAndGrad((p: unknown) =>
+            model
+              .hidden(p as never, ids, mask)
+              .mul(weights)
+              .sum(),
+          )(p),
+        { device },
+      )(params);
+    const [lossA, gradA] = lossAndGrad(plainModel);
+    const [lossB, gradB] = lossAndGrad(tiled);
+    assert.ok(Math.abs(lossA.item() - lossB.item()) <= 1e-5 * Math.abs(lossA.item()), `loss ${lossB.item()} vs ${lossA.item()}`);
+    const a = k.leaves<k.Array>(gradA as k.PyTree),
+      bb = k.leaves<k.Array>(gradB as k.PyTree);
+    a.forEach((g, i) => assert.ok(maxRelDiff(bb[i]!, g) < 1e-5, `gradient leaf ${i} differs by ${maxRelDiff(bb[i]!, g)}`));
+  });
+
+test("attention_block_size is checked: a positive whole number, and no attention dropout beside it (Llama, GPT-2)", () => {
   const base = {
     model_type: "llama",
     vocab_size: 31,
@@ -202,4 +223,10 @@ test("attention_block_size is checked: a positive whole number, and no attention
     /set attention_dropout to 0/,
   );
   assert.equal(validateLlamaConfig({ ...base, attention_block_size: null }, "c.json").attention_block_size, null);
+  const gpt2 = { model_type: "gpt2", vocab_size: 31, n_embd: 16, n_layer: 1, n_head: 2, n_positions: 32, bos_token_id: 1, eos_token_id: 2 };
+  assert.throws(
+    () => validateGpt2Config({ ...gpt2, attention_block_size: 64 }, "g.json"),
+    /g\.json: .*cannot apply attn_pdrop 0\.1: set attn_pdrop to 0/,
+  );
+  assert.equal(validateGpt2Config({ ...gpt2, attention_block_size: 64, attn_pdrop: 0 }, "g.json").attention_block_size, 64);
 });

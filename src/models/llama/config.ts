@@ -2,7 +2,17 @@
 // field, filled with transformers' own defaults where a field is absent; and the Llama presets.
 import type { CausalLmConfig } from "../causal-lm.js";
 import type { Preset } from "../spec.js";
-import { activation, booleans, failAt, positive, positiveInts, probabilities, tokenIds, type Fail } from "../causal-config.js";
+import {
+  activation,
+  attentionBlockSize,
+  booleans,
+  failAt,
+  positive,
+  positiveInts,
+  probabilities,
+  tokenIds,
+  type Fail,
+} from "../causal-config.js";
 
 /** transformers' rope_parameters; Kiln implements the default rotary embedding only. */
 export interface RopeParameters {
@@ -65,18 +75,6 @@ function ropeParameters(raw: Record<string, unknown>, fail: Fail): RopeParameter
   return { rope_type: "default", rope_theta: theta as number };
 }
 
-/** attention_block_size: null/absent, or a positive whole number with no attention dropout (a tile has no dropout mask). */
-function attentionBlockSize(c: LlamaConfig, fail: Fail): void {
-  const n = c.attention_block_size;
-  if (n === null || n === undefined) return;
-  if (!(Number.isInteger(n) && n > 0)) fail(`"attention_block_size" must be null or a positive integer, got ${JSON.stringify(n)}`);
-  if (c.attention_dropout > 0)
-    fail(
-      `"attention_block_size" ${n} (blockwise attention) cannot apply attention_dropout ${c.attention_dropout}: ` +
-        `set attention_dropout to 0 or attention_block_size to null`,
-    );
-}
-
 /** `raw` checked as a Llama config (defaults filled in); errors name `where` and the field. */
 export function validateLlamaConfig(raw: Record<string, unknown>, where: string): LlamaConfig {
   const fail = failAt(where);
@@ -116,7 +114,7 @@ export function validateLlamaConfig(raw: Record<string, unknown>, where: string)
   if (!(typeof c.initializer_range === "number" && c.initializer_range >= 0))
     fail(`"initializer_range" must be a non-negative number, got ${JSON.stringify(c.initializer_range)}`);
   probabilities(c, ["attention_dropout"], fail);
-  attentionBlockSize(c, fail);
+  attentionBlockSize(c, "attention_dropout", fail);
   booleans(c, ["tie_word_embeddings", "attention_bias", "mlp_bias"], fail);
   tokenIds(c, fail);
   return c;
