@@ -7,12 +7,11 @@
 // keeps the backward pass linear too: autodiff saves the residuals of a loop it replays (the outer one:
 // per query tile, its queries and the three running values), but a loop inside another loop's body is
 // recomputed from its operands when its VJP runs (src/core/autodiff.ts). So the backward pass, query
-// tile by query tile, recomputes that tile's scores against every key tile and walks them back: it
-// holds [tile × seq] scores at a time, never [seq × seq].
+// tile by query tile, recomputes that tile's scores against its key tiles and walks them back: it holds
+// [tile × seq] scores at a time, never [seq × seq].
 //
-// Causal attention still visits the key tiles above the diagonal (masked): a scan's length is static,
-// so a query tile cannot stop early. That doubles the score work of a causal layer against a kernel that
-// skips them.
+// Causal attention skips the key tiles above the diagonal. A loop's length is static, so the outer loop
+// runs over pairs of query tiles (i, n-1-i), which between them need n + 1 key tiles whatever i is.
 import * as k from "../core/index.js";
 import { accumulationDtype } from "./layers.js";
 import { MASKED_SCORE } from "./causal-attention.js";
@@ -41,9 +40,10 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
     g = heads / kvHeads;
   if (!(Number.isInteger(o.blockSize) && o.blockSize > 0))
     throw new k.OptionError({ option: "blockSize", value: o.blockSize, why: "must be a positive whole number", fix: "use e.g. 128" });
-  const block = Math.min(o.blockSize, t);
-  const n = Math.ceil(t / block),
-    padded = n * block,
+  // Causal: an even number of tiles (they are taken in pairs), none larger than blockSize.
+  const n = o.causal ? 2 * Math.ceil(t / (2 * o.blockSize)) : Math.ceil(t / Math.min(o.blockSize, t));
+  const block = Math.ceil(t / n);
+  const padded = n * block,
     extra = padded - t;
   const acc = accumulationDtype(q.dtype);
 
@@ -131,48 +131,87 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
       },
     );
   } else {
-    // Query tile i sees key tiles 0 … i only, so the query tiles are unrolled (a loop's length is static):
-    // tile i is a loop over its i key tiles below the diagonal, then the diagonal tile, masked. Each is
-    // wrapped in a loop of one iteration, so that autodiff recomputes the inner loop in the backward
-    // pass rather than keeping its [i × tile × tile] scores from the forward pass until then.
-    const first = (x: k.Array, m: number) => x.slice([0, ...x.shape.slice(1).map(() => 0)], [m, ...x.shape.slice(1)]);
-    const at = (x: k.Array, i: number) => x.slice([i, ...x.shape.slice(1).map(() => 0)], [i + 1, ...x.shape.slice(1)]).squeeze(0);
-    // A query that sees no key at all averages every key in the whole-matrix softmax, the tiles after
-    // its own included: their values' sums and counts, to add where that happened.
-    const tileSums = vTiles.astype(acc).sum(3); // [n, b, kvHeads, d]
-    const out: k.Array[] = [];
-    for (let i = 0; i < n; i++) {
-      const after = i + 1 < n ? tileSums.slice([i + 1, 0, 0, 0], [n, b, kvHeads, d]).sum(0) : k.zeros([b, kvHeads, d], acc);
-      const afterCount = Math.max(0, t - (i + 1) * block);
-      const [, y] = k.scan(
-        (c: k.Array) => {
-          const qTile = at(qTiles, i);
-          let r = start;
-          // The key tiles are read by index inside the loop: slices of them made here would be kept
-          // from the forward pass to the backward one (i tiles for query tile i: quadratic in all).
-          if (i > 0)
-            [r] = k.scan(
-              (r: Running, kj: k.Array) => {
-                const pick = (x: k.Array) => k.take(x, kj.reshape([1]), 0).squeeze(0);
-                return [keyTile(r, qTile, i, kj, [pick(kTiles), pick(vTiles), pick(real)], false), null] as const;
-              },
-              start,
-              first(tileIndex, i),
-              { name: "attention_key_tile" },
-            );
-          r = keyTile(r, qTile, i, i, [at(kTiles, i), at(vTiles, i), at(real, i)], true);
-          const blind = r.max.lessEqual(MASKED_SCORE);
-          const sum = afterCount ? k.where(blind, r.sum.add(afterCount), r.sum) : r.sum;
-          const total = afterCount ? k.where(blind, r.out.add(after.reshape([b, kvHeads, 1, 1, d])), r.out) : r.out;
-          return [c, total.div(sum)] as const;
-        },
-        k.scalar(0, "i32"),
-        null,
-        { length: 1, name: "attention_query_tile" },
+    // Query tile i sees key tiles 0 … i only: i + 1 steps. A loop's length is static, so query tiles are
+    // taken in pairs, i and n-1-i, whose steps add up to n + 1 for every pair: a loop over the n/2 pairs,
+    // and inside it a loop of n + 1 steps, step s being (tile i, key tile s) for s ≤ i and (tile n-1-i,
+    // key tile s-i-1) after. Every step is below or on the diagonal, so the work is the causal half. The
+    // key tiles are read by index (one set of operands for the whole loop, whose gradient the backward
+    // pass accumulates once).
+    const half = n / 2;
+    const pair = k.iota([half], 0, "i32");
+    const mirror = (x: k.Array) =>
+      k.take(
+        x,
+        k
+          .iota([half], 0, "i32")
+          .mul(-1)
+          .add(n - 1),
+        0,
       );
-      out.push(y);
-    }
-    tiles = k.concat(out, 0);
+    const pick = (x: k.Array, i: k.Array) => k.take(x, i.reshape([1]), 0).squeeze(0);
+    const choose = (sel: k.Array, x: Running, y: Running): Running => ({
+      max: k.where(sel, x.max, y.max),
+      sum: k.where(sel, x.sum, y.sum),
+      out: k.where(sel, x.out, y.out),
+    });
+    // A query that sees no key at all averages every key in the whole-matrix softmax, the tiles after
+    // its own included: their values' sums and counts, added where that happened.
+    const tileSums = vTiles.astype(acc).sum(3); // [n, b, kvHeads, d]
+    const later = k
+      .iota([n, n], 1, "i32")
+      .greater(k.iota([n, n], 0, "i32"))
+      .astype(acc);
+    const afterSums = k.einsum("jk,kbnd->jbnd", later, tileSums);
+    const afterCounts = k.maximum(k.iota([n], 0, "i32").add(1).mul(-block).add(t), 0).astype(acc);
+    const finish = (r: Running, qi: k.Array): k.Array => {
+      const blind = r.max.lessEqual(MASKED_SCORE);
+      const sum = k.where(blind, r.sum.add(pick(afterCounts, qi)), r.sum);
+      const out = k.where(blind, r.out.add(pick(afterSums, qi).reshape([b, kvHeads, 1, 1, d])), r.out);
+      return out.div(sum);
+    };
+    const pairOfTiles = (i: k.Array, qLow: k.Array, qHigh: k.Array): [k.Array, k.Array] => {
+      const j = i.mul(-1).add(n - 1);
+      const [r] = k.scan(
+        (r: { low: Running; high: Running }, s: k.Array) => {
+          const low = s.lessEqual(i);
+          const qi = k.where(low, i, j),
+            kj = k.where(low, s, s.sub(i).sub(1));
+          const next = keyTile(
+            choose(low, r.low, r.high),
+            k.where(low, qLow, qHigh),
+            qi,
+            kj,
+            [pick(kTiles, kj), pick(vTiles, kj), pick(real, kj)],
+            true,
+          );
+          return [{ low: choose(low, next, r.low), high: choose(low, r.high, next) }, null] as const;
+        },
+        { low: start, high: start },
+        k.iota([n + 1], 0, "i32"),
+        { name: "attention_key_tile" },
+      );
+      return [finish(r.low, i), finish(r.high, j)];
+    };
+    const [, [low, high]] = k.scan(
+      (c: k.Array, [i, qLow, qHigh]: k.Array[]) => [c, pairOfTiles(i!, qLow!, qHigh!)] as const,
+      k.scalar(0, "i32"),
+      [pair, k.slice(qTiles, [0, 0, 0, 0, 0, 0], [half, b, kvHeads, g, block, d]), mirror(qTiles)],
+      { name: "attention_query_tiles" },
+    );
+    tiles = k.concat(
+      [
+        low,
+        k.take(
+          high,
+          k
+            .iota([half], 0, "i32")
+            .mul(-1)
+            .add(half - 1),
+          0,
+        ),
+      ],
+      0,
+    );
   }
   // [n, batch, kvHeads, groups, block, d] → [batch, t, heads · d]
   return tiles
