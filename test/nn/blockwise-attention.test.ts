@@ -2,7 +2,8 @@
 // groupedAttention: outputs and gradients equal on the reference interpreter (f64) and on ONNX Runtime
 // (f32), causal or not, with padded keys and a sequence that is not a multiple of the tile; gradients
 // against finite differences; no value of the compiled forward-and-backward program as large as one
-// [seq × seq] score matrix; and Llama and GPT-2 with attention_block_size equal to the plain ones.
+// [seq × seq] score matrix, and its values growing linearly with the sequence; and Llama and GPT-2 with
+// attention_block_size equal to the plain ones.
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
@@ -109,30 +110,46 @@ test("blockwise attention's gradients pass central finite differences (f64)", ()
   );
 });
 
-test("no value of the compiled forward and backward is as large as one [seq × seq] score matrix", () => {
-  const [b, t, heads, d, block] = [1, 64, 2, 4, 16];
+/** The compiled forward and backward of `attend` at length t: its largest value and all its values' elements. */
+function programSize(attend: (q: k.Array, kk: k.Array, v: k.Array, mask: k.Array) => k.Array, t: number) {
+  const [b, heads, d] = [1, 2, 4];
   const q = k.zeros([b, t, heads, d]),
     kv = k.zeros([b, 1, t, d]);
   const mask = k.ones([b, t], "i32");
-  const largest = (attend: (q: k.Array, kk: k.Array, v: k.Array) => k.Array) => {
-    const program = k
-      .jit((q: k.Array, kk: k.Array, v: k.Array) =>
-        k.valueAndGrad((q: k.Array, kk: k.Array, v: k.Array) => attend(q, kk, v).sum(), { argnums: [0, 1, 2] })(q, kk, v),
-      )
-      .lower(q, kv, kv);
-    let most = 0;
-    for (const e of k.allEquations(program))
-      for (const v of k.eqnOuts(e))
-        most = Math.max(
-          most,
-          v.aval.shape.reduce((x, y) => x * y, 1),
-        );
-    return most;
-  };
-  const scores = b * heads * t * t;
-  assert.ok(largest((q, kk, v) => plain(q, kk, v, mask, true, 0.5)) >= scores, "the plain path builds the score matrix");
-  const most = largest((q, kk, v) => blockwiseAttention(q, kk, v, mask, { blockSize: block, causal: true, scale: 0.5 }));
-  assert.ok(most < scores / 2, `the largest value has ${most} elements; one score matrix has ${scores}`);
+  const program = k
+    .jit((q: k.Array, kk: k.Array, v: k.Array) =>
+      k.valueAndGrad((q: k.Array, kk: k.Array, v: k.Array) => attend(q, kk, v, mask).sum(), { argnums: [0, 1, 2] })(q, kk, v),
+    )
+    .lower(q, kv, kv);
+  let largest = 0,
+    total = 0;
+  for (const e of k.allEquations(program))
+    for (const v of k.eqnOuts(e)) {
+      const size = v.aval.shape.reduce((x, y) => x * y, 1);
+      largest = Math.max(largest, size);
+      total += size;
+    }
+  return { largest, total, scores: b * heads * t * t };
+}
+
+test("the compiled forward and backward hold no [seq × seq] score matrix, and grow linearly with the sequence", () => {
+  const plainAttend = (q: k.Array, kk: k.Array, v: k.Array, mask: k.Array) => plain(q, kk, v, mask, true, 0.5);
+  const p64 = programSize(plainAttend, 64),
+    p128 = programSize(plainAttend, 128);
+  assert.ok(p64.largest >= p64.scores, "the plain path builds the score matrix");
+  assert.ok(p128.total / p64.total > 3.5, `the plain path grows with the square of the sequence (${p128.total / p64.total})`);
+  for (const causal of [true, false]) {
+    const tiled = (q: k.Array, kk: k.Array, v: k.Array, mask: k.Array) =>
+      blockwiseAttention(q, kk, v, mask, { blockSize: 16, causal, scale: 0.5 });
+    const at64 = programSize(tiled, 64),
+      at128 = programSize(tiled, 128);
+    assert.ok(
+      at128.largest < at128.scores / 2,
+      `causal=${causal}: the largest value has ${at128.largest} elements; scores ${at128.scores}`,
+    );
+    const growth = at128.total / at64.total;
+    assert.ok(growth < 2.5, `causal=${causal}: the program's values grow ${growth.toFixed(2)}× when the sequence doubles`);
+  }
 });
 
 const CAUSAL_CONFIGS = {
