@@ -18,7 +18,10 @@ import { MASKED_SCORE } from "./causal-attention.js";
 
 /** How blockwise attention tiles and masks. */
 export interface BlockwiseAttentionOptions {
-  /** Queries and keys per tile (the sequence is padded up to a multiple of it, the padding masked). */
+  /**
+   * At most this many queries and keys per tile. The tiles split the sequence evenly (an even number of
+   * them when causal), padded to whole tiles with masked keys.
+   */
   blockSize: number;
   /** Key j visible to query i only when j ≤ i (a decoder's self-attention). */
   causal: boolean;
