@@ -5,9 +5,12 @@
 # 128 uniform random tokens with no padding, the next-token loss over every position (HF shifts the labels
 # inside the model, as Kiln shifts inside its compiled step). --config reads a config.json instead
 # (e.g. the one `kiln train --task causal-lm` wrote) for other shapes.
-# Prints one JSON line per mode.
+# Prints one JSON line per mode, with resident memory as Linux counts it (/proc/self/status): once the model and
+# optimizer were made, the peak through the warm-up steps, and the peak over the timed steps alone (the
+# high-water mark reset after the warm-up by writing 5 to /proc/self/clear_refs); run one mode per process.
 # Usage: .venv/bin/python bench/peers/hf_llama_causal_cpu.py [--threads 2] [--modes eager,compile] [--config FILE]
-import argparse, json, time
+#        [--batch 32] [--seq 128] [--steps 5] [--attn sdpa|eager]
+import argparse, gc, json, re, time
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -18,6 +21,8 @@ p.add_argument("--config", help="a LlamaForCausalLM config.json (default: Kiln's
 p.add_argument("--batch", type=int, default=32)
 p.add_argument("--seq", type=int, default=128)
 p.add_argument("--steps", type=int, default=5)
+p.add_argument("--warmup", type=int, default=2)
+p.add_argument("--attn", default="sdpa", help="transformers' attn_implementation: sdpa (torch's scaled_dot_product_attention) or eager")
 a = p.parse_args()
 torch.set_num_threads(a.threads)
 B, T = a.batch, a.seq
@@ -36,11 +41,16 @@ g = torch.Generator().manual_seed(0)
 ids = torch.randint(5, V, (B, T), generator=g)
 mask = torch.ones(B, T, dtype=torch.long)
 
+def status_mb(field):
+    with open("/proc/self/status") as status:
+        return round(int(re.search(rf"^{field}:\s+(\d+) kB", status.read(), re.M).group(1)) / 1024)
+
 def loss_fn(model, ids, mask):
     return model(input_ids=ids, attention_mask=mask, labels=ids).loss
 
 for mode in a.modes.split(","):
     torch.manual_seed(0)
+    cfg._attn_implementation = a.attn
     model = LlamaForCausalLM(cfg).train()
     n = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
@@ -49,9 +59,14 @@ for mode in a.modes.split(","):
         loss = f(model, ids, mask)
         loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
         return loss.item()
+    setup_rss = status_mb("VmRSS")
     t0 = time.perf_counter()
-    for _ in range(2): step()
+    for _ in range(a.warmup): step()
     warm = time.perf_counter() - t0
+    warmup_peak = status_mb("VmHWM")
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
     ts = []
     for _ in range(a.steps):
         t1 = time.perf_counter(); step(); ts.append(time.perf_counter() - t1)
@@ -59,4 +74,6 @@ for mode in a.modes.split(","):
     print(json.dumps({"peer": "hf-torch", "model": "LlamaForCausalLM", "task": "causal-lm", "torch": torch.__version__,
                       "mode": mode, "attn_implementation": model.config._attn_implementation, "precision": "f32",
                       "threads": torch.get_num_threads(), "batch": B, "seq": T, "vocab": V, "params": n, "step_s": med,
-                      "tokens_per_s": B * T / med, "tokens_per_second": B * T / med, "warmup_s": warm}), flush=True)
+                      "tokens_per_s": B * T / med, "tokens_per_second": B * T / med, "warmup_s": warm,
+                      "rss_setup_mb": setup_rss, "warmup_peak_rss_mb": warmup_peak,
+                      "peak_rss_mb": status_mb("VmHWM")}), flush=True)

@@ -47,6 +47,22 @@ export function tokenIds(c: CausalLmConfig, fail: Fail): void {
   else check("eos_token_id", c.eos_token_id);
 }
 
+/**
+ * attention_block_size (Kiln's field, not transformers'): null/absent, or a positive whole number, with no
+ * dropout on the attention probabilities (`dropoutField`): blockwise attention never builds them whole.
+ */
+export function attentionBlockSize(c: Record<string, unknown>, dropoutField: string, fail: Fail): void {
+  const n = c.attention_block_size;
+  if (n === null || n === undefined) return;
+  if (!(Number.isInteger(n) && (n as number) > 0))
+    fail(`"attention_block_size" must be null or a positive integer, got ${JSON.stringify(n)}`);
+  if ((c[dropoutField] as number) > 0)
+    fail(
+      `"attention_block_size" ${n} (blockwise attention) cannot apply ${dropoutField} ${c[dropoutField]}: ` +
+        `set ${dropoutField} to 0 or attention_block_size to null`,
+    );
+}
+
 export function activation(c: Record<string, unknown>, field: string, fail: Fail): void {
   const v = c[field];
   if (typeof v !== "string" || !ACTIVATIONS[v])

@@ -11,7 +11,7 @@ import type { DropoutSites } from "./dropout-sites.js";
  * 0/0 = NaN, and NaN in a hidden state nobody reads would still poison gradients through 0 · NaN.
  * The scores are masked in f32, so the value needs no 16-bit representation.
  */
-const MASKED_SCORE = -1e9;
+export const MASKED_SCORE = -1e9;
 
 /**
  * Which keys each query sees in a whole-sequence forward: key j ≤ query i, and j a real token

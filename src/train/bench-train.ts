@@ -25,6 +25,8 @@ export interface TrainBenchOptions {
   head?: "labelled" | "all";
   /** Vocabulary size (default: 8192 for the CPU presets mlm-small, llama-small and gpt2-small, 32000 otherwise, as the peers use). */
   vocab?: number;
+  /** A Llama preset's attention_block_size (blockwise attention above that length); default: the preset's (none). */
+  attentionBlockSize?: number;
 }
 
 export interface TrainBenchResult {
@@ -79,13 +81,15 @@ const CPU_PRESETS = ["mlm-small", "llama-small", "gpt2-small"];
 
 /** The benchmarked model and the objective it trains with (the peers' special ids: cls/bos 0, sep/eos 1, pad 3, mask 4). */
 export function benchModel(
-  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head">,
+  o: Pick<TrainBenchOptions, "task" | "preset" | "maxLength" | "head" | "attentionBlockSize">,
   vocab: number,
 ): { config: ModelConfig; model: LanguageModel; objective: TrainingObjective } {
   const ids = { vocabSize: vocab, padId: 3, clsId: 0, sepId: 1 };
   const spec = taskSpec(o.task ?? TASK_SPECS[0]!.name);
   checkTaskSettings(spec.name, { head: o.head }, "benchTrain");
-  const config = presetConfig(o.preset, ids, o.maxLength);
+  const preset = presetConfig(o.preset, ids, o.maxLength);
+  // Blockwise attention (a causal family's attention_block_size) where the bench asks for it.
+  const config = o.attentionBlockSize !== undefined ? ({ ...preset, attention_block_size: o.attentionBlockSize } as ModelConfig) : preset;
   const model = createModel(config);
   if (!spec.accepts(model)) throw new Error(`benchTrain: preset ${o.preset} is not ${spec.kind}, which task "${spec.name}" trains`);
   const objective = spec.objective(model, {

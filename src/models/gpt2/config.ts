@@ -2,7 +2,7 @@
 // field, filled with transformers' own defaults where a field is absent; and the GPT-2 presets.
 import type { CausalLmConfig } from "../causal-lm.js";
 import type { Preset } from "../spec.js";
-import { activation, booleans, failAt, positive, positiveInts, probabilities, tokenIds } from "../causal-config.js";
+import { activation, attentionBlockSize, booleans, failAt, positive, positiveInts, probabilities, tokenIds } from "../causal-config.js";
 
 /** A GPT-2 config.json (Hugging Face's field names). */
 export interface Gpt2Config extends CausalLmConfig {
@@ -21,6 +21,12 @@ export interface Gpt2Config extends CausalLmConfig {
   initializer_range: number;
   scale_attn_weights: boolean;
   tie_word_embeddings: boolean;
+  /**
+   * Kiln's, not transformers': attention over a sequence longer than this many tokens runs tile by tile
+   * (nn/blockwise-attention.ts: memory linear in the sequence, forward and backward); null or absent: the
+   * whole [seq × seq] softmax at every length. Needs attn_pdrop 0.
+   */
+  attention_block_size?: number | null;
 }
 
 /** Settings of GPT2Config that change the computation and that Kiln does not implement. */
@@ -59,6 +65,7 @@ export function validateGpt2Config(raw: Record<string, unknown>, where: string):
   if (!(typeof c.initializer_range === "number" && c.initializer_range >= 0))
     fail(`"initializer_range" must be a non-negative number, got ${JSON.stringify(c.initializer_range)}`);
   probabilities(c, ["resid_pdrop", "embd_pdrop", "attn_pdrop"], fail);
+  attentionBlockSize(c, "attn_pdrop", fail);
   booleans(c, ["scale_attn_weights", "tie_word_embeddings"], fail);
   tokenIds(c, fail);
   return c;

@@ -2,7 +2,17 @@
 // field, filled with transformers' own defaults where a field is absent; and the Llama presets.
 import type { CausalLmConfig } from "../causal-lm.js";
 import type { Preset } from "../spec.js";
-import { activation, booleans, failAt, positive, positiveInts, probabilities, tokenIds, type Fail } from "../causal-config.js";
+import {
+  activation,
+  attentionBlockSize,
+  booleans,
+  failAt,
+  positive,
+  positiveInts,
+  probabilities,
+  tokenIds,
+  type Fail,
+} from "../causal-config.js";
 
 /** transformers' rope_parameters; Kiln implements the default rotary embedding only. */
 export interface RopeParameters {
@@ -28,6 +38,12 @@ export interface LlamaConfig extends CausalLmConfig {
   attention_bias: boolean;
   attention_dropout: number;
   mlp_bias: boolean;
+  /**
+   * Kiln's, not transformers': attention over a sequence longer than this many tokens runs tile by tile
+   * (nn/blockwise-attention.ts: memory linear in the sequence, forward and backward); null or absent: the
+   * whole [seq × seq] softmax at every length. Needs attention_dropout 0.
+   */
+  attention_block_size?: number | null;
 }
 
 /**
@@ -98,6 +114,7 @@ export function validateLlamaConfig(raw: Record<string, unknown>, where: string)
   if (!(typeof c.initializer_range === "number" && c.initializer_range >= 0))
     fail(`"initializer_range" must be a non-negative number, got ${JSON.stringify(c.initializer_range)}`);
   probabilities(c, ["attention_dropout"], fail);
+  attentionBlockSize(c, "attention_dropout", fail);
   booleans(c, ["tie_word_embeddings", "attention_bias", "mlp_bias"], fail);
   tokenIds(c, fail);
   return c;

@@ -7,6 +7,7 @@ import { KeySequence, normalInit, onesInit, zerosInit } from "../../nn/init.js";
 import { ACTIVATIONS, linear, rmsNorm } from "../../nn/layers.js";
 import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../../nn/rotary.js";
 import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { blockwiseAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { LlamaConfig } from "./config.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "../causal-lm.js";
@@ -110,10 +111,15 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
       const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
       const [b, t] = inputIds.shape as [number, number];
       const angles = rotaryAngles(opts.positionIds ?? k.iota([b, t], 1, "i32"), inverseFrequencies, dtype);
-      const visible = causalVisibility(attentionMask);
+      const blockSize = c.attention_block_size ?? null;
       // Dropout site i: layer i's attention probabilities (Llama has no other dropout).
-      const attend: Attend = (q, keys, values, i) =>
-        groupedAttention(q, keys, values, visible, scale, { sites, rate: c.attention_dropout, site: i });
+      let attend: Attend;
+      if (blockSize !== null && t > blockSize)
+        attend = (q, keys, values) => blockwiseAttention(q, keys, values, attentionMask, { blockSize, causal: true, scale });
+      else {
+        const visible = causalVisibility(attentionMask);
+        attend = (q, keys, values, i) => groupedAttention(q, keys, values, visible, scale, { sites, rate: c.attention_dropout, site: i });
+      }
       const x = applyLayers(
         params.model.layers as LlamaLayerParams[],
         embedTokens(params, inputIds, dtype),
