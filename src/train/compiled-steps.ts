@@ -24,10 +24,12 @@ export function compileSteps(
   objective: TrainingObjective,
   evalObjective: TrainingObjective,
   optimizer: Optimizer<any>,
+  optimizerAt?: (fraction: k.Array) => Optimizer<any>,
 ): { runSteps: RunSteps; compiles: () => number; evalFn: EvalFn } {
   const stepOptions = {
     objective,
     optimizer,
+    ...(optimizerAt ? { optimizerAt } : {}),
     computeDtype: o.policy.computeDtype,
     microBatches: o.gradientAccumulation,
     dropoutSeed: o.seed + 1,
@@ -45,7 +47,7 @@ export function compileSteps(
         name: "train_step",
         donateArgs: [0],
       });
-  const runSteps: RunSteps = async (carried, batches, firstStep) =>
+  const runSteps: RunSteps = async (carried, batches, firstStep, budgetFractions) =>
     crossProcess
       ? await crossProcess.run(
           carried,
@@ -54,7 +56,7 @@ export function compileSteps(
         )
       : stepFn!(
           carried,
-          groupInputs(strategy, batches),
+          groupInputs(strategy, batches, budgetFractions),
           onEachReplica(strategy, (d) => k.array(new Int32Array([firstStep]), { shape: [], device: d })),
         );
   const evalFn = strategy.compile(

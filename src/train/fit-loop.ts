@@ -13,6 +13,7 @@ import type { RunRecord } from "./checkpoint-connector.js";
 import type { DivergenceWatch } from "./divergence.js";
 import type { ProgressBar } from "./progress.js";
 import type { Positioned } from "./step-inputs.js";
+import { formatSeconds, type TrainingClock } from "./time-budget.js";
 import { stepScalars, type TrainState } from "./train-step.js";
 
 /** The Trainer as its fit loop sees it: the loop advances its step, epoch and last metrics. */
@@ -25,11 +26,15 @@ export interface FitLoopHost extends TrainerView {
   warn(message: string): void;
 }
 
-/** One compiled call: K steps from `carried` over a group's inputs, starting at step `firstStep`. */
+/**
+ * One compiled call: K steps from `carried` over a group's inputs, starting at step `firstStep`; under a
+ * time budget, with the fraction of it spent at each of the K steps.
+ */
 export type RunSteps = (
   carried: TrainState,
   group: readonly Positioned[],
   firstStep: number,
+  budgetFractions?: readonly number[],
 ) => Promise<{ state: TrainState; scalars: k.Array | PerReplica }>;
 
 export interface FitLoop {
@@ -47,6 +52,8 @@ export interface FitLoop {
   evaluate: ((carried: TrainState) => Promise<Metrics>) | undefined;
   watch: DivergenceWatch;
   bar: ProgressBar | undefined;
+  /** The run's training time, and its budget (TrainerOptions.maxTime) when it has one. */
+  clock: TrainingClock;
 }
 
 export interface FitLoopResult {
@@ -55,6 +62,8 @@ export interface FitLoopResult {
   interrupted: boolean;
   compileSeconds: number;
   tokensPerSecond: number;
+  /** The time budget ended the run. */
+  budgetReached: boolean;
 }
 
 export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopResult> {
@@ -74,6 +83,12 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
   // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
   // end-of-epoch work sees the state of exactly that epoch's end.
   let pending: { batch: Positioned; position: DatasetState } | undefined;
+  // Under a time budget: the seconds per step of the last call that did not compile, which predicts
+  // where the next call's steps fall in the budget and whether the next call would end past it.
+  const budget = l.clock.budget;
+  let secondsPerStep = 0;
+  let budgetReached = budget !== undefined && l.clock.elapsed() >= budget;
+  stop ||= budgetReached;
   while (t.globalStep < t.totalSteps && !stop) {
     const batches: Positioned[] = [];
     if (pending) {
@@ -100,7 +115,9 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     t.epoch = batches[0]!.info.epoch;
     const t0 = performance.now();
     const compilesBefore = l.compiles();
-    const out = await l.runSteps(carried, batches, t.globalStep);
+    const spent = budget !== undefined ? l.clock.elapsed() : 0;
+    const fractions = budget !== undefined ? batches.map((_, i) => Math.min(1, (spent + i * secondsPerStep) / budget)) : undefined;
+    const out = await l.runSteps(carried, batches, t.globalStep, fractions);
     carried = t.strategy.carry(out.state);
     l.run.state = t.strategy.first(carried);
     // One copy back per call: every step's scalars packed as [K, STEP_SCALARS] by the program.
@@ -110,6 +127,7 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
       compileSeconds += seconds;
       l.bar?.markTrainingStart(t.globalStep + batches.length);
     } else {
+      if (budget !== undefined) secondsPerStep = (l.clock.elapsed() - spent) / batches.length;
       timedTokens += batches.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0) * (group?.size ?? 1);
       timedSeconds += seconds;
     }
@@ -153,7 +171,7 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
     l.bar?.update({
       step: t.globalStep,
-      totalSteps: t.totalSteps,
+      totalSteps: budget !== undefined ? budgetedTotal(t, l.clock, budget, secondsPerStep) : t.totalSteps,
       loss: stepScalars(scalars, batches.length - 1).loss,
       ...(tps ? { tokensPerSecond: tps } : {}),
       compileSeconds,
@@ -161,6 +179,14 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     for (const cb of o.callbacks) await cb.onStepEnd?.(t, stepMetrics);
     if (o.evalEvery > 0 && l.evaluate && t.globalStep % o.evalEvery === 0) await l.evaluate(carried);
     if (o.checkpointEvery > 0 && t.globalStep % o.checkpointEvery === 0) await t.saveCheckpoint("steps", stepMetrics);
+    if (budget !== undefined && !budgetReached) {
+      // Stop after the last call that ends within the budget: the next one would end past it.
+      const now = l.clock.elapsed();
+      if (now >= budget || now + secondsPerStep * Math.min(K, t.totalSteps - t.globalStep) > budget) {
+        budgetReached = t.shouldStop = true;
+        t.log(`time budget of ${formatSeconds(budget)} reached: ${t.globalStep} steps in ${formatSeconds(now)}`);
+      }
+    }
     const requested = t.stopRequested !== undefined;
     if (group) {
       // A request (or a callback's stop) on any rank stops every rank after the same step, so that all
@@ -174,5 +200,12 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
       stop = t.shouldStop || requested;
     }
   }
-  return { carried, interrupted, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
+  return { carried, interrupted, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0, budgetReached };
+}
+
+/** The progress bar's total under a time budget: the steps reached so far and those the time left holds. */
+function budgetedTotal(t: FitLoopHost, clock: TrainingClock, budget: number, secondsPerStep: number): number {
+  if (secondsPerStep <= 0) return t.totalSteps;
+  const left = Math.max(0, Math.floor((budget - clock.elapsed()) / secondsPerStep));
+  return Math.min(t.totalSteps, t.globalStep + left);
 }

@@ -12,9 +12,14 @@ export type Positioned = { batch: TokenBatch; info: BatchInfo };
 
 /**
  * The inputs of one compiled call: for each replica, its rows of each of the group's global batches
- * stacked as [K, rows, length], with the epoch-wide index of its first example and the epoch per step.
+ * stacked as [K, rows, length], with the epoch-wide index of its first example and the epoch per step,
+ * and under a time budget the fraction of it spent at each step (the same on every replica).
  */
-export function groupInputs(strategy: Strategy, group: readonly Positioned[]): StackedStepInputs | Record<string, PerReplica> {
+export function groupInputs(
+  strategy: Strategy,
+  group: readonly Positioned[],
+  budgetFractions?: readonly number[],
+): StackedStepInputs | Record<string, PerReplica> {
   const n = strategy.numReplicas,
     K = group.length;
   const [rows, length] = group[0]!.batch.shape;
@@ -39,13 +44,13 @@ export function groupInputs(strategy: Strategy, group: readonly Positioned[]): S
         Int32Array.from(group, (g) => g.info.epoch),
         { shape: [K], device: dev },
       ),
+      ...(budgetFractions ? { budgetFraction: k.array(Float32Array.from(budgetFractions), { shape: [K], device: dev }) } : {}),
     };
   };
   if (n === 1) return replica(0);
   const parts = strategy.devices.map((_, r) => replica(r));
-  return Object.fromEntries(
-    (["inputIds", "attentionMask", "exampleOffset", "epoch"] as const).map((f) => [f, new PerReplica(parts.map((p) => p[f]))]),
-  );
+  const fields = ["inputIds", "attentionMask", "exampleOffset", "epoch", ...(budgetFractions ? ["budgetFraction" as const] : [])] as const;
+  return Object.fromEntries(fields.map((f) => [f, new PerReplica(parts.map((p) => p[f]!))]));
 }
 
 /** Each replica's share of a global batch (its rows, and the epoch-wide index of its first example). */

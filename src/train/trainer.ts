@@ -28,6 +28,7 @@ import { compileSteps } from "./compiled-steps.js";
 import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
 import { runFitLoop } from "./fit-loop.js";
 import type { Positioned } from "./step-inputs.js";
+import { budgetSeconds, monotonicSeconds, TrainingClock } from "./time-budget.js";
 import type { Optimizer } from "../optim/optimizer.js";
 import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
@@ -94,6 +95,14 @@ export class Trainer implements TrainerView {
     this.logs = new LoggerConnector(options.loggers);
     this.checkpoints = new CheckpointConnector(this.o, this);
     ({ strategy: this.strategy, group: this.group } = placeTrainer(options));
+    if (options.maxTime !== undefined && this.group)
+      throw new OptionError({
+        where: "Trainer",
+        option: "maxTime",
+        value: options.maxTime,
+        why: `is not supported in a multi-process run (${this.group.size} processes): each process has its own clock`,
+        fix: "Give maxSteps, or train in one process",
+      });
   }
 
   /** Replicas over all processes: each process's devices × the processes. */
@@ -173,9 +182,16 @@ export class Trainer implements TrainerView {
   private async fitHoldingOutputDir(a: FitArgs): Promise<FitResult> {
     const o = this.o;
     const rows = this.checkFit(a);
-    this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
+    const budget = o.maxTime !== undefined ? budgetSeconds(o.maxTime) : undefined;
+    // A time budget alone bounds the run; with maxSteps or epochs as well, whichever ends first.
+    this.totalSteps = o.maxSteps ?? (budget !== undefined && o.epochs === undefined ? Infinity : (o.epochs ?? 1) * rows);
     this.stopping = false;
-    const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
+    const { optimizer, optimizerAt, objective, evalObjective, settings } = planRun(
+      { ...o, ...(budget !== undefined ? { budgetSeconds: budget } : {}) },
+      a,
+      this.totalSteps,
+      (m) => this.warn(m),
+    );
     // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
     // opened for fewer epochs is read again, each epoch in its own order.
     const train = a.train.epochs * rows < this.totalSteps ? a.train.withEpochs(Infinity) : a.train;
@@ -183,6 +199,8 @@ export class Trainer implements TrainerView {
       await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
     await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
     const start = await this.startingState(a, optimizer, settings);
+    // The training time starts here (compiles count): a resumed run's goes on from its checkpoint's.
+    const clock = new TrainingClock(o.clock ?? monotonicSeconds, start.trainSeconds, budget);
     const { runSteps, compiles, evalFn } = compileSteps(
       this.strategy,
       this.group,
@@ -190,6 +208,7 @@ export class Trainer implements TrainerView {
       objective,
       evalObjective,
       optimizer,
+      optimizerAt,
     );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
@@ -209,6 +228,7 @@ export class Trainer implements TrainerView {
       data: () => trainedPosition,
       history: start.history,
       settings,
+      trainSeconds: () => clock.elapsed(),
       ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
     };
     this.run = run;
@@ -248,6 +268,7 @@ export class Trainer implements TrainerView {
         evaluate,
         watch,
         bar: this.bar,
+        clock,
       });
       ({ carried, compileSeconds, tokensPerSecond } = loop);
       const ended = watch.finish();
@@ -269,6 +290,7 @@ export class Trainer implements TrainerView {
       evalHistory,
       compileSeconds,
       tokensPerSecond,
+      trainSeconds: clock.elapsed(),
       ...(stopped ? { stopped } : {}),
     };
   }
@@ -313,7 +335,7 @@ export class Trainer implements TrainerView {
     a: FitArgs,
     optimizer: Optimizer<any>,
     settings: RunSettings,
-  ): Promise<{ state: TrainState; dataState?: DatasetState; history: Metrics[]; resumed: boolean }> {
+  ): Promise<{ state: TrainState; dataState?: DatasetState; history: Metrics[]; resumed: boolean; trainSeconds: number }> {
     const o = this.o;
     const resumed = o.resume ? await this.checkpoints.resume(a.model, this.device, optimizer, settings) : undefined;
     let state: TrainState;
@@ -341,8 +363,8 @@ export class Trainer implements TrainerView {
     if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
     else delete state.scaler;
     return resumed
-      ? { state, dataState: resumed.dataState, history: resumed.history, resumed: true }
-      : { state, history: [], resumed: false };
+      ? { state, dataState: resumed.dataState, history: resumed.history, resumed: true, trainSeconds: resumed.trainSeconds }
+      : { state, history: [], resumed: false, trainSeconds: 0 };
   }
 
   /**

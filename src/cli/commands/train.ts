@@ -41,6 +41,11 @@ async function runTrain(argv: string[]): Promise<void> {
     throw new UsageError("kiln train: --position-init starts a masked LM's position table; --task causal-lm has none");
   if (given.has("position-init") && v["init-from"] !== undefined)
     throw new UsageError("kiln train: --position-init starts a model from scratch; --init-from loads its positions");
+  if (v["max-time"] !== undefined && v.warmup !== undefined)
+    throw new UsageError(
+      "kiln train: --warmup counts steps, but under --max-time the schedule follows the time budget " +
+        "(its warmup is a twentieth of the budget): drop --warmup",
+    );
   const batch = v["per-replica-batch-size"];
   const accum = v["gradient-accumulation"];
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
@@ -81,7 +86,9 @@ async function runTrain(argv: string[]): Promise<void> {
   const trainer = new Trainer({
     outputDir: outputs.localDir,
     ...(v["max-steps"] !== undefined ? { maxSteps: v["max-steps"] } : {}),
-    epochs: v.epochs,
+    ...(v["max-time"] !== undefined ? { maxTime: v["max-time"] } : {}),
+    // A time budget alone bounds the run unless --epochs is given too.
+    ...(v["max-time"] === undefined || given.has("epochs") ? { epochs: v.epochs } : {}),
     seed: v.seed,
     gradientAccumulation: accum,
     accelerator: v.accelerator,
@@ -126,6 +133,10 @@ async function runTrain(argv: string[]): Promise<void> {
     notice: say,
   });
   const maxSteps = v["max-steps"] ?? v.epochs * data.train.batchesPerEpoch;
+  const length =
+    v["max-time"] === undefined
+      ? `${maxSteps} steps`
+      : `up to ${v["max-time"]}` + (v["max-steps"] !== undefined || given.has("epochs") ? ` or ${maxSteps} steps` : "");
   const main = trainer.isMainRank;
   const built = await trainingModel(config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
@@ -133,7 +144,7 @@ async function runTrain(argv: string[]): Promise<void> {
     console.error(
       `kiln train: ${config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
         `${data.trainRecords} training records of ${maxLength} tokens, ` +
-        `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
+        `${length} of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
         (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
         `(${trainer.strategy.name}, precision ${v.precision})`,
     );
