@@ -18,7 +18,7 @@ export function budgetSeconds(maxTime: unknown, where = "Trainer"): number {
       option: "maxTime",
       value: maxTime,
       why,
-      fix: 'Give seconds (maxTime: 300) or a duration: "90s", "5m", "1h30m", or "DD:HH:MM:SS" as "00:01:30:00"',
+      fix: 'Give a number of seconds (300) or a duration: "90s", "5m", "1h30m", or "DD:HH:MM:SS" as "00:01:30:00"',
     });
   };
   let seconds: number;

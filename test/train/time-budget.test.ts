@@ -103,7 +103,7 @@ const budgeted = (maxTime: number | string, clock: () => number) => ({
   optimizer: { warmupSteps: undefined, warmupFraction: 0.2 },
 });
 
-test("a time budget: the rate follows the fraction of the budget spent, and the run stops at the budget with a final eval and save", async () => {
+test("a time budget: the rate follows the fraction of it spent; the run stops at the budget with a final eval and save", async () => {
   // Uneven steps: 5 s each for the first four, then 20 s. A step schedule would not see the difference.
   const secondsOf = (step: number) => (step <= 4 ? 5 : 20);
   const { clock, callback, lrs } = steppedClock(secondsOf);
@@ -115,7 +115,10 @@ test("a time budget: the rate follows the fraction of the budget spent, and the 
   assert.equal(result.stopped, undefined, "the budget ends the run as finished, not interrupted");
   // Each step's rate is the schedule's at the time spent when it started: 0, 5, 10, 15, 20, 40, 60, 80 s.
   const started = [0, 5, 10, 15, 20, 40, 60, 80];
-  const expected = await rates(fractionSchedule({ peak: 3e-3, warmupFraction: 0.2 }), started.map((s) => s / 100));
+  const expected = await rates(
+    fractionSchedule({ peak: 3e-3, warmupFraction: 0.2 }),
+    started.map((s) => s / 100),
+  );
   close([...lrs.values()], expected, "learning rates");
   assert.ok(expected[4]! > expected[5]!, "the rate decays after the warmup");
   // The final evaluation, checkpoint and model.
@@ -130,7 +133,11 @@ test("a time budget: the rate follows the fraction of the budget spent, and the 
 
 test("maxSteps and maxTime together: whichever comes first ends the run", async () => {
   const { clock, callback } = steppedClock(() => 1);
-  const result = await trainTiny(data, join(root, "both"), 3, { ...budgeted(100, clock), trainer: { maxTime: 100, clock }, callbacks: [callback] });
+  const result = await trainTiny(data, join(root, "both"), 3, {
+    ...budgeted(100, clock),
+    trainer: { maxTime: 100, clock },
+    callbacks: [callback],
+  });
   assert.equal(result.globalStep, 3);
   assert.equal(result.trainSeconds, 3);
 });
