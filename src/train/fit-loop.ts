@@ -205,7 +205,7 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
 
 /** The progress bar's total under a time budget: the steps reached so far and those the time left holds. */
 function budgetedTotal(t: FitLoopHost, clock: TrainingClock, budget: number, secondsPerStep: number): number {
-  if (secondsPerStep <= 0) return t.totalSteps;
+  if (secondsPerStep <= 0) return Number.isFinite(t.totalSteps) ? t.totalSteps : t.globalStep;
   const left = Math.max(0, Math.floor((budget - clock.elapsed()) / secondsPerStep));
   return Math.min(t.totalSteps, t.globalStep + left);
 }

@@ -31,7 +31,8 @@ export interface TrainerOptions {
    * evaluation and save come after it. With maxSteps or epochs too, whichever ends first ends the run.
    * The steps a budget reaches depend on the machine and its load, so a budgeted run is not
    * bit-reproducible across machines or runs; a checkpoint records the training time spent, so a
-   * resumed run continues the same schedule from where it was. Not in multi-process runs.
+   * resumed run continues the same schedule from where it was. Not in multi-process runs. Without
+   * maxSteps or epochs, the Trainer's totalSteps is Infinity.
    */
   maxTime?: number | string;
   /** Where maxTime's clock reads seconds (default: the monotonic clock); a test or simulation gives its own. */

@@ -279,7 +279,12 @@ export class Trainer implements TrainerView {
       o.signal?.removeEventListener("abort", onAbort);
       await iterator.return();
       await this.logs.finalize(status);
-      this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
+      // A time budget alone has no step count: the bar ends full at the step reached.
+      this.bar?.done({
+        step: this.globalStep,
+        totalSteps: Number.isFinite(this.totalSteps) ? this.totalSteps : this.globalStep,
+        compileSeconds,
+      });
       this.bar = undefined;
     }
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);

@@ -65,6 +65,8 @@ const MLM_VOCAB_SIZE = 2048;
  * and at the end.
  */
 const TIME_BUDGET_S = 300;
+/** The share of the fixed-step recipe's steps down to which the budgeted recipe's quality was checked. */
+const FEWEST_CHECKED = 0.6;
 const MLM_EVAL_EVERY = 500;
 const CAUSAL_EVAL_EVERY = 150;
 
@@ -236,11 +238,18 @@ export const quickstartCommand: Command = {
       },
     };
     let result: FitResult;
-    const trained = (r: FitResult) =>
+    const trained = (r: FitResult) => {
       console.log(
         `trained ${r.globalStep.toLocaleString("en-US")} steps in ${formatSeconds(r.trainSeconds)}` +
           (budget !== undefined ? ` of a ${formatSeconds(budget)} budget` : ""),
       );
+      const fewest = Math.round(FEWEST_CHECKED * (causal ? CAUSAL_STEPS : MLM_STEPS));
+      if (budget !== undefined && r.globalStep < fewest)
+        console.error(
+          `note: the recipe's quality was checked down to ${fewest.toLocaleString("en-US")} steps; a busy or slow machine ` +
+            `trains fewer in the budget: --max-time S gives it more time, --steps N trains exactly N steps`,
+        );
+    };
     if (causal) {
       const model = createCausalLM(presetConfig(preset, tokenizer, maxLength) as CausalConfig);
       result = await trainer.fit({ model, ...fitArgs });
