@@ -56,6 +56,7 @@ export function formatSeconds(seconds: number): string {
  */
 export class TrainingClock {
   private readonly startedAt: number;
+  private stoppedAt: number | undefined;
 
   constructor(
     private readonly clock: () => number,
@@ -69,7 +70,12 @@ export class TrainingClock {
 
   /** Training seconds spent, this fit and the ones it resumed. */
   elapsed(): number {
-    return this.before + (this.clock() - this.startedAt);
+    return this.before + ((this.stoppedAt ?? this.clock()) - this.startedAt);
+  }
+
+  /** The fit loop is over: what comes after (the final evaluation and save) is not training time. */
+  stop(): void {
+    this.stoppedAt ??= this.clock();
   }
 
   /** The fraction of the budget spent (0 → 1; past 1 at the end), or undefined without a budget. */

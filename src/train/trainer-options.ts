@@ -181,7 +181,10 @@ export interface FitResult {
   evalHistory: Metrics[];
   compileSeconds: number;
   tokensPerSecond: number;
-  /** Training seconds by the run's clock (those of the runs it resumed included): what maxTime counts. */
+  /**
+   * Training seconds by the run's clock, those of the runs it resumed included: what maxTime counts (the
+   * fit loop's time; the final evaluation and save are not in it).
+   */
   trainSeconds: number;
   /** Present when the run was stopped by a request (requestStop, `signal`) before its last step. */
   stopped?: StoppedRun;

@@ -271,6 +271,7 @@ export class Trainer implements TrainerView {
         clock,
       });
       ({ carried, compileSeconds, tokensPerSecond } = loop);
+      clock.stop();
       const ended = watch.finish();
       if (ended) this.warn(ended);
       stopped = await this.endRun(a, run, loop.interrupted, evaluate && (() => evaluate(carried)), evalHistory);
