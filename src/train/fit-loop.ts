@@ -54,7 +54,15 @@ export interface FitLoop {
   bar: ProgressBar | undefined;
   /** The run's training time, and its budget (TrainerOptions.maxTime) when it has one. */
   clock: TrainingClock;
+  /** Batches of one evaluation (0 without eval data): the final evaluation's cost before any was timed. */
+  evalBatches: number;
 }
+
+/**
+ * What an evaluation batch is taken to cost, in training steps, before any evaluation was timed: a
+ * forward pass without the backward pass and the update is about a third of a step; half leaves a margin.
+ */
+const EVAL_BATCH_STEPS = 0.5;
 
 export interface FitLoopResult {
   carried: TrainState;
@@ -180,9 +188,11 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     if (o.evalEvery > 0 && l.evaluate && t.globalStep % o.evalEvery === 0) await l.evaluate(carried);
     if (o.checkpointEvery > 0 && t.globalStep % o.checkpointEvery === 0) await t.saveCheckpoint("steps", stepMetrics);
     if (budget !== undefined && !budgetReached) {
-      // Stop after the last call that ends within the budget: the next one would end past it.
+      // Stop after the last call that leaves the final evaluation room within the budget: the next one
+      // would not. The final evaluation is expected to take what the last one took.
       const now = l.clock.elapsed();
-      if (now >= budget || now + secondsPerStep * Math.min(K, t.totalSteps - t.globalStep) > budget) {
+      const finalEval = l.evaluate ? (l.clock.lastEvalSeconds ?? l.evalBatches * EVAL_BATCH_STEPS * secondsPerStep) : 0;
+      if (now >= budget || now + secondsPerStep * Math.min(K, t.totalSteps - t.globalStep) + finalEval > budget) {
         budgetReached = t.shouldStop = true;
         t.log(`time budget of ${formatSeconds(budget)} reached: ${t.globalStep} steps in ${formatSeconds(now)}`);
       }

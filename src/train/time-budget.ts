@@ -57,6 +57,8 @@ export function formatSeconds(seconds: number): string {
 export class TrainingClock {
   private readonly startedAt: number;
   private stoppedAt: number | undefined;
+  /** Seconds the last evaluation took: what the final one is expected to take (undefined before any). */
+  lastEvalSeconds: number | undefined;
 
   constructor(
     private readonly clock: () => number,
@@ -71,6 +73,16 @@ export class TrainingClock {
   /** Training seconds spent, this fit and the ones it resumed. */
   elapsed(): number {
     return this.before + ((this.stoppedAt ?? this.clock()) - this.startedAt);
+  }
+
+  /** Runs an evaluation, timing it (lastEvalSeconds). */
+  async timeEvaluation<T>(evaluate: () => Promise<T>): Promise<T> {
+    const started = this.clock();
+    try {
+      return await evaluate();
+    } finally {
+      this.lastEvalSeconds = this.clock() - started;
+    }
   }
 
   /** The fit loop is over: what comes after (the final evaluation and save) is not training time. */

@@ -24,15 +24,15 @@ export interface TrainerOptions {
   maxSteps?: number;
   /**
    * A training time budget (Lightning's max_time): seconds, or a duration ("90s", "5m", "1h30m",
-   * "DD:HH:MM:SS"). The run stops after the step that would end past it, with a final evaluation and
-   * save, and the built-in optimizer's schedule follows the fraction of the budget spent instead of the
-   * steps (warmup and decay as fractions of the time: OptimizerSettings.warmupFraction). The budget counts
-   * the fit loop (compiles, steps, and the evaluations and checkpoints between them); the final
-   * evaluation and save come after it. With maxSteps or epochs too, whichever ends first ends the run.
-   * The steps a budget reaches depend on the machine and its load, so a budgeted run is not
-   * bit-reproducible across machines or runs; a checkpoint records the training time spent, so a
-   * resumed run continues the same schedule from where it was. Not in multi-process runs. Without
-   * maxSteps or epochs, the Trainer's totalSteps is Infinity.
+   * "DD:HH:MM:SS"). The built-in optimizer's schedule follows the fraction of the budget spent instead of
+   * the steps (warmup and decay as fractions of the time: OptimizerSettings.warmupFraction), and the run
+   * stops after the last step that leaves its final evaluation room within the budget (as long as the
+   * last evaluation took), then evaluates and saves. The budget counts the fit loop (compiles, steps, and
+   * the evaluations and checkpoints between them) and the final evaluation; the save comes after it.
+   * With maxSteps or epochs too, whichever ends first ends the run. The steps a budget reaches depend on
+   * the machine and its load, so a budgeted run is not bit-reproducible across machines or runs; a
+   * checkpoint records the training time spent, so a resumed run continues the same schedule from where
+   * it was. Not in multi-process runs. Without maxSteps or epochs, the Trainer's totalSteps is Infinity.
    */
   maxTime?: number | string;
   /** Where maxTime's clock reads seconds (default: the monotonic clock); a test or simulation gives its own. */

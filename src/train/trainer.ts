@@ -236,7 +236,8 @@ export class Trainer implements TrainerView {
     const evaluation: Evaluation | undefined = a.eval
       ? { evalFn, data: a.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory }
       : undefined;
-    const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
+    // Timed: under a time budget the last evaluation's time is kept free for the final one.
+    const evaluate = evaluation ? (s: TrainState) => clock.timeEvaluation(() => runEvaluation(this, evaluation, s)) : undefined;
     const watch = new DivergenceWatch({
       vocabSize: a.model.config.vocab_size,
       learningRate: a.optimizer.learningRate,
@@ -269,6 +270,7 @@ export class Trainer implements TrainerView {
         watch,
         bar: this.bar,
         clock,
+        evalBatches: a.eval?.batchesPerEpoch ?? 0,
       });
       ({ carried, compileSeconds, tokensPerSecond } = loop);
       clock.stop();

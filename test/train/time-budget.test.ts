@@ -131,6 +131,28 @@ test("a time budget: the rate follows the fraction of it spent; the run stops at
   assert.ok(existsSync(join(out, "model.safetensors")));
 });
 
+test("a time budget keeps room for the final evaluation, as long as the last evaluation took", async () => {
+  // Steps of 10 s, evaluations of 25 s (the one at the start included).
+  const { clock, callback, lrs } = steppedClock(() => 10);
+  let now = 0;
+  const evaluation: Callback = { onEvalEnd: () => void (now += 25) };
+  const both = () => clock() + now;
+  const result = await trainTiny(data, join(root, "reserve"), 1_000, {
+    ...budgeted(100, both),
+    trainer: { maxTime: 100, clock: both, evalAtStart: true, maxSteps: undefined },
+    callbacks: [callback, evaluation],
+    evalDir: data,
+  });
+  // 25 s + 6 steps = 85 s, and 85 + 25 > 100: the sixth step is the last (without the room, the eighth).
+  assert.equal(result.globalStep, 6);
+  assert.equal(lrs.size, 6);
+  assert.equal(result.trainSeconds, 85, "the final evaluation is not training time");
+  assert.deepEqual(
+    result.evalHistory.map((m) => m.step),
+    [0, 6],
+  );
+});
+
 test("maxSteps and maxTime together: whichever comes first ends the run", async () => {
   const { clock, callback } = steppedClock(() => 1);
   const result = await trainTiny(data, join(root, "both"), 3, {
