@@ -91,10 +91,12 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
   // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
   // end-of-epoch work sees the state of exactly that epoch's end.
   let pending: { batch: Positioned; position: DatasetState } | undefined;
-  // Under a time budget: the seconds per step of the last call that did not compile, which predicts
-  // where the next call's steps fall in the budget and whether the next call would end past it.
+  // Under a time budget: the mean seconds per step of the calls that did not compile (one call's time
+  // swings on a busy machine), which predicts where the next call's steps fall in the budget and whether
+  // the next call would end past it.
   const budget = l.clock.budget;
-  let secondsPerStep = 0;
+  let secondsPerStep = 0,
+    budgetTimed = { seconds: 0, steps: 0 };
   let budgetReached = budget !== undefined && l.clock.elapsed() >= budget;
   stop ||= budgetReached;
   while (t.globalStep < t.totalSteps && !stop) {
@@ -135,7 +137,10 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
       compileSeconds += seconds;
       l.bar?.markTrainingStart(t.globalStep + batches.length);
     } else {
-      if (budget !== undefined) secondsPerStep = (l.clock.elapsed() - spent) / batches.length;
+      if (budget !== undefined) {
+        budgetTimed = { seconds: budgetTimed.seconds + l.clock.elapsed() - spent, steps: budgetTimed.steps + batches.length };
+        secondsPerStep = budgetTimed.seconds / budgetTimed.steps;
+      }
       timedTokens += batches.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0) * (group?.size ?? 1);
       timedSeconds += seconds;
     }
