@@ -153,6 +153,29 @@ test("a time budget keeps room for the final evaluation, as long as the last eva
   );
 });
 
+test("steps per execution under a budget (scan loop): each step of a call gets the fraction fed for it", async () => {
+  const { clock, callback, lrs } = steppedClock(() => 10);
+  const result = await trainTiny(data, join(root, "scan"), 1_000, {
+    ...budgeted(60, clock),
+    trainer: { maxTime: 60, clock, maxSteps: undefined, stepsPerExecution: 2, loops: { steps: "scan" } },
+    callbacks: [callback],
+  });
+  // Callbacks run once per call of 2 steps: 10 s a call on this clock, and the steps' time is read
+  // between calls (0, 10, 20 … at the calls' starts; the seconds per step measured inside a call are 0).
+  assert.equal(result.globalStep, 12);
+  const started = [0, 0, 10, 10, 20, 20, 30, 30, 40, 40, 50, 50];
+  const expected = await rates(
+    fractionSchedule({ peak: 3e-3, warmupFraction: 0.2 }),
+    started.map((s) => s / 60),
+  );
+  // The callback sees the last step of each call; its rate is the second step's.
+  close(
+    [...lrs.values()],
+    expected.filter((_, i) => i % 2 === 1),
+    "learning rates",
+  );
+});
+
 test("maxSteps and maxTime together: whichever comes first ends the run", async () => {
   const { clock, callback } = steppedClock(() => 1);
   const result = await trainTiny(data, join(root, "both"), 3, {
