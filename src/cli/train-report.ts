@@ -9,7 +9,8 @@ export interface TrainingPlan {
   parameterCount: number;
   /** The training data in words: "40 training records of 32 tokens". */
   records: string;
-  maxSteps: number;
+  /** How long it trains, in words: "2000 steps", "up to 5m or 2000 steps". */
+  steps: string;
   worldReplicas: number;
   batch: number;
   deviceIds: readonly string[];
@@ -24,7 +25,7 @@ export function trainingPlanLine(p: TrainingPlan): string {
   return (
     `kiln train: ${p.modelType} ${(p.parameterCount / 1e6).toFixed(2)}M parameters, ` +
     `${p.records}, ` +
-    `${p.maxSteps} steps of ${p.worldReplicas} × ${p.batch} on ${p.deviceIds.join(", ")}` +
+    `${p.steps} of ${p.worldReplicas} × ${p.batch} on ${p.deviceIds.join(", ")}` +
     (p.processes !== undefined ? ` in each of ${p.processes} processes ` : " ") +
     `(${p.strategy}, precision ${p.precision})`
   );

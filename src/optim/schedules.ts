@@ -49,3 +49,28 @@ export function cosineDecay({ peak, warmupSteps, totalSteps, minLr = 0 }: Warmup
 export function defaultWarmup(totalSteps: number): number {
   return Math.floor(totalSteps / 20);
 }
+
+/** Options of a schedule over the fraction of the run done: the peak rate and the warmup's fraction. */
+export interface FractionScheduleOptions {
+  peak: number;
+  /** The share of the run (0 to 1) that warms up from 0 to `peak`. */
+  warmupFraction: number;
+  /** After the warmup: "linear" (default) or "cosine" decay to 0 at the end of the run. */
+  decay?: "linear" | "cosine";
+}
+
+/**
+ * A learning rate as a function of the fraction of the run done (0 → 1) instead of the step: the clock
+ * of a time-budgeted run, where the steps reached depend on the machine. Linear warmup over
+ * `warmupFraction`, then linear (or cosine) decay to 0 at 1; past 1 the rate stays 0. The argument is
+ * the fraction as an f32 array (a Schedule's argument, so it runs inside the compiled step).
+ */
+export function fractionSchedule({ peak, warmupFraction, decay = "linear" }: FractionScheduleOptions): Schedule {
+  return (fraction) => {
+    const f = k.minimum(k.maximum(fraction.astype("f32"), 0), 1);
+    const warm = warmupFraction > 0 ? f.div(warmupFraction) : k.full(f.shape, 1, "f32");
+    const rest = k.maximum(f.sub(warmupFraction).div(Math.max(1e-9, 1 - warmupFraction)), 0);
+    const after = decay === "cosine" ? k.cos(rest.mul(Math.PI)).add(1).mul(0.5) : k.sub(1, rest);
+    return k.where(f.less(warmupFraction), warm, after).mul(peak);
+  };
+}

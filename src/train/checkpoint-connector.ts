@@ -47,6 +47,8 @@ export interface RunRecord {
   tokenizerDir?: string;
   history: Metrics[];
   settings: RunSettings;
+  /** Training seconds spent so far (TrainingClock): a resumed run's time budget and schedule go on from it. */
+  trainSeconds: () => number;
 }
 
 /** Where a resumed run continues from. */
@@ -57,6 +59,8 @@ export interface Resumed {
   epoch: number;
   dataState: DatasetState;
   history: Metrics[];
+  /** The training seconds the checkpoint recorded (0 in checkpoints from before they were recorded). */
+  trainSeconds: number;
 }
 
 export class CheckpointConnector {
@@ -98,6 +102,7 @@ export class CheckpointConnector {
       seed: this.o.seed,
       run_settings: run.settings,
       log_history: run.history,
+      train_seconds: run.trainSeconds(),
       reason,
       ...(this.bestMetric !== undefined ? { best_metric: this.bestMetric, best_model_checkpoint: this.bestCheckpoint } : {}),
     };
@@ -152,6 +157,7 @@ export class CheckpointConnector {
       epoch: ck.state.epoch,
       dataState: ck.state.data_state as DatasetState,
       history: [...ck.state.log_history],
+      trainSeconds: typeof ck.state.train_seconds === "number" ? ck.state.train_seconds : 0,
     };
   }
 

@@ -36,6 +36,8 @@ export interface TrainerStateJson {
   best_metric?: number;
   best_model_checkpoint?: string;
   log_history: Record<string, number>[];
+  /** Training seconds spent up to this checkpoint (what TrainerOptions.maxTime counts). */
+  train_seconds?: number;
   [extra: string]: unknown;
 }
 

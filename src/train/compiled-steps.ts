@@ -57,10 +57,12 @@ export function compileSteps(
   evalObjective: TrainingObjective,
   optimizer: Optimizer<any>,
   lengths: StepLengths,
+  optimizerAt?: (fraction: k.Array) => Optimizer<any>,
 ): { runSteps: RunSteps; compiles: () => number; evalFn: EvalFn; programs: () => { train: number; eval: number } } {
   const stepOptions = {
     objective,
     optimizer,
+    ...(optimizerAt ? { optimizerAt } : {}),
     computeDtype: o.policy.computeDtype,
     microBatches: o.gradientAccumulation,
     dropoutSeed: o.seed + 1,
@@ -82,7 +84,7 @@ export function compileSteps(
           }),
         },
   );
-  const runSteps: RunSteps = async (carried, batches, firstStep) => {
+  const runSteps: RunSteps = async (carried, batches, firstStep, budgetFractions) => {
     const { crossProcess, stepFn } = train.for(batches[0]!.batch.shape[1]);
     return crossProcess
       ? await crossProcess.run(
@@ -92,7 +94,7 @@ export function compileSteps(
         )
       : stepFn!(
           carried,
-          groupInputs(strategy, batches),
+          groupInputs(strategy, batches, budgetFractions),
           onEachReplica(strategy, (d) => k.array(new Int32Array([firstStep]), { shape: [], device: d })),
         );
   };

@@ -14,6 +14,7 @@ import type { RunRecord } from "./checkpoint-connector.js";
 import type { DivergenceWatch } from "./divergence.js";
 import type { ProgressBar } from "./progress.js";
 import type { Positioned } from "./step-inputs.js";
+import { formatSeconds, type TrainingClock } from "./time-budget.js";
 import { stepScalars, type TrainState } from "./train-step.js";
 
 /** The Trainer as its fit loop sees it: the loop advances its step, epoch and last metrics. */
@@ -26,11 +27,15 @@ export interface FitLoopHost extends TrainerView {
   warn(message: string): void;
 }
 
-/** One compiled call: K steps from `carried` over a group's inputs, starting at step `firstStep`. */
+/**
+ * One compiled call: K steps from `carried` over a group's inputs, starting at step `firstStep`; under a
+ * time budget, with the fraction of it spent at each of the K steps.
+ */
 export type RunSteps = (
   carried: TrainState,
   group: readonly Positioned[],
   firstStep: number,
+  budgetFractions?: readonly number[],
 ) => Promise<{ state: TrainState; scalars: k.Array | PerReplica }>;
 
 export interface FitLoop {
@@ -48,7 +53,18 @@ export interface FitLoop {
   evaluate: ((carried: TrainState) => Promise<Metrics>) | undefined;
   watch: DivergenceWatch;
   bar: ProgressBar | undefined;
+  /** The run's training time, and its budget (TrainerOptions.maxTime) when it has one. */
+  clock: TrainingClock;
+  /** Batches of one evaluation (0 without eval data): the final evaluation's cost before any was timed. */
+  evalBatches: number;
 }
+
+/**
+ * What an evaluation batch is taken to cost, in training steps, before any evaluation was timed: a
+ * forward pass without the backward pass and the update, about a third of a step (the quickstart's masked
+ * LM measured a quarter on a busy 2-core machine).
+ */
+const EVAL_BATCH_STEPS = 1 / 3;
 
 export interface FitLoopResult {
   carried: TrainState;
@@ -56,6 +72,8 @@ export interface FitLoopResult {
   interrupted: boolean;
   compileSeconds: number;
   tokensPerSecond: number;
+  /** The time budget ended the run. */
+  budgetReached: boolean;
 }
 
 export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopResult> {
@@ -76,6 +94,14 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
   // end-of-epoch work sees the state of exactly that epoch's end, nor a change of batch length
   // (length-bucketed data), so that its batches stack into one input.
   let pending: { batch: Positioned; position: DatasetState } | undefined;
+  // Under a time budget: the mean seconds per step of the calls that did not compile (one call's time
+  // swings on a busy machine), which predicts where the next call's steps fall in the budget and whether
+  // the next call would end past it.
+  const budget = l.clock.budget;
+  let secondsPerStep = 0,
+    budgetTimed = { seconds: 0, steps: 0 };
+  let budgetReached = budget !== undefined && l.clock.elapsed() >= budget;
+  stop ||= budgetReached;
   while (t.globalStep < t.totalSteps && !stop) {
     const batches: Positioned[] = [];
     if (pending) {
@@ -103,7 +129,9 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     t.epoch = batches[0]!.info.epoch;
     const t0 = performance.now();
     const compilesBefore = l.compiles();
-    const out = await l.runSteps(carried, batches, t.globalStep);
+    const spent = budget !== undefined ? l.clock.elapsed() : 0;
+    const fractions = budget !== undefined ? batches.map((_, i) => Math.min(1, (spent + i * secondsPerStep) / budget)) : undefined;
+    const out = await l.runSteps(carried, batches, t.globalStep, fractions);
     carried = t.strategy.carry(out.state);
     l.run.state = t.strategy.first(carried);
     // One copy back per call: every step's scalars packed as [K, STEP_SCALARS] by the program.
@@ -113,6 +141,10 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
       compileSeconds += seconds;
       l.bar?.markTrainingStart(t.globalStep + batches.length);
     } else {
+      if (budget !== undefined) {
+        budgetTimed = { seconds: budgetTimed.seconds + l.clock.elapsed() - spent, steps: budgetTimed.steps + batches.length };
+        secondsPerStep = budgetTimed.seconds / budgetTimed.steps;
+      }
       timedTokens += batches.reduce((n, g) => n + g.batch.shape[0] * g.batch.shape[1], 0) * (group?.size ?? 1);
       timedSeconds += seconds;
     }
@@ -156,7 +188,7 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     const tps = timedSeconds > 0 ? timedTokens / timedSeconds : undefined;
     l.bar?.update({
       step: t.globalStep,
-      totalSteps: t.totalSteps,
+      totalSteps: budget !== undefined ? budgetedTotal(t, l.clock, budget, secondsPerStep) : t.totalSteps,
       loss: stepScalars(scalars, batches.length - 1).loss,
       ...(tps ? { tokensPerSecond: tps } : {}),
       compileSeconds,
@@ -164,6 +196,16 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     for (const cb of o.callbacks) await cb.onStepEnd?.(t, stepMetrics);
     if (o.evalEvery > 0 && l.evaluate && t.globalStep % o.evalEvery === 0) await l.evaluate(carried);
     if (o.checkpointEvery > 0 && t.globalStep % o.checkpointEvery === 0) await t.saveCheckpoint("steps", stepMetrics);
+    if (budget !== undefined && !budgetReached) {
+      // Stop after the last call that leaves the final evaluation room within the budget: the next one
+      // would not. The final evaluation is expected to take what the last one took.
+      const now = l.clock.elapsed();
+      const finalEval = l.evaluate ? (l.clock.lastEvalSeconds ?? l.evalBatches * EVAL_BATCH_STEPS * secondsPerStep) : 0;
+      if (now >= budget || now + secondsPerStep * Math.min(K, t.totalSteps - t.globalStep) + finalEval > budget) {
+        budgetReached = t.shouldStop = true;
+        t.log(`time budget of ${formatSeconds(budget)} reached: ${t.globalStep} steps in ${formatSeconds(now)}`);
+      }
+    }
     const requested = t.stopRequested !== undefined;
     if (group) {
       // A request (or a callback's stop) on any rank stops every rank after the same step, so that all
@@ -177,5 +219,12 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
       stop = t.shouldStop || requested;
     }
   }
-  return { carried, interrupted, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0 };
+  return { carried, interrupted, compileSeconds, tokensPerSecond: timedSeconds ? timedTokens / timedSeconds : 0, budgetReached };
+}
+
+/** The progress bar's total under a time budget: the steps reached so far and those the time left holds. */
+function budgetedTotal(t: FitLoopHost, clock: TrainingClock, budget: number, secondsPerStep: number): number {
+  if (secondsPerStep <= 0) return Number.isFinite(t.totalSteps) ? t.totalSteps : t.globalStep;
+  const left = Math.max(0, Math.floor((budget - clock.elapsed()) / secondsPerStep));
+  return Math.min(t.totalSteps, t.globalStep + left);
 }

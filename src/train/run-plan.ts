@@ -4,7 +4,8 @@
 import { OptionError } from "../core/option-error.js";
 import { createOptimizer, type OptimizerName } from "../optim/by-name.js";
 import type { Optimizer } from "../optim/optimizer.js";
-import { cosineDecay, defaultWarmup, linearWarmupDecay, type Schedule } from "../optim/schedules.js";
+import * as k from "../core/index.js";
+import { cosineDecay, defaultWarmup, fractionSchedule, linearWarmupDecay, type Schedule } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import { objectiveFor } from "./objectives/select.js";
 import type { TrainingObjective } from "./objectives/objective.js";
@@ -12,27 +13,60 @@ import type { FitArgs, OptimizerSettings, RunSettings, TrainerOptions } from "./
 
 export interface RunPlan {
   optimizer: Optimizer<any>;
+  /**
+   * Under a time budget, the built-in optimizer at a fraction of the budget spent (a traced f32 scalar the
+   * compiled step is fed): its schedule follows that fraction instead of the step. Absent otherwise, and
+   * for an optimizer object, which keeps its own schedule (the budget then only ends the run).
+   */
+  optimizerAt?: (fraction: k.Array) => Optimizer<any>;
   objective: TrainingObjective;
   evalObjective: TrainingObjective;
   settings: RunSettings;
 }
 
 type PlanOptions = Required<Pick<TrainerOptions, "seed" | "gradientAccumulation" | "precision" | "optimizer">> &
-  Pick<TrainerOptions, "clipNorm">;
+  Pick<TrainerOptions, "clipNorm"> & { budgetSeconds?: number };
+
+/** The warmup of a time-budgeted run when none is given: a twentieth of the budget, as defaultWarmup of the steps. */
+export const DEFAULT_WARMUP_FRACTION = 0.05;
 
 export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (message: string) => void): RunPlan {
   checkOptimizerSettings(a.optimizer, o.clipNorm);
-  const warmup = a.optimizer.warmupSteps ?? defaultWarmup(totalSteps);
+  const budgeted = o.budgetSeconds !== undefined;
+  if (budgeted && a.optimizer.warmupSteps !== undefined)
+    throw new OptionError({
+      where: "Trainer.fit",
+      option: "optimizer.warmupSteps",
+      value: a.optimizer.warmupSteps,
+      why:
+        "counts steps, but under TrainerOptions.maxTime the schedule follows the fraction of the time budget spent " +
+        "(the steps a budget reaches depend on the machine)",
+      fix: `Give optimizer.warmupFraction instead (default ${DEFAULT_WARMUP_FRACTION}: a twentieth of the budget)`,
+    });
+  const fraction = a.optimizer.warmupFraction;
+  const warmup = budgeted
+    ? 0
+    : (a.optimizer.warmupSteps ?? (fraction !== undefined ? Math.round(fraction * totalSteps) : defaultWarmup(totalSteps)));
   if (warmup > totalSteps)
     warn(
       `warning: warmup of ${warmup} steps is longer than the run (${totalSteps} steps): ` +
         `the learning rate never reaches its peak of ${a.optimizer.learningRate}`,
     );
-  const sched =
-    (a.optimizer.schedule ?? "linear") === "linear"
+  const shape = a.optimizer.schedule ?? "linear";
+  const warmupFraction = fraction ?? DEFAULT_WARMUP_FRACTION;
+  const byTime = fractionSchedule({ peak: a.optimizer.learningRate, warmupFraction, decay: shape });
+  // Under a budget the updates use optimizerAt's; this optimizer only makes the state and names the run.
+  const sched = budgeted
+    ? byTime
+    : shape === "linear"
       ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps })
       : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps });
   const optimizer = runOptimizer(o.optimizer, a.optimizer, sched);
+  // The fraction is fed to the compiled step; the schedule ignores the update count it is called with.
+  const optimizerAt =
+    budgeted && typeof o.optimizer === "string"
+      ? (spent: k.Array) => runOptimizer(o.optimizer, a.optimizer, () => byTime(spent))
+      : undefined;
   const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
   const capacity = {
     ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
@@ -47,8 +81,10 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     learning_rate: a.optimizer.learningRate,
     weight_decay: a.optimizer.weightDecay ?? 0,
     warmup_steps: warmup,
-    schedule: a.optimizer.schedule ?? "linear",
-    max_steps: totalSteps,
+    schedule: shape,
+    max_steps: Number.isFinite(totalSteps) ? totalSteps : 0,
+    ...(budgeted ? { max_time: o.budgetSeconds!, warmup_fraction: warmupFraction } : {}),
+    ...(!budgeted && fraction !== undefined ? { warmup_fraction: fraction } : {}),
     global_batch: a.train.batchSize,
     gradient_accumulation: o.gradientAccumulation,
     clip_norm: o.clipNorm ?? 0,
@@ -56,7 +92,7 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
     ...(a.classWeights ? { class_weights: a.classWeights.join(",") } : {}),
   };
-  return { optimizer, objective, evalObjective, settings };
+  return { optimizer, ...(optimizerAt ? { optimizerAt } : {}), objective, evalObjective, settings };
 }
 
 /**
@@ -65,10 +101,12 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
  */
 function runOptimizer(choice: OptimizerName | Optimizer<any>, s: OptimizerSettings, schedule: Schedule): Optimizer<any> {
   if (typeof choice === "string") {
-    const { learningRate: _peak, warmupSteps: _warmup, schedule: _shape, ...rest } = s;
+    const { learningRate: _peak, warmupSteps: _warmup, warmupFraction: _share, schedule: _shape, ...rest } = s;
     return createOptimizer(choice, { ...rest, weightDecay: s.weightDecay ?? 0, learningRate: schedule });
   }
-  const given = (["weightDecay", "warmupSteps", "schedule", "beta1", "beta2", "eps"] as const).filter((key) => s[key] !== undefined);
+  const given = (["weightDecay", "warmupSteps", "warmupFraction", "schedule", "beta1", "beta2", "eps"] as const).filter(
+    (key) => s[key] !== undefined,
+  );
   if (given.length)
     throw new OptionError({
       where: "Trainer.fit",
@@ -91,6 +129,10 @@ function checkOptimizerSettings(s: OptimizerSettings, clipNorm: number | undefin
     throw bad("optimizer.weightDecay", s.weightDecay, "must be a finite number ≥ 0");
   if (s.warmupSteps !== undefined && !(Number.isInteger(s.warmupSteps) && s.warmupSteps >= 0))
     throw bad("optimizer.warmupSteps", s.warmupSteps, "must be a whole number of steps ≥ 0");
+  if (s.warmupFraction !== undefined && !(s.warmupFraction >= 0 && s.warmupFraction < 1))
+    throw bad("optimizer.warmupFraction", s.warmupFraction, "must be a fraction of the run in [0, 1)");
+  if (s.warmupFraction !== undefined && s.warmupSteps !== undefined)
+    throw bad("optimizer.warmupFraction", s.warmupFraction, `and optimizer.warmupSteps (${s.warmupSteps}) both set the warmup: give one`);
   // A negative norm would flip every gradient (min(-1/‖g‖, 1) < 0): gradient ascent.
   if (clipNorm !== undefined && !(clipNorm > 0 && Number.isFinite(clipNorm)))
     throw bad("clipNorm", clipNorm, "must be a finite number > 0 (a negative norm would turn training into gradient ascent)", "Trainer");

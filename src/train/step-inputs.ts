@@ -33,9 +33,14 @@ function perReplica<T extends object>(strategy: Strategy, replica: (r: number) =
 /**
  * The inputs of one compiled call: for each replica, its rows of each of the group's global batches
  * stacked as [K, rows, length] (labels [K, rows]), with the epoch-wide index of its first example and
- * the epoch per step. The group's batches have one shape (the fit loop groups them so).
+ * the epoch per step, and under a time budget the fraction of it spent at each step (the same on every
+ * replica). The group's batches have one shape (the fit loop groups them so).
  */
-export function groupInputs(strategy: Strategy, group: readonly Positioned[]): StackedStepInputs | Record<string, PerReplica> {
+export function groupInputs(
+  strategy: Strategy,
+  group: readonly Positioned[],
+  budgetFractions?: readonly number[],
+): StackedStepInputs | Record<string, PerReplica> {
   const n = strategy.numReplicas,
     K = group.length;
   const [rows, length] = group[0]!.batch.shape;
@@ -63,6 +68,7 @@ export function groupInputs(strategy: Strategy, group: readonly Positioned[]): S
         Int32Array.from(group, (g) => g.info.epoch),
         { shape: [K], device: dev },
       ),
+      ...(budgetFractions ? { budgetFraction: k.array(Float32Array.from(budgetFractions), { shape: [K], device: dev }) } : {}),
     };
   };
   return perReplica(strategy, replica);

@@ -21,6 +21,11 @@ export interface TrainStepOptions {
   objective: TrainingObjective<any>;
   /** The update rule (AdamW, Adafactor, Lion, or any Optimizer). */
   optimizer: Optimizer<any>;
+  /**
+   * Under a time budget: the update rule at the fraction of the budget spent, which the step is fed
+   * (StepInputs.budgetFraction); its schedule follows that fraction instead of the step.
+   */
+  optimizerAt?: (fraction: k.Array) => Optimizer<any>;
   /** Activation dtype: "f32", or "bf16"/"f16" for mixed precision (master weights stay f32). */
   computeDtype?: k.DType;
   /** Gradient accumulation: the step's batch is split into this many micro-batches. */
@@ -70,8 +75,11 @@ export interface TrainState<S extends OptimizerState = OptimizerState> {
   scaler?: LossScaleState;
 }
 
-/** Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example. */
-export type StepInputs = ObjectiveBatch;
+/**
+ * Inputs of one step on one replica. exampleOffset: epoch-wide index of its first example;
+ * budgetFraction (time-budgeted runs): the f32 fraction of the time budget spent when the step starts.
+ */
+export type StepInputs = ObjectiveBatch & { budgetFraction?: k.Array };
 
 function microSlices(x: k.Array, n: number): k.Array[] {
   const b = x.shape[0]!;
@@ -166,7 +174,7 @@ export function makeTrainStep(o: TrainStepOptions) {
     const { lossSum, correct, dropped } = summed;
     const grads = k.treeMap((g: k.Array) => k.bind("all_reduce", [g], {}), summed.grads);
     const loss = k.bind("all_reduce", [lossSum], {});
-    const { next, gradNorm, lr, skipped, nonFinite } = updateFromGradients(o, state, grads, loss);
+    const { next, gradNorm, lr, skipped, nonFinite } = updateFromGradients(o, state, grads, loss, batch.budgetFraction);
     return {
       state: next,
       metrics: {
@@ -189,7 +197,7 @@ export function makeTrainStep(o: TrainStepOptions) {
  * the loss scaler skips the step or it is non-finite under "skip". Shared by the one-program step and the
  * update program of the step split across processes (split-step.ts).
  */
-export function updateFromGradients(o: TrainStepOptions, state: TrainState, summedGrads: unknown, loss: k.Array) {
+export function updateFromGradients(o: TrainStepOptions, state: TrainState, summedGrads: unknown, loss: k.Array, budgetFraction?: k.Array) {
   let grads: any = summedGrads;
   let finite: k.Array | undefined;
   let scaler = state.scaler;
@@ -208,7 +216,8 @@ export function updateFromGradients(o: TrainStepOptions, state: TrainState, summ
   const nonFinite = finite ? finite.and(diverged) : diverged;
   const skip = o.nonFiniteUpdate === "skip";
   const keep = finite && skip ? finite.and(nonFinite.not()) : skip ? nonFinite.not() : finite;
-  const upd = applyOptimizer(o.optimizer, grads, state.params, state.opt, keep);
+  const optimizer = budgetFraction && o.optimizerAt ? o.optimizerAt(budgetFraction) : o.optimizer;
+  const upd = applyOptimizer(optimizer, grads, state.params, state.opt, keep);
   const next: TrainState = { params: upd.params, opt: upd.opt, ...(finite ? { scaler: scaler! } : {}) };
   return {
     next,
@@ -240,13 +249,14 @@ export function makeEvalStep(o: Pick<TrainStepOptions, "objective" | "computeDty
 
 /**
  * Inputs of K consecutive steps on one replica: [K, rows, length] ids and mask, [K] offsets and epochs;
- * labelled data adds [K, rows] labels and [K, rows, length] token types.
+ * labelled data adds [K, rows] labels and [K, rows, length] token types; under a time budget, the [K] fractions of it spent at each step.
  */
 export interface StackedStepInputs {
   inputIds: k.Array;
   attentionMask: k.Array;
   exampleOffset: k.Array;
   epoch: k.Array;
+  budgetFraction?: k.Array;
   labels?: k.Array;
   tokenTypeIds?: k.Array;
 }
@@ -261,6 +271,7 @@ export function stepOf(inputs: StackedStepInputs, i: number): StepInputs {
     epoch: pick(inputs.epoch),
     ...(inputs.labels ? { labels: pick(inputs.labels) } : {}),
     ...(inputs.tokenTypeIds ? { tokenTypeIds: pick(inputs.tokenTypeIds) } : {}),
+    ...(inputs.budgetFraction ? { budgetFraction: pick(inputs.budgetFraction) } : {}),
   };
 }
 

@@ -12,12 +12,15 @@ import { PRECISIONS } from "../optim/precision.js";
 import { checkDataFitsModel } from "./data-probe.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { TASK_SPECS } from "./tasks/index.js";
+import { budgetSeconds } from "./time-budget.js";
 import type { FitArgs, OptimizerSettings, TrainerOptions } from "./trainer.js";
 
 /** Every TrainerOptions name (the `satisfies` keeps the list and the interface together). */
 const TRAINER_OPTIONS = [
   "outputDir",
   "maxSteps",
+  "maxTime",
+  "clock",
   "epochs",
   "evalEvery",
   "evalAtStart",
@@ -66,6 +69,7 @@ const OPTIMIZER_SETTINGS = [
   "learningRate",
   "weightDecay",
   "warmupSteps",
+  "warmupFraction",
   "schedule",
   "beta1",
   "beta2",
@@ -121,6 +125,9 @@ export function checkTrainerOptions(opts: unknown): void {
       why: "is required",
       fix: 'Pass the directory for checkpoints, logs and the final model, e.g. outputDir: "runs/1"',
     });
+  if (opts.maxTime !== undefined) budgetSeconds(opts.maxTime, where);
+  if (opts.clock !== undefined && typeof opts.clock !== "function")
+    throw new OptionError({ where, option: "clock", value: opts.clock, why: "is not a function", fix: "Pass () => seconds" });
   if (opts.notice !== undefined && typeof opts.notice !== "function")
     throw new OptionError({ where, option: "notice", value: opts.notice, why: "is not a function", fix: "Pass (line) => …" });
   const optimizer = opts.optimizer;
@@ -219,9 +226,9 @@ export function checkFitArgs(args: unknown): void {
     });
   checkOptions(where, args.optimizer, OPTIMIZER_SETTINGS, {
     prefix: "optimizer",
-    numbers: ["learningRate", "weightDecay", "beta1", "beta2", "eps"],
+    numbers: ["learningRate", "weightDecay", "beta1", "beta2", "eps", "warmupFraction"],
     ints: ["warmupSteps"],
-    nonNegative: ["learningRate", "weightDecay", "warmupSteps"],
+    nonNegative: ["learningRate", "weightDecay", "warmupSteps", "warmupFraction"],
     positive: ["eps"],
     choices: { schedule: ["linear", "cosine"] },
   });

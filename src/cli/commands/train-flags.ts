@@ -102,6 +102,15 @@ ${taskChoices((t) => t.trainHelp)}`,
     "per-replica-batch-size": { type: "int", min: 1, default: 8, group: TRAINING, help: "examples per step" },
     epochs: { type: "int", min: 1, default: 1, group: TRAINING, help: "passes over the training data" },
     "max-steps": { type: "int", min: 1, group: TRAINING, help: "stop after N optimizer steps (overrides --epochs)" },
+    "max-time": {
+      type: "string",
+      value: "TIME",
+      group: TRAINING,
+      help:
+        'a training time budget: seconds, or "90s", "5m", "1h30m", "DD:HH:MM:SS"; the schedule\n' +
+        "follows the fraction of it spent and the run stops with a final eval and save (with\n" +
+        "--max-steps or --epochs too, whichever ends first); the steps reached depend on the machine",
+    },
     "learning-rate": { type: "number", default: 1e-4, group: TRAINING, help: "peak learning rate", check: atLeastZero },
     optimizer: {
       type: "enum",

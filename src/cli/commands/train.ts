@@ -46,6 +46,11 @@ async function runTrain(argv: string[]): Promise<void> {
   // The settings of one task, and a model's start, are the library's to check (before any work).
   checkTaskSettings(task, { "masking.mlmProbability": v["mlm-probability"], positionInit: v["position-init"] }, "trainingModel");
   checkModelStart({ positionInit: v["position-init"], initFrom: v["init-from"] }, "trainingModel");
+  if (v["max-time"] !== undefined && v.warmup !== undefined)
+    throw new UsageError(
+      "kiln train: --warmup counts steps, but under --max-time the schedule follows the time budget " +
+        "(its warmup is a twentieth of the budget): drop --warmup",
+    );
   const batch = v["per-replica-batch-size"];
   const accum = v["gradient-accumulation"];
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
@@ -105,7 +110,9 @@ async function runTrain(argv: string[]): Promise<void> {
   const trainer = new Trainer({
     outputDir: outputs.localDir,
     ...(v["max-steps"] !== undefined ? { maxSteps: v["max-steps"] } : {}),
-    epochs: v.epochs,
+    ...(v["max-time"] !== undefined ? { maxTime: v["max-time"] } : {}),
+    // A time budget alone bounds the run unless --epochs is given too.
+    ...(v["max-time"] === undefined || given.has("epochs") ? { epochs: v.epochs } : {}),
     seed: v.seed,
     gradientAccumulation: accum,
     accelerator: v.accelerator,
@@ -175,6 +182,10 @@ async function runTrain(argv: string[]): Promise<void> {
     endLines = () => [];
   }
   const maxSteps = v["max-steps"] ?? v.epochs * batchesPerEpoch;
+  const length =
+    v["max-time"] === undefined
+      ? `${maxSteps} steps`
+      : `up to ${v["max-time"]}` + (v["max-steps"] !== undefined || given.has("epochs") ? ` or ${maxSteps} steps` : "");
   const main = trainer.isMainRank;
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
@@ -183,7 +194,7 @@ async function runTrain(argv: string[]): Promise<void> {
         modelType: built.model.config.model_type,
         parameterCount: built.parameterCount,
         records,
-        maxSteps,
+        steps: length,
         worldReplicas: trainer.worldReplicas,
         batch,
         deviceIds: devices.map((d) => d.id),

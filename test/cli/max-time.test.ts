@@ -1,0 +1,65 @@
+// Time budgets on the command line, on a tiny corpus and the mlm-tiny preset: `kiln quickstart --max-time`
+// trains until its budget and says how many steps it reached, and `kiln train --max-time` maps to the
+// Trainer's maxTime (recorded in the run settings), refusing what it cannot mean.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+const root = mkdtempSync(join(tmpdir(), "kiln-cli-max-time-"));
+const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
+
+function kiln(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 180_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const lastJson = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, unknown>;
+const qs = join(root, "qs");
+const tiny = ["--dir", qs, "--corpus", corpus, "--batch", "4", "--vocab-size", "300", "--max-length", "32", "--preset", "mlm-tiny"];
+
+test("kiln quickstart --max-time trains until the budget and prints the steps it reached", () => {
+  const r = kiln("quickstart", ...tiny, "--max-time", "4");
+  assert.equal(r.code, 0, r.err);
+  const summary = lastJson(r.out);
+  assert.equal(summary.max_time_s, 4);
+  const steps = summary.steps as number;
+  assert.ok(steps >= 1, `${steps} steps`);
+  // The budget ends the run (how many seconds past it a first, compiling step ends depends on the machine's load).
+  assert.match(r.err, new RegExp(`time budget of 4 s reached: ${steps} steps in \\d+ s`));
+  assert.equal(typeof summary.train_s, "number");
+  assert.match(r.out, new RegExp(`^trained ${steps.toLocaleString("en-US")} steps in \\d+ s of a 4 s budget$`, "m"));
+  assert.match(r.out, /^The State of the \[MASK\] is strong\.  →  .*\(\d\.\d{3}\)/m);
+  assert.equal(kiln("quickstart", ...tiny, "--max-time", "4", "--steps", "3").code, 2, "--max-time and --steps together");
+  assert.equal(kiln("quickstart", ...tiny, "--max-time", "0").code, 2);
+});
+
+test("kiln train --max-time: a budgeted run ends with a final save; wrong durations and --warmup are refused", () => {
+  const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train"), "--preset", "mlm-tiny"];
+  const out = join(root, "train");
+  const args = [...data, "--per-replica-batch-size", "4", "--output-dir", out, "--quiet"];
+  const r = kiln("train", ...args, "--max-time", "3s");
+  assert.equal(r.code, 0, r.err);
+  const steps = lastJson(r.out).steps as number;
+  assert.ok(steps >= 1);
+  assert.ok(existsSync(join(out, "model.safetensors")));
+  const checkpoint = readdirSync(out).find((n) => n === `checkpoint-${steps}`);
+  assert.ok(checkpoint, readdirSync(out).join(", "));
+  const state = JSON.parse(readFileSync(join(out, checkpoint, "trainer_state.json"), "utf8"));
+  assert.equal(state.run_settings.max_time, 3);
+  assert.equal(state.run_settings.max_steps, 0, "no step limit: the budget alone ends the run");
+  assert.equal(typeof state.train_seconds, "number");
+
+  const bad = kiln("train", ...args, "--max-time", "five minutes", "--overwrite");
+  assert.equal(bad.code, 2, bad.err);
+  assert.match(bad.err, /--max-time/);
+  assert.doesNotMatch(bad.err, /maxTime/, "the command line's words, not the library's");
+  const warmup = kiln("train", ...args, "--max-time", "3", "--warmup", "5", "--overwrite");
+  assert.equal(warmup.code, 2, warmup.err);
+  assert.match(warmup.err, /--warmup counts steps/);
+});
