@@ -130,7 +130,11 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     const t0 = performance.now();
     const compilesBefore = l.compiles();
     const spent = budget !== undefined ? l.clock.elapsed() : 0;
-    const fractions = budget !== undefined ? batches.map((_, i) => Math.min(1, (spent + i * secondsPerStep) / budget)) : undefined;
+    // With maxSteps (or epochs) as well, whichever ends first: the schedule follows the further along of
+    // the time spent and the steps done, so it reaches its end with the run either way.
+    const stepShare = (i: number) => (Number.isFinite(t.totalSteps) ? (t.globalStep + i) / t.totalSteps : 0);
+    const fractions =
+      budget !== undefined ? batches.map((_, i) => Math.min(1, Math.max((spent + i * secondsPerStep) / budget, stepShare(i)))) : undefined;
     const out = await l.runSteps(carried, batches, t.globalStep, fractions);
     carried = t.strategy.carry(out.state);
     l.run.state = t.strategy.first(carried);

@@ -176,8 +176,8 @@ test("steps per execution under a budget (scan loop): each step of a call gets t
   );
 });
 
-test("maxSteps and maxTime together: whichever comes first ends the run", async () => {
-  const { clock, callback } = steppedClock(() => 1);
+test("maxSteps and maxTime together: whichever comes first ends the run, and the schedule ends with it", async () => {
+  const { clock, callback, lrs } = steppedClock(() => 1);
   const result = await trainTiny(data, join(root, "both"), 3, {
     ...budgeted(100, clock),
     trainer: { maxTime: 100, clock },
@@ -185,6 +185,9 @@ test("maxSteps and maxTime together: whichever comes first ends the run", async 
   });
   assert.equal(result.globalStep, 3);
   assert.equal(result.trainSeconds, 3);
+  // The steps end first, so the schedule follows them (fractions 0, 1/3, 2/3 against 0, 0.01, 0.02 of the
+  // time): past the warmup (0.2) the rate decays, to 5/12 of the peak at the last step, 5/6 the one before.
+  assert.ok(Math.abs(lrs.get(3)! / lrs.get(2)! - 0.5) < 1e-3, `rates ${[...lrs.values()]}`);
 });
 
 test("a budgeted run stopped and resumed continues the same schedule and reproduces the uninterrupted run", async () => {
