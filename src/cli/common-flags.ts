@@ -3,12 +3,19 @@ import { CPU_EXECUTORS } from "../distribute/devices.js";
 import { PRECISIONS } from "../optim/precision.js";
 import { TASK_SPECS } from "../train/tasks/index.js";
 import type { TrainingTask } from "../train/objectives/objective.js";
+import type { ModelTask } from "../models/spec.js";
 
-export const TASKS: readonly TrainingTask[] = TASK_SPECS.map((t) => t.name);
+/** The tasks that train from token shards (language modelling): what bench train and quickstart run. */
+export const TASKS = TASK_SPECS.filter((t) => !t.labelledData).map((t) => t.name) as readonly ModelTask[];
+
+/** Every task `kiln train` trains (the language-modelling ones, then those on labelled examples). */
+export const TRAIN_TASKS: readonly TrainingTask[] = TASK_SPECS.map((t) => t.name);
 
 export const ACCELERATORS = ["cpu", "gpu", "tpu", "auto"] as const;
 
 export const TASK_FLAG = { type: "enum", values: TASKS, default: TASKS[0]!, value: "NAME", help: TASKS.join(" | ") } as const;
+
+export const TRAIN_TASK_FLAG = { ...TASK_FLAG, values: TRAIN_TASKS, help: TRAIN_TASKS.join(" | ") } as const;
 
 export const PRECISION_FLAG = { type: "enum", values: PRECISIONS, default: "32", value: "NAME", help: PRECISIONS.join(" | ") } as const;
 

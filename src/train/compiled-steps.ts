@@ -17,6 +17,38 @@ import type { TrainerOptions } from "./trainer-options.js";
 type StepSettings = Pick<TrainerOptions, "clipNorm" | "lossScale" | "loops"> &
   Required<Pick<TrainerOptions, "gradientAccumulation" | "seed" | "onNonFinite">> & { policy: PrecisionPolicy };
 
+/**
+ * The compiled programs of each batch length, made on first use: token shards have one length, and
+ * length-bucketed classification data a few (its padded lengths, known up front), so the cache is
+ * bounded by the data, as XLA users bucket to bound recompiles. A length outside the list is refused.
+ */
+class ProgramsByLength<P> {
+  private readonly made = new Map<number, P>();
+  constructor(
+    private readonly what: string,
+    private readonly lengths: readonly number[],
+    private readonly make: (length: number) => P,
+  ) {}
+  for(length: number): P {
+    let p = this.made.get(length);
+    if (!p) {
+      if (!this.lengths.includes(length))
+        throw new Error(`${this.what}: a batch of length ${length}, but the data's batches have lengths ${this.lengths.join(", ")}`);
+      this.made.set(length, (p = this.make(length)));
+    }
+    return p;
+  }
+  get all(): P[] {
+    return [...this.made.values()];
+  }
+}
+
+/** The batch lengths the compiled steps are made for: the training data's, and the evaluation data's. */
+export interface StepLengths {
+  train: readonly number[];
+  eval: readonly number[];
+}
+
 export function compileSteps(
   strategy: Strategy,
   group: ProcessGroup | undefined,
@@ -24,7 +56,8 @@ export function compileSteps(
   objective: TrainingObjective,
   evalObjective: TrainingObjective,
   optimizer: Optimizer<any>,
-): { runSteps: RunSteps; compiles: () => number; evalFn: EvalFn } {
+  lengths: StepLengths,
+): { runSteps: RunSteps; compiles: () => number; evalFn: EvalFn; programs: () => { train: number; eval: number } } {
   const stepOptions = {
     objective,
     optimizer,
@@ -38,15 +71,20 @@ export function compileSteps(
   };
   // One process, or several whose step is one program (XLA's collectives): one compiled program per
   // call. Several with MPI: gradient and update programs with MPI between.
-  const crossProcess = group?.collectives === "mpi" ? new CrossProcessSteps(strategy, group, stepOptions) : undefined;
-  const stepFn = crossProcess
-    ? undefined
-    : strategy.compile(makeMultiStep(makeTrainStep(stepOptions), o.loops?.steps ?? "unrolled"), {
-        name: "train_step",
-        donateArgs: [0],
-      });
-  const runSteps: RunSteps = async (carried, batches, firstStep) =>
-    crossProcess
+  const mpi = group?.collectives === "mpi";
+  const train = new ProgramsByLength("the training step", lengths.train, () =>
+    mpi
+      ? { crossProcess: new CrossProcessSteps(strategy, group, stepOptions) }
+      : {
+          stepFn: strategy.compile(makeMultiStep(makeTrainStep(stepOptions), o.loops?.steps ?? "unrolled"), {
+            name: "train_step",
+            donateArgs: [0],
+          }),
+        },
+  );
+  const runSteps: RunSteps = async (carried, batches, firstStep) => {
+    const { crossProcess, stepFn } = train.for(batches[0]!.batch.shape[1]);
+    return crossProcess
       ? await crossProcess.run(
           carried,
           batches.map((g) => groupInputs(strategy, [g])),
@@ -57,13 +95,18 @@ export function compileSteps(
           groupInputs(strategy, batches),
           onEachReplica(strategy, (d) => k.array(new Int32Array([firstStep]), { shape: [], device: d })),
         );
-  const evalFn = strategy.compile(
-    makeEvalStep({
-      objective: evalObjective,
-      computeDtype: o.policy.computeDtype,
-      ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
-    }),
-    { name: "eval_step" },
-  );
-  return { runSteps, compiles: () => (crossProcess ?? stepFn!).metrics.compiles, evalFn };
+  };
+  const evalStep = makeEvalStep({
+    objective: evalObjective,
+    computeDtype: o.policy.computeDtype,
+    ...(o.loops?.layers ? { layerLoop: o.loops.layers } : {}),
+  });
+  const evals = new ProgramsByLength("the evaluation step", lengths.eval, () => strategy.compile(evalStep, { name: "eval_step" }));
+  const evalFn: EvalFn = (params, inputs, length) => evals.for(length)(params, inputs);
+  return {
+    runSteps,
+    compiles: () => train.all.reduce((n, p) => n + (p.crossProcess ?? p.stepFn!).metrics.compiles, 0),
+    evalFn,
+    programs: () => ({ train: train.all.length, eval: evals.all.length }),
+  };
 }

@@ -4,7 +4,8 @@
 // (shouldStop: the run ends as finished) or at a requested stop (requestStop: the run ends unfinished,
 // to be resumed). In a multi-process run every rank stops after the same step: they agree after each call.
 import type * as k from "../core/index.js";
-import type { DatasetIterator, DatasetState } from "../data/pipeline/dataset.js";
+import type { DatasetState } from "../data/pipeline/dataset.js";
+import type { BatchIterator } from "./batch-source.js";
 import { agreeToStop, type ProcessGroup } from "../distribute/multi-process.js";
 import type { PerReplica } from "../distribute/per-replica.js";
 import type { Strategy } from "../distribute/strategy.js";
@@ -37,7 +38,7 @@ export interface FitLoop {
   run: RunRecord;
   /** The carried state (every replica's copy) to start from. */
   carried: TrainState;
-  batches: DatasetIterator<Positioned>;
+  batches: BatchIterator<Positioned>;
   /** Told the data position just past the last batch trained on (what a checkpoint saves). */
   trained(position: DatasetState): void;
   runSteps: RunSteps;
@@ -72,7 +73,8 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
   let interrupted = !group && t.stopRequested !== undefined;
   let stop = !group && (t.shouldStop || interrupted);
   // A group of up to K batches for one compiled call; it never spans an epoch boundary, so the
-  // end-of-epoch work sees the state of exactly that epoch's end.
+  // end-of-epoch work sees the state of exactly that epoch's end, nor a change of batch length
+  // (length-bucketed data), so that its batches stack into one input.
   let pending: { batch: Positioned; position: DatasetState } | undefined;
   while (t.globalStep < t.totalSteps && !stop) {
     const batches: Positioned[] = [];
@@ -84,7 +86,8 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     while (batches.length < Math.min(K, t.totalSteps - t.globalStep)) {
       const next = await l.batches.next();
       if (next.done) break;
-      if (batches.length > 0 && next.value.info.epoch !== batches[0]!.info.epoch) {
+      const first = batches[0];
+      if (first && (next.value.info.epoch !== first.info.epoch || next.value.batch.shape[1] !== first.batch.shape[1])) {
         pending = { batch: next.value, position: l.batches.state() };
         break;
       }

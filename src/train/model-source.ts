@@ -18,6 +18,7 @@ import {
   type ModelConfig,
 } from "../models/index.js";
 import type { TrainingTask } from "./objectives/objective.js";
+import type { ModelTask } from "../models/spec.js";
 import { TASK_SPECS, taskSpec } from "./tasks/index.js";
 
 /** Exactly one of the three. */
@@ -61,11 +62,17 @@ export async function trainingModelConfig(
     new OptionError({ option, value, why, ...(fix ? { fix } : {}), where: "the model of a training run" });
   let config: ModelConfig;
   if (source.preset !== undefined) {
+    if (taskSpec(task).labelledData)
+      throw refuse(
+        `is a preset, but ${KIND(task)} is fine-tuned from a pretrained model`,
+        "Give initFrom: a model directory (a masked or causal LM, or a classifier) to start from",
+      );
     if (presetTask(source.preset) === undefined) {
       const other = TASK_SPECS.map((t) => t.name).find((t) => t !== task)!;
       throw refuse(
         "is unknown",
-        `The presets of task "${task}": ${presetNames(task).join(", ")} (task "${other}": ${presetNames(other).join(", ")})`,
+        `The presets of task "${task}": ${presetNames(task as ModelTask).join(", ")} ` +
+          `(task "${other}": ${presetNames(other as ModelTask).join(", ")})`,
       );
     }
     config = presetConfig(source.preset, tokenizer, maxLength);

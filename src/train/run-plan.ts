@@ -34,7 +34,10 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
       : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps });
   const optimizer = runOptimizer(o.optimizer, a.optimizer, sched);
   const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
-  const capacity = a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {};
+  const capacity = {
+    ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
+    ...(a.classWeights !== undefined ? { classWeights: a.classWeights } : {}),
+  };
   // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
   const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity });
   const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity });
@@ -51,6 +54,7 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     clip_norm: o.clipNorm ?? 0,
     precision: o.precision,
     ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
+    ...(a.classWeights ? { class_weights: a.classWeights } : {}),
   };
   return { optimizer, objective, evalObjective, settings };
 }

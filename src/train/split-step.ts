@@ -11,6 +11,7 @@ import * as k from "../core/index.js";
 import type { Params } from "../models/language-model.js";
 import {
   microParts,
+  stepOf,
   partGradients,
   STEP_SCALARS,
   type StepMetrics,
@@ -34,14 +35,7 @@ export function flatGradientLength(params: Params): number {
  */
 export function makeGradientStep(o: TrainStepOptions) {
   return function gradientStep(state: Pick<TrainState, "params" | "scaler">, inputs: StackedStepInputs, step: k.Array): { flat: k.Array } {
-    const one = (x: k.Array) => x.slice([0], [1]).squeeze(0);
-    const batch = {
-      inputIds: one(inputs.inputIds),
-      attentionMask: one(inputs.attentionMask),
-      exampleOffset: one(inputs.exampleOffset),
-      epoch: one(inputs.epoch),
-    };
-    const parts = microParts(o, batch);
+    const parts = microParts(o, stepOf(inputs, 0));
     const count = parts.map((p) => p.targets.count).reduce((a, b) => a.add(b));
     const { grads, lossSum, correct, dropped } = partGradients(o, state.params, state.scaler?.scale, parts, step);
     const sum = (x: k.Array) => k.bind("all_reduce", [x], {});

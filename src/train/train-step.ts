@@ -91,9 +91,18 @@ export function microParts(o: TrainStepOptions, batch: StepInputs): { part: Step
   const micro = o.microBatches ?? 1;
   const idsParts = microSlices(batch.inputIds, micro),
     maskParts = microSlices(batch.attentionMask, micro);
+  const labelParts = batch.labels && microSlices(batch.labels, micro),
+    typeParts = batch.tokenTypeIds && microSlices(batch.tokenTypeIds, micro);
   const rowsPer = idsParts[0]!.shape[0]!;
   return idsParts.map((ids, i) => {
-    const part = { inputIds: ids, attentionMask: maskParts[i]!, epoch: batch.epoch, exampleOffset: batch.exampleOffset.add(i * rowsPer) };
+    const part: StepInputs = {
+      inputIds: ids,
+      attentionMask: maskParts[i]!,
+      epoch: batch.epoch,
+      exampleOffset: batch.exampleOffset.add(i * rowsPer),
+      ...(labelParts ? { labels: labelParts[i]! } : {}),
+      ...(typeParts ? { tokenTypeIds: typeParts[i]! } : {}),
+    };
     return { part, targets: o.objective.targets(part) };
   });
 }
@@ -213,7 +222,7 @@ export function updateFromGradients(o: TrainStepOptions, state: TrainState, summ
 /**
  * The per-replica evaluation step: the objective's targets (for the MLM, masking with its own seed), loss
  * and accuracy, no update. Returns `scalars` = [summed loss, correct predictions, counted targets] of the
- * global batch.
+ * global batch, followed by the objective's evaluation counts flattened (a classifier's confusion matrix).
  */
 export function makeEvalStep(o: Pick<TrainStepOptions, "objective" | "computeDtype" | "layerLoop">) {
   const dtype = o.computeDtype ?? "f32";
@@ -223,17 +232,36 @@ export function makeEvalStep(o: Pick<TrainStepOptions, "objective" | "computeDty
       ...(o.layerLoop ? { layerLoop: o.layerLoop } : {}),
     });
     const all = (x: k.Array) => k.bind("all_reduce", [x], {});
-    // [Σ loss, correct, count] over the global batch in one array: one copy back per evaluated batch.
-    return { scalars: k.stack([out.lossSum, out.correct, out.count].map((x) => all(x).astype("f32"))) };
+    // [Σ loss, correct, count, …counts] over the global batch in one array: one copy back per evaluated batch.
+    const sums = k.stack([out.lossSum, out.correct, out.count].map((x) => all(x).astype("f32")));
+    return { scalars: out.counts ? k.concat([sums, all(out.counts.astype("f32")).reshape([-1])]) : sums };
   };
 }
 
-/** Inputs of K consecutive steps on one replica: [K, rows, length] ids and mask, [K] offsets and epochs. */
+/**
+ * Inputs of K consecutive steps on one replica: [K, rows, length] ids and mask, [K] offsets and epochs;
+ * labelled data adds [K, rows] labels and [K, rows, length] token types.
+ */
 export interface StackedStepInputs {
   inputIds: k.Array;
   attentionMask: k.Array;
   exampleOffset: k.Array;
   epoch: k.Array;
+  labels?: k.Array;
+  tokenTypeIds?: k.Array;
+}
+
+/** Step `i` of K stacked inputs, as one step's inputs. */
+export function stepOf(inputs: StackedStepInputs, i: number): StepInputs {
+  const pick = (x: k.Array) => x.slice([i], [i + 1]).squeeze(0);
+  return {
+    inputIds: pick(inputs.inputIds),
+    attentionMask: pick(inputs.attentionMask),
+    exampleOffset: pick(inputs.exampleOffset),
+    epoch: pick(inputs.epoch),
+    ...(inputs.labels ? { labels: pick(inputs.labels) } : {}),
+    ...(inputs.tokenTypeIds ? { tokenTypeIds: pick(inputs.tokenTypeIds) } : {}),
+  };
 }
 
 /**
@@ -290,16 +318,9 @@ function stepsOf(single: ReturnType<typeof makeTrainStep>, loop: "unrolled" | "s
       return { state: last.state, metrics };
     }
     const steps = inputs.inputIds.shape[0]!;
-    const pick = (x: k.Array, i: number) => x.slice([i], [i + 1]).squeeze(0);
     const all: StepMetrics[] = [];
     for (let i = 0; i < steps; i++) {
-      const batch = {
-        inputIds: pick(inputs.inputIds, i),
-        attentionMask: pick(inputs.attentionMask, i),
-        exampleOffset: pick(inputs.exampleOffset, i),
-        epoch: pick(inputs.epoch, i),
-      };
-      const out = single(state, batch, firstStep.add(i));
+      const out = single(state, stepOf(inputs, i), firstStep.add(i));
       state = out.state;
       all.push(out.metrics);
     }

@@ -6,6 +6,7 @@
 import { checkOptions } from "../core/check-options.js";
 import { OptionError } from "../core/option-error.js";
 import { TFRecordDataset } from "../data/pipeline/dataset.js";
+import { ClassificationDataset } from "../data/pipeline/classification-dataset.js";
 import { OPTIMIZER_NAMES } from "../optim/by-name.js";
 import { PRECISIONS } from "../optim/precision.js";
 import { checkDataFitsModel } from "./data-probe.js";
@@ -54,6 +55,7 @@ const FIT_ARGS = [
   "eval",
   "masking",
   "labelCapacity",
+  "classWeights",
   "tokenizerDir",
 ] as const satisfies readonly (keyof FitArgs)[];
 
@@ -186,7 +188,9 @@ export function checkFitArgs(args: unknown): void {
     });
   checkOptions(where, args, FIT_ARGS, { ints: ["labelCapacity"], positive: ["labelCapacity"], strings: ["tokenizerDir"] });
   const model = args.model;
-  if (!isObject(model) || typeof model.init !== "function" || typeof model.hidden !== "function" || !isObject(model.config))
+  // A language model has hidden states; a sequence classifier, class logits.
+  const forward = isObject(model) && (typeof model.hidden === "function" || typeof model.logits === "function");
+  if (!isObject(model) || typeof model.init !== "function" || !forward || !isObject(model.config))
     throw new OptionError({
       where,
       option: "model",
@@ -229,7 +233,7 @@ export function checkFitArgs(args: unknown): void {
   for (const role of ["train", "eval"] as const) {
     const data = args[role];
     if (data === undefined && role === "eval") continue;
-    if (!(data instanceof TFRecordDataset))
+    if (!(data instanceof TFRecordDataset || data instanceof ClassificationDataset))
       throw new OptionError({
         where,
         option: role,
@@ -238,7 +242,23 @@ export function checkFitArgs(args: unknown): void {
         fix:
           typeof data === "string"
             ? `Open it first: ${role}: await openDataset({ files: ${JSON.stringify(data)}, maxLength, batchSize })`
-            : `Pass a dataset from openDataset({ files, maxLength, batchSize })`,
+            : "Pass a dataset from openDataset({ files, maxLength, batchSize }), " +
+              "or labelled data from openClassificationDataset({ files, batchSize })",
+      });
+    // A classifier learns from labelled examples; a language model from token rows.
+    const labelled = data instanceof ClassificationDataset;
+    if (labelled !== (typeof model.logits === "function"))
+      throw new OptionError({
+        where,
+        option: role,
+        value: data.files[0] ?? data,
+        why: labelled
+          ? "holds labelled classification records, but the model is a language model, which trains on token shards"
+          : "holds token shards, but the model is a sequence classifier, which trains on labelled examples",
+        fix: labelled
+          ? "Pass a sequence classifier (createSequenceClassifier, *ForSequenceClassification.fromPretrained), " +
+            "or token shards from openDataset"
+          : "Pass labelled data from openClassificationDataset({ files, batchSize }) (kiln data prepare --task classification)",
       });
     checkDataFitsModel(model as never, data, role);
   }

@@ -2,6 +2,8 @@
 // its parts import without importing the Trainer).
 import type { TokenBatch } from "../data/batch.js";
 import type { TFRecordDataset } from "../data/pipeline/dataset.js";
+import type { ClassificationDataset } from "../data/pipeline/classification-dataset.js";
+import type { SequenceClassifier } from "../models/classification/model.js";
 import type { MaskedLanguageModel } from "../models/masked-lm.js";
 import type { CausalLanguageModel } from "../models/causal-lm.js";
 import type { Params } from "../models/language-model.js";
@@ -135,12 +137,21 @@ export interface FitArgs {
    * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
    * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
    */
-  model: MaskedLanguageModel | CausalLanguageModel;
+  model: MaskedLanguageModel | CausalLanguageModel | SequenceClassifier;
   /** Start from these parameters (default: a fresh init from the seed). */
   params?: Params;
   optimizer: OptimizerSettings;
-  train: TFRecordDataset<TokenBatch>;
-  eval?: TFRecordDataset<TokenBatch>;
+  /**
+   * The training data: token shards (openDataset) for a masked or causal LM; labelled records
+   * (openClassificationDataset, batches grouped by length) for a sequence classifier.
+   */
+  train: TFRecordDataset<TokenBatch> | ClassificationDataset;
+  eval?: TFRecordDataset<TokenBatch> | ClassificationDataset;
+  /**
+   * Sequence classifiers only: one loss weight per class, in class id order (PyTorch's
+   * CrossEntropyLoss(weight=…): the loss is Σ w_y·nll / Σ w_y over the labelled examples).
+   */
+  classWeights?: number[];
   /** The masking of a masked LM (the seed is the Trainer's); a causal LM refuses it. */
   masking?: Omit<TracedMaskOptions, "seed">;
   /**
@@ -163,6 +174,8 @@ export interface FitResult {
   tokensPerSecond: number;
   /** Present when the run was stopped by a request (requestStop, `signal`) before its last step. */
   stopped?: StoppedRun;
+  /** The last evaluation's report for the end of the run, where the task has one (a classifier's confusion matrix, as lines). */
+  evalReport?: string[];
 }
 
 /** Why a run is asked to stop early (a signal's name, "deadline", …), for the log and the result. */
@@ -194,4 +207,6 @@ export interface RunSettings {
   precision: string;
   /** Masked LMs only. */
   mlm_probability?: number;
+  /** Sequence classifiers with class weights only. */
+  class_weights?: number[];
 }

@@ -28,6 +28,7 @@ import { compileSteps } from "./compiled-steps.js";
 import { runEvaluation, type Evaluation } from "./evaluation-loop.js";
 import { runFitLoop } from "./fit-loop.js";
 import type { Positioned } from "./step-inputs.js";
+import { batchSourceOf, type BatchSource, type TrainBatch } from "./batch-source.js";
 import type { Optimizer } from "../optim/optimizer.js";
 import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
@@ -172,25 +173,35 @@ export class Trainer implements TrainerView {
 
   private async fitHoldingOutputDir(a: FitArgs): Promise<FitResult> {
     const o = this.o;
-    const rows = this.checkFit(a);
+    const data = { train: await batchSourceOf(a.train), eval: a.eval ? await batchSourceOf(a.eval) : undefined };
+    const rows = this.checkFit(a, data.train);
     this.totalSteps = o.maxSteps ?? (o.epochs ?? 1) * rows;
     this.stopping = false;
     const { optimizer, objective, evalObjective, settings } = planRun(o, a, this.totalSteps, (m) => this.warn(m));
     // The data is gone through as often as the steps need (HF's and Lightning's epochs): a dataset
     // opened for fewer epochs is read again, each epoch in its own order.
-    const train = a.train.epochs * rows < this.totalSteps ? a.train.withEpochs(Infinity) : a.train;
+    const train = data.train.epochs * rows < this.totalSteps ? data.train.withEpochs(Infinity) : data.train;
     if (this.group)
       await agreeOnSettings(this.group, runSettingsDigest({ options: this.o, localReplicas: this.strategy.numReplicas }, a, settings));
     await this.checkpoints.prepareDirectory({ resume: o.resume, overwrite: o.overwrite });
     const start = await this.startingState(a, optimizer, settings);
-    const { runSteps, compiles, evalFn } = compileSteps(
+    const lengths = { train: data.train.batchLengths, eval: data.eval?.batchLengths ?? [] };
+    const { runSteps, compiles, evalFn, programs } = compileSteps(
       this.strategy,
       this.group,
       { ...o, policy: this.policy },
       objective,
       evalObjective,
       optimizer,
+      lengths,
     );
+    // Length-bucketed data compiles one program per batch length it meets: say how many it can be.
+    if (lengths.train.length > 1 || lengths.eval.length > 1)
+      this.log(
+        `batch lengths: training ${lengths.train.join(", ")}` +
+          (lengths.eval.length ? `; evaluation ${lengths.eval.join(", ")}` : "") +
+          ` (a compiled program each, at most ${lengths.train.length + lengths.eval.length})`,
+      );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
     // keeps its copy (its buffers donated to the next call); `run.state` is replica 0's view, for
@@ -213,8 +224,8 @@ export class Trainer implements TrainerView {
     };
     this.run = run;
     const evalHistory: Metrics[] = [];
-    const evaluation: Evaluation | undefined = a.eval
-      ? { evalFn, data: a.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory }
+    const evaluation: Evaluation | undefined = data.eval
+      ? { evalFn, data: data.eval, task: objective.task, callbacks: o.callbacks, history: evalHistory, model: a.model }
       : undefined;
     const evaluate = evaluation ? (s: TrainState) => runEvaluation(this, evaluation, s) : undefined;
     const watch = new DivergenceWatch({
@@ -261,6 +272,9 @@ export class Trainer implements TrainerView {
       this.bar?.done({ step: this.globalStep, totalSteps: this.totalSteps, compileSeconds });
       this.bar = undefined;
     }
+    const made = programs();
+    if (lengths.train.length > 1 || lengths.eval.length > 1)
+      this.log(`compiled ${made.train} training and ${made.eval} evaluation programs (one per batch length met)`);
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
       params: this.strategy.keepFirst(carried).params,
@@ -270,13 +284,14 @@ export class Trainer implements TrainerView {
       compileSeconds,
       tokensPerSecond,
       ...(stopped ? { stopped } : {}),
+      ...(evaluation?.report ? { evalReport: evaluation.report } : {}),
     };
   }
 
   /** What fit() refuses before any work; returns the batches per epoch. */
-  private checkFit(a: FitArgs): number {
+  private checkFit(a: FitArgs, train: BatchSource<TrainBatch>): number {
     const o = this.o;
-    const rows = a.train.batchesPerEpoch;
+    const rows = train.batchesPerEpoch;
     if (rows === 0)
       throw new OptionError({
         where: "Trainer.fit",

@@ -120,9 +120,52 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
     return Array.from({ length: paddedLengthBound(maxLength, m) }, (_, i) => (i + 1) * m);
   }
 
-  /** Batches, epoch after epoch; each is [batchSize, L] with L one of paddedLengths. */
-  batches(): AsyncGenerator<ClassificationBatch> {
-    return lengthBucketBatches(this.stream);
+  /** Rows per batch. */
+  get batchSize(): number {
+    return this.stream.batchSize;
+  }
+
+  /** Epochs the batches go through (Infinity: forever). */
+  get epochs(): number {
+    return this.stream.epochs;
+  }
+
+  /** The same data for `epochs` passes (Infinity: forever); each epoch keeps its own order. */
+  withEpochs(epochs: number): ClassificationDataset {
+    if (!(epochs === Infinity || (Number.isInteger(epochs) && epochs >= 1)))
+      throw new OptionError({ where: WHERE, option: "epochs", value: epochs, why: "must be a positive integer or Infinity" });
+    return new ClassificationDataset({ ...this.stream, epochs }, this.numRecords, this.labels, this.pairs);
+  }
+
+  /**
+   * What decides the order of the batches (a saved position resumes only data read with the same): file
+   * names, batch size, padding multiple and shuffling.
+   */
+  get orderSettings(): Record<string, unknown> {
+    const s = this.stream;
+    return {
+      files: s.files.map((f) => f.slice(f.lastIndexOf("/") + 1)),
+      batchSize: s.batchSize,
+      padToMultipleOf: s.padToMultipleOf,
+      shuffle: s.shuffle,
+      shuffleBuffer: s.shuffle ? s.shuffleBuffer : null,
+      seed: s.shuffle ? s.seed : null,
+    };
+  }
+
+  /** Batches, epoch after epoch (from `firstEpoch`, default 0); each is [batchSize, L] with L one of paddedLengths. */
+  batches(firstEpoch = 0): AsyncGenerator<ClassificationBatch> {
+    return lengthBucketBatches({ ...this.stream, firstEpoch });
+  }
+
+  /**
+   * Batches in one epoch: Σ over lengths of ⌈records of that length / batchSize⌉, whatever the order
+   * (a bucket emits a batch whenever it fills, and its partial rest at the epoch's end). Reads the data once.
+   */
+  async countBatchesPerEpoch(): Promise<number> {
+    let n = 0;
+    for await (const _ of lengthBucketBatches({ ...this.stream, epochs: 1, shuffle: false, cycleLength: 1 })) n++;
+    return n;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ClassificationBatch> {

@@ -39,6 +39,8 @@ export interface LengthBucketStreamOptions {
   seed: number;
   epochs: number;
   cycleLength: number;
+  /** The epoch to start at (each epoch's order is its own, so a run resumes mid-way exactly). Default 0. */
+  firstEpoch?: number;
 }
 
 /** A record that is not a classification record, or longer than the data's maxLength. */
@@ -60,7 +62,7 @@ export class ClassificationRecordError extends Error {
 const BUCKET_ORDER_DOMAIN = 0x20000000;
 
 export async function* lengthBucketBatches(o: LengthBucketStreamOptions): AsyncGenerator<ClassificationBatch> {
-  for (let epoch = 0; epoch < o.epochs; epoch++) {
+  for (let epoch = o.firstEpoch ?? 0; epoch < o.epochs; epoch++) {
     const files = o.shuffle ? shuffleInPlace(o.files.slice(), hash32(o.seed >>> 0, FILE_ORDER_DOMAIN, epoch)) : o.files;
     const records = new EpochRecords(
       files,

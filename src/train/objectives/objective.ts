@@ -6,17 +6,22 @@
 import type * as k from "../../core/index.js";
 import type { LanguageModel, Params } from "../../models/language-model.js";
 import type { LayerLoop } from "../../models/layer-stack.js";
-import type { ModelTask } from "../../models/spec.js";
+import type { LoadTask } from "../../models/pretrained.js";
 
-/** The objectives Kiln trains with (the `--task` of `kiln train`): the tasks model families are for. */
-export type TrainingTask = ModelTask;
+/** The objectives Kiln trains with (the `--task` of `kiln train`): the tasks model families are for, and classification. */
+export type TrainingTask = LoadTask;
 
-/** One micro-batch on one replica. exampleOffset: epoch-wide index of its first example. */
+/**
+ * One micro-batch on one replica. exampleOffset: epoch-wide index of its first example. Labelled data
+ * (classification) adds `labels` [rows] (-100 on padding rows) and `tokenTypeIds` [rows, length].
+ */
 export interface ObjectiveBatch {
   inputIds: k.Array;
   attentionMask: k.Array;
   exampleOffset: k.Array;
   epoch: k.Array;
+  labels?: k.Array;
+  tokenTypeIds?: k.Array;
 }
 
 /** A micro-batch's targets: whatever the objective needs later, and how many targets the loss counts. */
@@ -42,6 +47,11 @@ export interface ObjectiveOutputs {
   count: k.Array;
   /** Targets left out of the loss (the MLM head's capacity; 0 for a causal LM). */
   dropped: k.Array;
+  /**
+   * Evaluation counts beyond the sums, where the task has them (a classifier's confusion matrix, [true
+   * class, predicted class]): summed over batches, replicas and processes like the sums.
+   */
+  counts?: k.Array;
 }
 
 /** What a training step minimizes: the targets of a batch and the model's loss on them. */

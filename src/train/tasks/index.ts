@@ -3,13 +3,15 @@ import type { LanguageModel } from "../../models/language-model.js";
 import type { TrainingTask } from "../objectives/objective.js";
 import { causalLmTask } from "./causal-lm.js";
 import { maskedLmTask } from "./masked-lm.js";
+import { sequenceClassificationTask } from "./sequence-classification.js";
 import type { TaskSpec } from "./task.js";
 
 export type { TaskSpec, ObjectiveSettings, EvalSums } from "./task.js";
 export { isCausalLanguageModel } from "./causal-lm.js";
+export { isSequenceClassifier } from "./sequence-classification.js";
 
 /** Every task; the first is `kiln train`'s default. */
-export const TASK_SPECS: readonly TaskSpec[] = [maskedLmTask, causalLmTask];
+export const TASK_SPECS: readonly TaskSpec[] = [maskedLmTask, causalLmTask, sequenceClassificationTask];
 
 /** The spec of a task by name. */
 export function taskSpec(name: TrainingTask): TaskSpec {

@@ -9,7 +9,8 @@ export const maskedLmTask: TaskSpec = {
   name: "mlm",
   kind: "a masked LM",
   usesMasking: true,
-  accepts: (model: LanguageModel) => !isCausalLanguageModel(model),
+  // A masked LM has a vocabulary head and no cached forward pass (a classifier has neither).
+  accepts: (model: LanguageModel) => typeof (model as Partial<MaskedLanguageModel>).lmHead === "function" && !isCausalLanguageModel(model),
   objective(model, s) {
     if (!s.masking)
       throw new Error(

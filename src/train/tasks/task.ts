@@ -11,6 +11,8 @@ export interface ObjectiveSettings {
   masking?: TracedMaskOptions;
   /** The MLM head's room for labelled positions per micro-batch (masked LMs only). */
   labelCapacity?: number;
+  /** One loss weight per class (sequence classification only). */
+  classWeights?: readonly number[];
 }
 
 /** An evaluation pass's sums: loss over the counted targets, right top-1 predictions, counted targets. */
@@ -18,6 +20,8 @@ export interface EvalSums {
   lossSum: number;
   correct: number;
   count: number;
+  /** The task's evaluation counts (ObjectiveOutputs.counts) summed over the pass, flat; absent where it has none. */
+  counts?: Float32Array;
 }
 
 export interface TaskSpec {
@@ -27,6 +31,8 @@ export interface TaskSpec {
   readonly kind: string;
   /** Whether the data must name a mask token and the masking settings (a masked LM's data requirement). */
   readonly usesMasking: boolean;
+  /** Whether it trains on labelled examples (openClassificationDataset's batches) rather than token rows. */
+  readonly labelledData?: boolean;
   /** Whether `model` is a model of this task. */
   accepts(model: LanguageModel): boolean;
   /** The objective `model` trains with, checked against the settings given for it. */
@@ -35,4 +41,6 @@ export interface TaskSpec {
   evalMetrics(sums: EvalSums): Record<string, number>;
   /** The evaluation line's text after "step N: eval loss L, " for metrics evalMetrics gave. */
   evalLine(metrics: Record<string, number>): string;
+  /** Lines for the end of a run from the last evaluation's sums (a classifier's confusion matrix); optional. */
+  evalReport?(sums: EvalSums, model: LanguageModel): string[];
 }
