@@ -3,6 +3,9 @@
 // batches: 6 per matmul parameter per token (the embeddings are lookups, not matmuls) plus attention's
 // score and context matmuls, 12·layers·L²·hidden per row (forward and backward).
 import type { ClassifyBatch } from "./classify-batches.js";
+import { classifierConfig } from "../../src/models/classification/config.js";
+import { createSequenceClassifier } from "../../src/models/classification/model.js";
+import { sequenceClassificationObjective } from "../../src/train/objectives/sequence-classification.js";
 
 export const MINILM_SHAPES = {
   model_type: "bert",
@@ -33,4 +36,11 @@ export function modelFlops(
   // Per layer: Q, K, V, output (4·h²) and the MLP (2·h·I); the pooler (h²); the 2-class head is noise.
   const matmulParams = layers * (4 * h * h + 2 * h * c.intermediate_size) + h * h;
   return batches.reduce((sum, b) => sum + 6 * matmulParams * rows * b.length + 12 * layers * rows * b.length ** 2 * h, 0);
+}
+
+/** A two-class BERT classifier of these shapes and the objective it fine-tunes with. */
+export function minilmClassifier(vocab = MINILM_SHAPES.vocab_size) {
+  const config = classifierConfig({ ...MINILM_SHAPES, vocab_size: vocab }, "all-MiniLM-L6-v2's shapes", { numLabels: 2 });
+  const model = createSequenceClassifier(config);
+  return { config, model, objective: sequenceClassificationObjective({ model }) };
 }

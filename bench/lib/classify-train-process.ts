@@ -6,20 +6,15 @@
 import { readFileSync } from "node:fs";
 import * as k from "../../src/index.js";
 import { AdamW } from "../../src/optim/adamw.js";
-import { classifierConfig } from "../../src/models/classification/config.js";
-import { createSequenceClassifier } from "../../src/models/classification/model.js";
-import { sequenceClassificationObjective } from "../../src/train/objectives/sequence-classification.js";
 import { makeTrainStep, type TrainState } from "../../src/train/train-step.js";
 import { tokenCounts, type ClassifyBatch, type ClassifyBatchSpec } from "./classify-batches.js";
-import { MINILM_SHAPES, modelFlops } from "./classify-model.js";
+import { MINILM_SHAPES, minilmClassifier, modelFlops } from "./classify-model.js";
 import { matmulPeakGflops } from "./matmul-peak.js";
 
 const file = process.argv[2]!;
 const spec = JSON.parse(readFileSync(file, "utf8")) as ClassifyBatchSpec & { batches: ClassifyBatch[] };
 const device = k.getDefaultDevice();
-const config = classifierConfig({ ...MINILM_SHAPES, vocab_size: spec.vocab }, "all-MiniLM-L6-v2's shapes", { numLabels: 2 });
-const model = createSequenceClassifier(config);
-const objective = sequenceClassificationObjective({ model });
+const { model, objective } = minilmClassifier(spec.vocab);
 const optimizer = new AdamW({ learningRate: 5e-5, weightDecay: 0.01 });
 const params = k.jit((key: k.Array) => model.init(key), { name: "init", device })(k.randomKey(0, device));
 let state: TrainState = { params, opt: k.jit((p: unknown) => optimizer.init(p), { name: "opt_init", device })(params) };

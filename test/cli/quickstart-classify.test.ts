@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isHeldOut, readableEmail, spamAssassinSplits } from "../../src/data/spam-assassin.js";
+import { pythonSkip, venvPythonPath } from "../helpers/python.js";
+import { repoRoot } from "../helpers/repo-paths.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "kiln-quickstart-classify-"));
@@ -47,6 +49,8 @@ test("an email is reduced to its subject and readable body", () => {
   assert.equal(readableEmail(raw), "Cheap = watches Buy now & save = 50%");
 });
 
+let tinyRun: { dir: string; accuracy: number } | undefined;
+
 test("kiln quickstart --task classify runs end to end at a tiny size", () => {
   const dir = join(root, "run");
   const args = ["--task", "classify", "--dir", dir, "--preset", "mlm-tiny", "--vocab-size", "1024", "--max-length", "32"];
@@ -56,6 +60,7 @@ test("kiln quickstart --task classify runs end to end at a tiny size", () => {
   });
   assert.equal(r.status, 0, r.stderr.slice(-3000));
   const summary = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  tinyRun = { dir, accuracy: summary.eval_accuracy };
   assert.equal(summary.task, "classify");
   assert.equal(summary.steps, 6);
   assert.equal(summary.held_out, 640);
@@ -84,3 +89,22 @@ test("kiln quickstart --task classify runs end to end at a tiny size", () => {
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--corpus goes with --task mlm or causal-lm/);
 });
+
+test(
+  "the PyTorch peer fine-tunes from the tiny job's start on its batches and scores the same held-out emails",
+  { skip: pythonSkip },
+  () => {
+    assert.ok(tinyRun, "the end-to-end test ran first");
+    const r = spawnSync(venvPythonPath(), [join(repoRoot(), "bench", "peers", "hf_classify_cpu.py"), tinyRun.dir], {
+      encoding: "utf8",
+      timeout: 300_000,
+      env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1" },
+    });
+    assert.equal(r.status, 0, r.stderr.slice(-3000));
+    const peer = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert.equal(peer.steps, 6);
+    assert.equal(peer.held_out, 640);
+    assert.equal(peer.kiln_eval_accuracy, tinyRun.accuracy);
+    assert.ok(peer.eval_accuracy >= 0 && peer.eval_accuracy <= 1);
+  },
+);
