@@ -9,6 +9,8 @@ export interface ContenderProcess {
   args: string[];
   /** Which JSON line of the output is this contender's (a peer script may print one per mode). */
   pick: (line: Record<string, unknown>) => boolean;
+  /** More environment for this contender (e.g. its thread count). */
+  env?: Record<string, string>;
 }
 
 /** Runs the contender once (peers on 2 threads, offline) and returns its result line; a failure throws with its stderr's tail. */
@@ -16,7 +18,7 @@ export function runContender(c: ContenderProcess, bench: string): Record<string,
   const r = spawnSync(c.command, c.args, {
     encoding: "utf8",
     maxBuffer: 1 << 26,
-    env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1", OMP_NUM_THREADS: "2" },
+    env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1", OMP_NUM_THREADS: "2", ...c.env },
   });
   const lines = (r.stdout ?? "")
     .split("\n")

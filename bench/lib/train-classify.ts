@@ -65,6 +65,8 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
         command: process.execPath,
         args: [join(repoRoot, "dist", "bench", "lib", "classify-train-process.js"), file],
         pick: (l) => l.contender === "kiln",
+        // The peers' 2 threads, on any machine.
+        env: { KILN_CPU_THREADS: process.env.KILN_CPU_THREADS ?? "2" },
       },
       ...["eager", "compile"].map((mode) => ({
         name: `torch-${mode}`,
