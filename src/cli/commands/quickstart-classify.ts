@@ -19,9 +19,13 @@ import { writePeerData } from "./quickstart-classify-peer.js";
 import { emailFiles, EMAIL_LABELS, prepareEmailRecords, writeEmailSplits } from "./quickstart-classify-data.js";
 
 /**
- * The recipe, sized to about 5 minutes on 2 idle cores. One email in 10 is held out (640 of 6,046).
- * Pretraining on the emails themselves rather than on the State of the Union: their vocabulary (headers'
- * leftovers, URLs, HTML entities, mailing-list footers) is what the classifier must read.
+ * The recipe. One email in 10 is held out (640 of 6,046). Pretraining on the emails themselves rather than
+ * on the State of the Union: their vocabulary (headers' leftovers, URLs, HTML entities, mailing-list
+ * footers) is what the classifier must read, and the SOTU job's 2,000 steps would take its whole budget.
+ * Sized from mlm-mini's 17,500 tokens/s on 2 idle cores: 600 pretraining steps of 16 × 128 take about 70 s
+ * and the 680 fine-tuning steps (two epochs, about 126 padded tokens a record) about as long, so the job
+ * should take 3 to 4 minutes there. Measured on a loaded machine, a shorter run (--pretrain-steps 100
+ * --steps 200) already reached 96.1% held-out accuracy, macro F1 0.954 (the majority class is 69.5%).
  */
 export const CLASSIFY_RECIPE = {
   heldOutEvery: 10,
