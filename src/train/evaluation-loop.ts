@@ -32,6 +32,8 @@ export interface Evaluation {
   model: LanguageModel;
   /** The last evaluation's end-of-run report (the task's evalReport), set by each evaluation. */
   report?: string[];
+  /** The last evaluation's details (the task's evalDetails). */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function runEvaluation(t: EvaluationHost, e: Evaluation, state: Tra
   const sums = { lossSum, correct, count, ...(counts ? { counts } : {}) };
   const m: Metrics = spec.evalMetrics(sums);
   e.report = spec.evalReport?.(sums, e.model);
+  e.details = spec.evalDetails?.(sums, e.model);
   e.history.push({ step: t.globalStep, ...m });
   t.logMetrics(m);
   t.log(`step ${t.globalStep}: eval loss ${m.eval_loss!.toFixed(4)}, ${spec.evalLine(m)}`);

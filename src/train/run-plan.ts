@@ -54,7 +54,7 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     clip_norm: o.clipNorm ?? 0,
     precision: o.precision,
     ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
-    ...(a.classWeights ? { class_weights: a.classWeights } : {}),
+    ...(a.classWeights ? { class_weights: a.classWeights.join(",") } : {}),
   };
   return { optimizer, objective, evalObjective, settings };
 }

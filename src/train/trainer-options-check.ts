@@ -260,8 +260,17 @@ export function checkFitArgs(args: unknown): void {
             "or token shards from openDataset"
           : "Pass labelled data from openClassificationDataset({ files, batchSize }) (kiln data prepare --task classification)",
       });
-    checkDataFitsModel(model as never, data, role);
+    // Length-bucketed batches are padded up to a multiple of padToMultipleOf: the longest can pass maxLength.
+    checkDataFitsModel(model as never, labelled ? { maxLength: data.paddedLengths.at(-1)!, files: data.files } : data, role);
   }
+  if (args.classWeights !== undefined && typeof model.logits !== "function")
+    throw new OptionError({
+      where,
+      option: "classWeights",
+      value: args.classWeights,
+      why: "weighs a classifier's classes, but the model is a language model",
+      fix: "Leave classWeights out, or fine-tune a sequence classifier",
+    });
   if (args.masking !== undefined)
     checkOptions(where, args.masking, MASKING, {
       prefix: "masking",

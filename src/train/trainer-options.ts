@@ -135,7 +135,9 @@ export interface FitArgs {
   /**
    * The model, which decides the objective: a masked LM (RoBERTa, BERT) trains on masked tokens and
    * needs `masking`; a causal LM (Llama, GPT-2) trains on next-token prediction (the shift is done in
-   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards.
+   * the compiled step) and takes no masking. Both read the same `kiln data prepare` shards. A sequence
+   * classifier (createSequenceClassifier, *ForSequenceClassification) trains on labelled examples with
+   * cross-entropy over its classes.
    */
   model: MaskedLanguageModel | CausalLanguageModel | SequenceClassifier;
   /** Start from these parameters (default: a fresh init from the seed). */
@@ -176,6 +178,8 @@ export interface FitResult {
   stopped?: StoppedRun;
   /** The last evaluation's report for the end of the run, where the task has one (a classifier's confusion matrix, as lines). */
   evalReport?: string[];
+  /** The same for programs, as JSON-ready values (a classifier's `labels` and `confusion_matrix` [true][predicted]). */
+  evalDetails?: Record<string, unknown>;
 }
 
 /** Why a run is asked to stop early (a signal's name, "deadline", …), for the log and the result. */
@@ -207,6 +211,6 @@ export interface RunSettings {
   precision: string;
   /** Masked LMs only. */
   mlm_probability?: number;
-  /** Sequence classifiers with class weights only. */
-  class_weights?: number[];
+  /** Sequence classifiers with class weights only: the weights in class id order, comma-separated. */
+  class_weights?: string;
 }

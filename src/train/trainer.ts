@@ -1,6 +1,7 @@
-// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset
-// with evaluation, logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's
-// whole-step programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
+// The Trainer: fit() runs the compiled training step of a masked or causal LM over a streaming dataset,
+// or of a sequence classifier over length-bucketed labelled batches (batch-source.ts), with evaluation,
+// logging, checkpoints and exact resume (Lightning's Trainer, Keras' fit, for Kiln's whole-step
+// programs). The model decides the objective (objectives/select.ts). Its parts: run-plan.ts
 // (optimizer, objectives, run settings), checkpoint-connector.ts (checkpoints, resume, the final model),
 // logger-connector.ts (metrics to the loggers), trainer-placement.ts (devices and processes),
 // compiled-steps.ts (the programs), fit-loop.ts (the steps), evaluation-loop.ts (evaluation).
@@ -200,7 +201,8 @@ export class Trainer implements TrainerView {
       this.log(
         `batch lengths: training ${lengths.train.join(", ")}` +
           (lengths.eval.length ? `; evaluation ${lengths.eval.join(", ")}` : "") +
-          ` (a compiled program each, at most ${lengths.train.length + lengths.eval.length})`,
+          ` (a compiled program each, ${lengths.train.length + lengths.eval.length} at most` +
+          (o.stepsPerExecution > 1 ? `, and one more per length where a call holds fewer than ${o.stepsPerExecution} steps)` : ")"),
       );
 
     // The state the compiled step carries between calls: on devices with their own memory, every replica
@@ -274,7 +276,11 @@ export class Trainer implements TrainerView {
     }
     const made = programs();
     if (lengths.train.length > 1 || lengths.eval.length > 1)
-      this.log(`compiled ${made.train} training and ${made.eval} evaluation programs (one per batch length met)`);
+      // A call of fewer steps than stepsPerExecution (at an epoch's end or a length change) is one more training compile.
+      this.log(
+        `batch lengths met: ${made.train} in training (${compiles()} training step compiles)` +
+          (data.eval ? `, ${made.eval} in evaluation (an evaluation program each)` : ""),
+      );
     for (const cb of o.callbacks) await cb.onFitEnd?.(this, o.outputDir);
     return {
       params: this.strategy.keepFirst(carried).params,
@@ -285,6 +291,7 @@ export class Trainer implements TrainerView {
       tokensPerSecond,
       ...(stopped ? { stopped } : {}),
       ...(evaluation?.report ? { evalReport: evaluation.report } : {}),
+      ...(evaluation?.details ? { evalDetails: evaluation.details } : {}),
     };
   }
 

@@ -116,7 +116,7 @@ test("flags of the other task are refused up front, saying what to do", () => {
   r = kiln("train", "--task", "causal-lm", "--preset", "mlm-tiny", ...data, ...out);
   assert.match(r.err, /--preset "mlm-tiny": is a masked LM \(roberta\), not a causal LM as --task causal-lm trains/);
   r = kiln("train", "--task", "clm", "--preset", "llama-tiny", ...data, ...out);
-  assert.match(r.err, /--task must be mlm or causal-lm, got "clm"/);
+  assert.match(r.err, /--task must be one of mlm, causal-lm, sequence-classification, got "clm"/);
   r = kiln("train", "--task", "causal-lm", "--preset", "llama-huge", ...data, ...out);
   assert.match(
     r.err,

@@ -1,6 +1,6 @@
 // `kiln train`'s flags: one table (parsing, --help, checks), read by commands/train.ts.
 import { flagTable } from "../flags.js";
-import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
+import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TRAIN_TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
 import { modelTypes, presetNames, POSITION_INITS } from "../../models/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
@@ -18,15 +18,23 @@ export const TRAIN_FLAGS = flagTable({
   command: "train",
   usage:
     `Usage: kiln train [--task mlm|causal-lm] --tokenizer DIR --train-data PATH --output-dir DIR ` +
-    `(--preset NAME | --model-config FILE | --init-from DIR) [flags]`,
+    `(--preset NAME | --model-config FILE | --init-from DIR) [flags]\n` +
+    `       kiln train --task sequence-classification --init-from DIR --tokenizer DIR --train-data SPLIT ` +
+    `--output-dir DIR [--num-labels N] [--class-weights W,…] [flags]`,
   about: `Trains a language model, from scratch or from a pretrained one, on TFRecord shards written by
-\`kiln data prepare\` (the same shards for both tasks):
+\`kiln data prepare\` (the same shards for both language-model tasks), or fine-tunes a classifier:
   --task mlm        (default) a masked LM (RoBERTa/BERT). Masking (15% of tokens: 80% [MASK], 10% random,
                     10% kept) runs inside the compiled training step and is redrawn every epoch.
   --task causal-lm  a causal LM (Llama/GPT-2): next-token cross-entropy, the shift done inside the compiled
-                    step, padding never a target; evaluation logs eval_perplexity (exp of eval_loss).`,
+                    step, padding never a target; evaluation logs eval_perplexity (exp of eval_loss).
+  --task sequence-classification  fine-tunes --init-from (a masked or causal LM gets a new head, named as
+                    it is made; or a classifier) on the labelled splits of \`kiln data prepare --task
+                    classification\` (classes from their prepare.json), batches grouped by length (one
+                    compiled program per batch length); evaluation logs eval_accuracy and eval_macro_f1,
+                    and the run ends with the confusion matrix. The saved directory loads in \`kiln
+                    classify\` and transformers' AutoModelForSequenceClassification.`,
   flags: {
-    task: { ...TASK_FLAG, group: MODEL },
+    task: { ...TRAIN_TASK_FLAG, group: MODEL },
     preset: {
       type: "string",
       value: "NAME",
@@ -72,6 +80,20 @@ export const TRAIN_FLAGS = flagTable({
       help: "directory, glob or file of *.tfrecord shards, local or gs://",
     },
     "eval-data": { type: "list", value: "PATH", group: MODEL, help: "evaluation shards (optional)" },
+    "num-labels": {
+      type: "int",
+      min: 1,
+      group: MODEL,
+      help: "sequence-classification: the classes (default and check: the data's prepare.json)",
+    },
+    "class-weights": {
+      type: "string",
+      value: "W0,W1,…",
+      group: MODEL,
+      help:
+        "sequence-classification: one loss weight per class, in class id order (weighted\n" +
+        "cross-entropy Σ w·nll / Σ w, as PyTorch's CrossEntropyLoss(weight=…))",
+    },
     "max-length": {
       type: "int",
       min: 1,

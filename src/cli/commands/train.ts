@@ -1,5 +1,6 @@
 // `kiln train`: masked-LM (the default) or causal-LM (--task causal-lm) training from the same TFRecord
-// shards, with the reference pipeline's flags.
+// shards, with the reference pipeline's flags; or fine-tuning a classifier on labelled records (a task
+// whose spec trains on labelled data: --task sequence-classification).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
@@ -7,12 +8,15 @@ import { UsageError } from "../args.js";
 import { readFlags } from "../flags.js";
 import { TRAIN_FLAGS } from "./train-flags.js";
 import { deviceNotice } from "../common-flags.js";
-import { Trainer } from "../../train/trainer.js";
+import { Trainer, type FitArgs } from "../../train/trainer.js";
+import { checkSameOptimizer } from "../../train/model-source.js";
+import { listCheckpoints } from "../../train/checkpoint.js";
 import { taskSpec } from "../../train/tasks/index.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
-import { trainingModel, trainingModelPlan } from "../../train/training-model.js";
+import { trainingModel, trainingModelPlan, type TrainingModel } from "../../train/training-model.js";
+import { classifierTrainingModel, openClassifierData } from "../../train/classifier-training.js";
 import type { Command } from "./types.js";
 import { rankPrefix } from "../../distribute/multi-process.js";
 import { launchedStore } from "../launched-store.js";
@@ -32,6 +36,8 @@ async function runTrain(argv: string[]): Promise<void> {
   if ([v.preset, v["model-config"], v["init-from"]].filter((x) => x !== undefined).length !== 1)
     throw new UsageError("kiln train: give exactly one of --preset and --model-config, or --init-from alone");
   const task = v.task;
+  const spec = taskSpec(task);
+  const classWeights = spec.labelledData ? classifierFlags(v, given) : languageModelFlags(task, given);
   if (task === "causal-lm" && given.has("mlm-probability"))
     throw new UsageError(
       "kiln train: --mlm-probability sets the masking of a masked LM; --task causal-lm predicts every next token " +
@@ -61,18 +67,22 @@ async function runTrain(argv: string[]): Promise<void> {
   // Everything is checked before any compile: tokenizer, shards, model/shard/tokenizer agreement.
   if (!existsSync(join(tokenizerDir, "tokenizer.json")))
     throw new UsageError(`--tokenizer ${tokenizerDir}: no tokenizer.json there (train one with \`kiln tokenizer train\`)`);
-  const { tokenizer, maxLength, config } = await trainingModelPlan({
-    task,
-    source: {
-      ...(v.preset !== undefined ? { preset: v.preset } : {}),
-      ...(modelConfig !== undefined ? { modelConfig } : {}),
-      ...(initFrom !== undefined ? { initFrom } : {}),
-    },
-    tokenizerDir,
-    trainData: v["train-data"],
-    maxLength: v["max-length"],
-    ...(v.resume ? { resume: { outputDir: outputs.localDir, optimizer: v.optimizer } } : {}),
-  });
+  // A classifier's data and model are checked together once the devices are known (its classes come from the data).
+  const plan = spec.labelledData
+    ? undefined
+    : await trainingModelPlan({
+        task,
+        source: {
+          ...(v.preset !== undefined ? { preset: v.preset } : {}),
+          ...(modelConfig !== undefined ? { modelConfig } : {}),
+          ...(initFrom !== undefined ? { initFrom } : {}),
+        },
+        tokenizerDir,
+        trainData: v["train-data"],
+        maxLength: v["max-length"],
+        ...(v.resume ? { resume: { outputDir: outputs.localDir, optimizer: v.optimizer } } : {}),
+      });
+  if (spec.labelledData && v.resume) await checkSameOptimizerOfRun(outputs.localDir, v.optimizer);
 
   // Under kiln launch on GPUs/TPUs every process is one of the XLA client's processes (its devices all of
   // this process's unless --devices says otherwise); under mpiexec/mpirun, --devices replicas each.
@@ -114,25 +124,49 @@ async function runTrain(argv: string[]): Promise<void> {
   // keys) runs where it trains, as in the quickstart (a run on XLA never loads ONNX Runtime).
   k.setDefaultDevice(devices[0]!);
   const say = (line: string) => console.error(`${rankPrefix(trainer.group)}kiln train: ${line}`);
-  const data = await openTrainingData({
+  const globalBatch = batch * trainer.worldReplicas;
+  const dataSettings = {
     train: v["train-data"],
     eval: v["eval-data"],
-    maxLength,
-    globalBatch: batch * trainer.worldReplicas,
+    globalBatch,
     seed: v.seed,
     shuffleBuffer: v["shuffle-buffer-size"],
-    skipBadRecords: v["skip-bad-records"],
     tokenizerDir,
-    notice: say,
-  });
-  const maxSteps = v["max-steps"] ?? v.epochs * data.train.batchesPerEpoch;
+  };
+  let built: TrainingModel, records: string, batchesPerEpoch: number;
+  let fitData: Pick<FitArgs, "train" | "eval">;
+  let endLines: () => string[];
+  if (plan) {
+    const data = await openTrainingData({ ...dataSettings, maxLength: plan.maxLength, skipBadRecords: v["skip-bad-records"], notice: say });
+    built = await trainingModel(plan.config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
+    fitData = { train: data.train, ...(data.eval ? { eval: data.eval } : {}) };
+    records = `${data.trainRecords} training records of ${plan.maxLength} tokens`;
+    batchesPerEpoch = data.train.batchesPerEpoch;
+    endLines = () => skippedRecordLines(data);
+  } else {
+    const data = await openClassifierData(dataSettings);
+    built = await classifierTrainingModel({
+      initFrom: initFrom!,
+      tokenizerDir,
+      labels: data.labels,
+      numLabels: v["num-labels"],
+      seed: v.seed,
+      device: devices[0]!,
+    });
+    fitData = { train: data.train, ...(data.eval ? { eval: data.eval } : {}) };
+    records =
+      `${data.train.numRecords} training records in ${data.labels.length} classes (${data.labels.join(", ")}), ` +
+      `up to ${data.train.maxLength} tokens in batches padded to ${data.train.paddedLengths.join(", ")}`;
+    batchesPerEpoch = await data.train.countBatchesPerEpoch();
+    endLines = () => [];
+  }
+  const maxSteps = v["max-steps"] ?? v.epochs * batchesPerEpoch;
   const main = trainer.isMainRank;
-  const built = await trainingModel(config, { task, initFrom, positionInit: v["position-init"], seed: v.seed, device: devices[0]! });
   for (const notice of main ? built.notices : []) console.error(`kiln train: ${notice}`);
   if (main)
     console.error(
-      `kiln train: ${config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
-        `${data.trainRecords} training records of ${maxLength} tokens, ` +
+      `kiln train: ${built.model.config.model_type} ${(built.parameterCount / 1e6).toFixed(2)}M parameters, ` +
+        `${records}, ` +
         `${maxSteps} steps of ${trainer.worldReplicas} × ${batch} on ${devices.map((d) => d.id).join(", ")}` +
         (trainer.group ? ` in each of ${trainer.group.size} processes ` : " ") +
         `(${trainer.strategy.name}, precision ${v.precision})`,
@@ -142,30 +176,32 @@ async function runTrain(argv: string[]): Promise<void> {
     model: built.model,
     ...(built.params ? { params: built.params } : {}),
     tokenizerDir,
-    train: data.train,
-    ...(data.eval ? { eval: data.eval } : {}),
+    ...fitData,
+    ...(classWeights ? { classWeights } : {}),
     optimizer: {
       learningRate: v["learning-rate"],
       weightDecay: v["weight-decay"],
       ...(v.warmup !== undefined ? { warmupSteps: v.warmup } : {}),
     },
-    ...(taskSpec(task).usesMasking
+    ...(spec.usesMasking && plan
       ? {
           masking: {
-            maskTokenId: tokenizer.maskId,
-            vocabSize: tokenizer.vocabSize,
-            specialIds: [...tokenizer.specialIds],
+            maskTokenId: plan.tokenizer.maskId,
+            vocabSize: plan.tokenizer.vocabSize,
+            specialIds: [...plan.tokenizer.specialIds],
             mlmProbability: v["mlm-probability"],
           },
         }
       : {}),
   });
-  for (const line of skippedRecordLines(data)) say(line);
+  for (const line of endLines()) say(line);
   // What gs:// reads and pushes met on the way: operations, retries by cause, resumed transfers.
   const gcsCounts = describeGcsRequestCounts();
   if (gcsCounts) say(gcsCounts);
   if (result.stopped) reportStopped(result.stopped, argv, main);
   if (!main) return;
+  // The task's end-of-run report of the last evaluation (a classifier's confusion matrix).
+  for (const line of result.evalReport ?? []) say(line);
   const last = result.evalHistory.at(-1);
   console.log(
     JSON.stringify({
@@ -175,10 +211,49 @@ async function runTrain(argv: string[]): Promise<void> {
       task,
       // The task's evaluation metrics as its spec logs them (eval_loss, eval_perplexity, eval_accuracy), but the count.
       ...Object.fromEntries(Object.entries(last ?? {}).filter(([key]) => key.startsWith("eval_") && key !== "eval_tokens")),
+      // The task's details of the last evaluation (a classifier's labels and confusion matrix).
+      ...result.evalDetails,
       tokens_per_s: Math.round(result.tokensPerSecond),
       compile_s: Number(result.compileSeconds.toFixed(2)),
     }),
   );
+}
+
+/**
+ * A classifier's flags: it starts from --init-from (no preset, no config) and reads labelled data as
+ * prepared (no --max-length to match, no damaged records to skip); --class-weights parsed.
+ */
+function classifierFlags(
+  v: { "class-weights": string | undefined; "init-from": string | undefined },
+  given: ReadonlySet<string>,
+): number[] | undefined {
+  for (const flag of ["preset", "model-config", "mlm-probability", "position-init", "max-length", "skip-bad-records"])
+    if (given.has(flag))
+      throw new UsageError(
+        `kiln train: --${flag} does not apply to --task sequence-classification, which fine-tunes --init-from DIR ` +
+          `on labelled records from \`kiln data prepare --task classification\`: drop --${flag}`,
+      );
+  if (v["init-from"] === undefined)
+    throw new UsageError("kiln train: --task sequence-classification fine-tunes a pretrained model: give --init-from DIR");
+  const text = v["class-weights"];
+  if (text === undefined) return undefined;
+  const weights = text.split(",").map((w) => Number(w.trim()));
+  if (text.trim() === "" || weights.some((w) => !Number.isFinite(w)))
+    throw new UsageError(`kiln train: --class-weights ${text}: give one number per class, comma-separated in class id order (e.g. 1,3)`);
+  return weights;
+}
+
+/** The flags only a classifier takes, refused for a language model. */
+function languageModelFlags(task: string, given: ReadonlySet<string>): undefined {
+  for (const flag of ["num-labels", "class-weights"])
+    if (given.has(flag)) throw new UsageError(`kiln train: --${flag} is for --task sequence-classification, not --task ${task}: drop it`);
+  return undefined;
+}
+
+/** A resumed run continues with its checkpoint's optimizer (what trainingModelPlan checks for a language model). */
+async function checkSameOptimizerOfRun(outputDir: string, optimizer: string): Promise<void> {
+  const newest = (await listCheckpoints(outputDir)).at(-1);
+  if (newest) await checkSameOptimizer(newest.path, optimizer);
 }
 
 /** --early-stopping-patience/--early-stopping-min-delta as an EarlyStopping callback on eval_loss. */
@@ -200,6 +275,8 @@ function earlyStoppingFlags(
 
 export const trainCommand: Command = {
   name: "train",
-  summary: "train a masked (default) or causal (--task causal-lm) language model on TFRecord shards",
+  summary:
+    "train a masked (default) or causal (--task causal-lm) language model on TFRecord shards, " +
+    "or fine-tune a classifier (--task sequence-classification)",
   run: runTrain,
 };

@@ -56,6 +56,7 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
     readonly labels: readonly string[],
     /** Whether the records are text pairs (token type 1 on the second text). */
     readonly pairs: boolean,
+    private readonly counted: { promise?: Promise<number> } = {},
   ) {}
 
   static async open(options: ClassificationDatasetOptions): Promise<ClassificationDataset> {
@@ -134,7 +135,7 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
   withEpochs(epochs: number): ClassificationDataset {
     if (!(epochs === Infinity || (Number.isInteger(epochs) && epochs >= 1)))
       throw new OptionError({ where: WHERE, option: "epochs", value: epochs, why: "must be a positive integer or Infinity" });
-    return new ClassificationDataset({ ...this.stream, epochs }, this.numRecords, this.labels, this.pairs);
+    return new ClassificationDataset({ ...this.stream, epochs }, this.numRecords, this.labels, this.pairs, this.counted);
   }
 
   /**
@@ -162,10 +163,14 @@ export class ClassificationDataset implements AsyncIterable<ClassificationBatch>
    * Batches in one epoch: Σ over lengths of ⌈records of that length / batchSize⌉, whatever the order
    * (a bucket emits a batch whenever it fills, and its partial rest at the epoch's end). Reads the data once.
    */
-  async countBatchesPerEpoch(): Promise<number> {
-    let n = 0;
-    for await (const _ of lengthBucketBatches({ ...this.stream, epochs: 1, shuffle: false, cycleLength: 1 })) n++;
-    return n;
+  countBatchesPerEpoch(): Promise<number> {
+    // Counted once per dataset (and the copies withEpochs makes): the pass reads every record.
+    this.counted.promise ??= (async () => {
+      let n = 0;
+      for await (const _ of lengthBucketBatches({ ...this.stream, epochs: 1, shuffle: false, cycleLength: 1 })) n++;
+      return n;
+    })();
+    return this.counted.promise;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ClassificationBatch> {

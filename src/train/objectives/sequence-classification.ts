@@ -3,7 +3,9 @@
 // CrossEntropyLoss(weight=w) with mean reduction: Σ w_y·nll / Σ w_y. Rows labelled -100 (the padding
 // rows of a length bucket's last, partial batch) count nowhere. The count the step divides by is Σ w_y
 // (the number of labelled rows without weights), known before the forward pass, so that replicas and
-// micro-batches normalize by the global batch's weight exactly as one device would.
+// micro-batches normalize by the global batch's weight exactly as one device would. The training
+// accuracy the step reports is weighted the same way (Σ w_y·hit / Σ w_y); evaluation's comes from the
+// confusion matrix, unweighted. Dropout is the base model's (the heads have none: models/classification).
 import * as k from "../../core/index.js";
 import type { Params } from "../../models/language-model.js";
 import type { SequenceClassifier } from "../../models/classification/model.js";

@@ -13,10 +13,15 @@ export function isSequenceClassifier(model: LanguageModel): model is SequenceCla
   return typeof (model as Partial<SequenceClassifier>).logits === "function";
 }
 
-/** The classes a classifier's config says it has, and which problem it solves (transformers' rule when unset). */
+/** The problem a classifier's config sets it up for (transformers' rule where problem_type is unset). */
 function problemOf(model: SequenceClassifier): string {
   const c = model.config;
   return c.problem_type ?? (c.num_labels === 1 ? "regression" : "single_label_classification");
+}
+
+/** The class names of a classifier's config, in id order. */
+function labelsOf(c: SequenceClassifier["config"]): string[] {
+  return Array.from({ length: c.num_labels }, (_, i) => c.id2label[String(i)] ?? String(i));
 }
 
 export const sequenceClassificationTask: TaskSpec = {
@@ -66,10 +71,13 @@ export const sequenceClassificationTask: TaskSpec = {
     `accuracy ${(100 * m.eval_accuracy!).toFixed(2)}%, macro F1 ${m.eval_macro_f1!.toFixed(4)} over ${m.eval_examples} examples`,
   evalReport({ counts }, model) {
     const c = (model as SequenceClassifier).config;
-    const labels = Array.from({ length: c.num_labels }, (_, i) => c.id2label[String(i)] ?? String(i));
     return [
       "confusion matrix (rows: true label, columns: predicted):",
-      ...confusionLines(confusionMatrix(counts ?? [], c.num_labels), labels),
+      ...confusionLines(confusionMatrix(counts ?? [], c.num_labels), labelsOf(c)),
     ];
+  },
+  evalDetails: ({ counts }, model) => {
+    const c = (model as SequenceClassifier).config;
+    return { labels: labelsOf(c), confusion_matrix: confusionMatrix(counts ?? [], c.num_labels) };
   },
 };

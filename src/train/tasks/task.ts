@@ -43,4 +43,6 @@ export interface TaskSpec {
   evalLine(metrics: Record<string, number>): string;
   /** Lines for the end of a run from the last evaluation's sums (a classifier's confusion matrix); optional. */
   evalReport?(sums: EvalSums, model: LanguageModel): string[];
+  /** The same as JSON-ready values, for programs (a classifier's labels and confusion matrix); optional. */
+  evalDetails?(sums: EvalSums, model: LanguageModel): Record<string, unknown>;
 }
