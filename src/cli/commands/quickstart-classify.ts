@@ -176,6 +176,7 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
       eval_accuracy: Number(last.eval_accuracy!.toFixed(4)),
       eval_macro_f1: Number(last.eval_macro_f1!.toFixed(4)),
       held_out: last.eval_examples,
+      confusion_matrix: result.evalDetails?.confusion_matrix,
       model_dir: classifierDir,
       seconds: Math.round((performance.now() - started) / 1000),
       device: k.getDefaultDevice().id,
