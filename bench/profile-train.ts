@@ -1,5 +1,6 @@
 // `npm run bench -- profile-train [--task causal-lm] [--preset llama-small] [--batch 32] [--seq 128] [--threads 2]
-// [--steps 3] [--top 12]`: where a compiled training step spends its time. The step `bench train` times
+// [--steps 3] [--top 12]`: where a compiled training step spends its time (`--task sequence-classification`: the
+// step of the classifier of all-MiniLM-L6-v2's shapes `bench train --task sequence-classification` times). The step `bench train` times
 // is lowered to its ONNX graph and run in onnxruntime-node's InferenceSession with ONNX Runtime's
 // profiler on (same graph, same thread settings); the node events of the timed steps are summed by op
 // type and by node, printed as JSON lines with "bench": "profile-train", largest first.
@@ -11,10 +12,13 @@ import type { TrainingTask } from "../src/train/objectives/objective.js";
 import { TASK_SPECS, taskSpec } from "../src/train/tasks/index.js";
 import { benchExecutor, lowered, tensor } from "./lib/ort-peer.js";
 import { flag, profileSession } from "./lib/ort-profile.js";
+import { MINILM_SHAPES, minilmClassifier } from "./lib/classify-model.js";
 
 export async function run(args: string[]): Promise<void> {
   const task = flag(args, "task", TASK_SPECS[0]!.name) as TrainingTask;
-  const preset = flag(args, "preset", taskSpec(task).benchPreset!);
+  // A task on labelled data profiles all-MiniLM-L6-v2's classifier (bench/lib/classify-model.ts).
+  const classify = taskSpec(task).labelledData === true;
+  const preset = flag(args, "preset", classify ? "minilm-l6" : taskSpec(task).benchPreset!);
   const batch = Number(flag(args, "batch", "32")),
     seq = Number(flag(args, "seq", "128")),
     threads = Number(flag(args, "threads", "2")),
@@ -22,8 +26,8 @@ export async function run(args: string[]): Promise<void> {
     top = Number(flag(args, "top", "12"));
   const executor = benchExecutor(threads);
   const device = executor.devices()[0]!;
-  const vocab = preset.endsWith("-small") ? 8192 : 32000;
-  const { objective } = benchModel({ task, preset, maxLength: seq }, vocab);
+  const vocab = classify ? MINILM_SHAPES.vocab_size : preset.endsWith("-small") ? 8192 : 32000;
+  const { objective } = classify ? minilmClassifier() : benchModel({ task, preset, maxLength: seq }, vocab);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const params = k.jit((key: k.Array) => objective.model.init(key), { device })(k.randomKey(0));
   const state: TrainState = { params, opt: k.jit((p: unknown) => optimizer.init(p), { device })(params) };
@@ -33,6 +37,14 @@ export async function run(args: string[]): Promise<void> {
     attentionMask: k.array(new Int32Array(ids.length).fill(1), { shape: [batch, seq], device }),
     exampleOffset: k.array(new Int32Array([0]), { shape: [], device }),
     epoch: k.array(new Int32Array([0]), { shape: [], device }),
+    ...(classify
+      ? {
+          labels: k.array(
+            Int32Array.from({ length: batch }, (_, i) => i % 2),
+            { shape: [batch], device },
+          ),
+        }
+      : {}),
   };
   const step = k.array(new Int32Array([0]), { shape: [], device });
   const fn = k.jit(makeTrainStep({ objective, optimizer, dropoutSeed: 1 }), { device });

@@ -22,6 +22,7 @@ import { median, round } from "./lib/timing.js";
 import { repoRoot, venvPython } from "./lib/python-peer.js";
 import { taskSpec } from "../src/train/tasks/index.js";
 import type { TrainingTask } from "../src/train/objectives/objective.js";
+import { runContender } from "./lib/contender-process.js";
 
 const sharedPeers = join(repoRoot, "..", "shared", "peers");
 
@@ -113,25 +114,6 @@ function contenders(task: string, preset: string, precision: string, pjrtPlugin?
   return list;
 }
 
-function runOnce(c: Contender): Record<string, unknown> {
-  const r = spawnSync(c.command, c.args, {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-    env: { ...process.env, HF_HUB_OFFLINE: "1", TRANSFORMERS_OFFLINE: "1", OMP_NUM_THREADS: "2" },
-  });
-  const lines = (r.stdout ?? "")
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  const line = lines.find(c.pick);
-  if (r.status !== 0 || !line)
-    throw new Error(
-      `bench train-peers: ${c.name} failed (${r.error?.message ?? `exit ${r.status}`}): ${c.command} ${c.args.join(" ")}\n` +
-        (r.stderr ?? "").slice(-2000),
-    );
-  return line;
-}
-
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -155,7 +137,7 @@ export async function run(args: string[]): Promise<void> {
   const kilnLines = new Map<string, Record<string, unknown>>();
   for (let r = 1; r <= Number(values.rounds); r++)
     for (const c of live) {
-      const line = runOnce(c);
+      const line = runContender(c, "train-peers");
       const tps = Number(line.tokens_per_s);
       rates.get(c.name)!.push(tps);
       if (c.kind === "kiln") kilnLines.set(c.name, line);

@@ -2,6 +2,7 @@
 // With `--processes N`: the same global batch trained by N MPI processes with one ONNX Runtime thread
 // each (gradient program, MPI all-reduce, update) against one process with N threads, as JSON lines,
 // the last with the scaling efficiency (N processes' tokens/s over the one process's).
+// With `--task sequence-classification`: fine-tuning on variable-length batches against PyTorch (lib/train-classify.ts).
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import "../src/index.js";
@@ -9,6 +10,7 @@ import { benchCommand } from "../src/cli/commands/bench.js";
 import { mpiRunNode } from "./lib/mpi-run.js";
 import { TASK_SPECS, taskSpec } from "../src/train/tasks/index.js";
 import type { TrainingTask } from "../src/train/objectives/objective.js";
+import { runClassifyTrainBench } from "./lib/train-classify.js";
 
 function take(args: string[], name: string, fallback: string): string {
   const at = args.indexOf(name);
@@ -18,6 +20,8 @@ function take(args: string[], name: string, fallback: string): string {
 }
 
 export async function run(args: string[]): Promise<void> {
+  // Fine-tuning a classifier: Kiln against PyTorch on the same length-bucketed batches (lib/train-classify.ts).
+  if (args[args.indexOf("--task") + 1] === "sequence-classification" && args.includes("--task")) return runClassifyTrainBench(args);
   if (!args.includes("--processes")) return benchCommand.run(["train", "--json", ...args]);
   const rest = [...args];
   const n = Number(take(rest, "--processes", "2"));

