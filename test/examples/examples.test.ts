@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,7 @@ test("every example is tested here", () => {
   const names = readdirSync(examples)
     .filter((f) => f.endsWith(".js"))
     .sort();
-  assert.deepEqual(names, ["01-pipeline.js", "02-custom-loop.js", "03-lightning-trainer.js", "04-fine-tune.js"]);
+  assert.deepEqual(names, ["01-pipeline.js", "02-custom-loop.js", "03-lightning-trainer.js", "04-fine-tune.js", "05-classify-minilm.js"]);
 });
 
 test("01: tokenizer → shards → Trainer.fit → fill-mask", () => {
@@ -76,4 +76,27 @@ test("04: fine-tuning from a transformers save_pretrained directory", { skip: py
   assert.match(out, /^RobertaForMaskedLM from .* \(masked-LM head loaded\)$/m);
   assert.match(out, /^eval loss \d+\.\d+ → \d+\.\d+ after 2 steps/m);
   assert.ok(existsSync(join(root, "fine-tune", "model", "model.safetensors")));
+});
+
+test("05: fine-tuning all-MiniLM-L6-v2 (WordPiece, a fresh head) as a spam classifier", { skip: pythonSkip }, () => {
+  const { dir: minilm } = runPython<{ dir: string }>("hf_classification.py", [], { input: JSON.stringify({ mode: "minilm" }) });
+  // Labelled emails in the layout `npm run main -- --task classify` writes (a few of each class).
+  const emails = join(root, "emails");
+  mkdirSync(emails);
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify(
+        i % 2
+          ? { text: `Claim your FREE prize number ${i} now, click the link!!!`, label: "spam" }
+          : { text: `The meeting notes for week ${i} are attached; see you on Monday.`, label: "ham" },
+      ),
+    ).join("\n") + "\n";
+  writeFileSync(join(emails, "train.jsonl"), rows(12));
+  writeFileSync(join(emails, "held-out.jsonl"), rows(6));
+  const out = example("05-classify-minilm", [minilm, emails, join(root, "classify-minilm")]);
+  assert.match(out, /newly initialized: classifier\.bias, classifier\.weight/);
+  assert.match(out, /^held-out accuracy \d+\.\d{2}%, macro F1 \d\.\d{4}$/m);
+  assert.match(out, /^confusion matrix/m);
+  assert.match(out, /WIN a FREE cruise.* → \[ \{ label: '(ham|spam)', score: /);
+  assert.ok(existsSync(join(root, "classify-minilm", "model", "model.safetensors")));
 });
