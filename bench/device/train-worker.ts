@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import * as k from "../../src/index.js";
 import { trainBenchSession, type TrainBenchSession } from "../../src/train/bench-train.js";
 import type { PrecisionName } from "../../src/optim/precision.js";
+import { taskSpec } from "../../src/train/tasks/index.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { checkPlatform, memoryFigures, xlaDevice } from "./platform.js";
 
@@ -43,7 +44,8 @@ async function answer(batch: number, steps: number): Promise<void> {
       device,
       batch,
       maxLength: seq,
-      head: v.head as "labelled" | "all",
+      // The vocabulary head's setting is a masked LM's own; another task refuses it.
+      ...(taskSpec(v.task as TrainingTask).usesMasking ? { head: v.head as "labelled" | "all" } : {}),
       ...(v.vocab ? { vocab: Number(v.vocab) } : {}),
     });
     await session.run(1); // compiles
