@@ -32,8 +32,11 @@ for name, path in job["files"].items():
     tok.no_padding()
     tok.no_truncation()
     pair_whole = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
-    tok.enable_truncation(job["cut"], strategy="longest_first", direction="right")
-    pair_cut = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
+    # Pairs cut to job["cut"] tokens (longest_first), where the job asks for them.
+    pair_cut = []
+    if "cut" in job:
+        tok.enable_truncation(job["cut"], strategy="longest_first", direction="right")
+        pair_cut = [tok.encode(texts[i], texts[j]) for i, j in job["pairs"]]
     out[name] = {
         "single": [enc(e) for e in single],
         "plain": [enc(e) for e in plain],
