@@ -9,7 +9,7 @@ import { AdamW } from "../../src/optim/adamw.js";
 import { makeTrainStep, type TrainState } from "../../src/train/train-step.js";
 import { tokenCounts, type ClassifyBatch, type ClassifyBatchSpec } from "./classify-batches.js";
 import { MINILM_SHAPES, minilmClassifier, modelFlops } from "./classify-model.js";
-import { matmulPeakGflops } from "./matmul-peak.js";
+import { measuredMatmulPeak } from "../../src/train/bench-train.js";
 
 const file = process.argv[2]!;
 const spec = JSON.parse(readFileSync(file, "utf8")) as ClassifyBatchSpec & { batches: ClassifyBatch[] };
@@ -64,6 +64,6 @@ console.log(
     compile_s: Number((step.metrics.compileMs / 1000).toFixed(1)),
     loss: Number(loss.toFixed(4)),
     model_gflops: Number((modelFlops(MINILM_SHAPES, spec.batches, spec.batch) / 1e9).toFixed(1)),
-    peak_gflops: Math.round(await matmulPeakGflops(device)),
+    peak_gflops: Math.round(await measuredMatmulPeak(device)),
   }),
 );

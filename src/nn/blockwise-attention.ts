@@ -14,7 +14,8 @@
 // runs over pairs of query tiles (i, n-1-i), which between them need n + 1 key tiles whatever i is.
 import * as k from "../core/index.js";
 import { accumulationDtype } from "./layers.js";
-import { MASKED_SCORE } from "./causal-attention.js";
+import { causalVisibility, groupedAttention, MASKED_SCORE } from "./causal-attention.js";
+import type { DropoutSites } from "./dropout-sites.js";
 
 /** How blockwise attention tiles and masks. */
 export interface BlockwiseAttentionOptions {
@@ -222,4 +223,33 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
     .reshape([b, padded, heads * d])
     .slice([0, 0, 0], [b, t, heads * d])
     .astype(q.dtype);
+}
+
+/** A decoder layer's attention: queries, keys and values of one layer (its index, or the scan's counter). */
+export type CausalAttend = (q: k.Array, keys: k.Array, values: k.Array, layer: number | k.Array) => k.Array;
+
+/** The attention probabilities' dropout of a decoder: its rate and each layer's dropout site. */
+export interface AttentionDropout {
+  sites: DropoutSites;
+  rate: number;
+  site: (layer: number | k.Array) => number | k.Array;
+}
+
+/**
+ * A decoder's causal self-attention over `t` tokens: blockwise where the config sets a block size and
+ * the sequence is longer (its config refuses attention dropout, which the tiles do not draw), else over
+ * the whole causal visibility with the probabilities' dropout.
+ */
+export function causalSelfAttention(
+  attentionMask: k.Array,
+  t: number,
+  scale: number,
+  blockSize: number | null,
+  dropout: AttentionDropout,
+): CausalAttend {
+  if (blockSize !== null && t > blockSize)
+    return (q, keys, values) => blockwiseAttention(q, keys, values, attentionMask, { blockSize, causal: true, scale });
+  const visible = causalVisibility(attentionMask);
+  return (q, keys, values, i) =>
+    groupedAttention(q, keys, values, visible, scale, { sites: dropout.sites, rate: dropout.rate, site: dropout.site(i) });
 }

@@ -3,12 +3,12 @@
 // training emails' text (masked LM), and that model, with a fresh classification head, is fine-tuned on
 // the labelled training emails. The held-out emails give accuracy, macro F1 and the confusion matrix,
 // and a few of them are classified by the text-classification pipeline, as `kiln classify` would.
+import { openQuickstartShards } from "../quickstart-shards.js";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
-import { openDataset } from "../../data/pipeline/dataset.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram, type Tokenizer } from "../../text/index.js";
 import { createMaskedLM, presetConfig, type MlmConfig } from "../../models/index.js";
 import { loadModel, saveModel } from "../../models/pretrained.js";
@@ -83,7 +83,6 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
       seed: 0,
     });
   const pretrainedDir = join(o.dir, "pretrained");
-  const common = { maxLength: o.maxLength, batchSize: CLASSIFY_RECIPE.pretrainBatch };
   const mlm = createMaskedLM(presetConfig(o.preset, tokenizer, o.maxLength) as MlmConfig, { positionInit: "local-attention" });
   const pretrained = await new Trainer({
     outputDir: pretrainedDir,
@@ -94,15 +93,7 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
     overwrite: true,
   }).fit({
     model: mlm,
-    train: await openDataset({
-      files: join(shards, "train"),
-      ...common,
-      shuffle: true,
-      seed: 42,
-      epochs: Infinity,
-      shuffleBuffer: 2 ** 14,
-    }),
-    eval: await openDataset({ files: join(shards, "validation"), ...common, shuffle: false }),
+    ...(await openQuickstartShards(shards, o.maxLength, CLASSIFY_RECIPE.pretrainBatch)),
     tokenizerDir: tokDir,
     optimizer: { learningRate: CLASSIFY_RECIPE.pretrainLearningRate, weightDecay: 0.01 },
     masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },

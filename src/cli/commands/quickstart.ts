@@ -13,7 +13,7 @@ import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
-import { openDataset } from "../../data/pipeline/dataset.js";
+import { openQuickstartShards } from "../quickstart-shards.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
 import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalConfig, type MlmConfig } from "../../models/index.js";
 import { Trainer, type FitResult } from "../../train/trainer.js";
@@ -193,16 +193,7 @@ export const quickstartCommand: Command = {
     }
 
     stage("training");
-    const common = { maxLength, batchSize: batch };
-    const train = await openDataset({
-      files: join(shards, "train"),
-      ...common,
-      shuffle: true,
-      seed: 42,
-      epochs: Infinity,
-      shuffleBuffer: 2 ** 14,
-    });
-    const evalData = await openDataset({ files: join(shards, "validation"), ...common, shuffle: false });
+    const { train, eval: evalData } = await openQuickstartShards(shards, maxLength, batch);
     const outDir = join(dir, r.modelDir);
     const trainer = new Trainer({
       outputDir: outDir,

@@ -5,8 +5,8 @@
 import * as k from "../../core/index.js";
 import { KeySequence, normalInit } from "../../nn/init.js";
 import { ACTIVATIONS, conv1d, conv1dInit, layerNorm, layerNormInit, linear, type DenseParams, type NormParams } from "../../nn/layers.js";
-import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
-import { blockwiseAttention } from "../../nn/blockwise-attention.js";
+import { cachedVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { causalSelfAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { Gpt2Config } from "./config.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "../causal-lm.js";
@@ -95,18 +95,11 @@ export function createGpt2(config: Gpt2Config): CausalLanguageModel<Gpt2Params> 
       const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
       const [b, t] = inputIds.shape as [number, number];
       const blockSize = c.attention_block_size ?? null;
-      let attend: Attend;
-      if (blockSize !== null && t > blockSize)
-        attend = (q, keys, values) => blockwiseAttention(q, keys, values, attentionMask, { blockSize, causal: true, scale });
-      else {
-        const visible = causalVisibility(attentionMask);
-        attend = (q, keys, values, i) =>
-          groupedAttention(q, keys, values, visible, scale, {
-            sites,
-            rate: c.attn_pdrop,
-            site: typeof i === "number" ? 1 + 3 * i : i.mul(3).add(1),
-          });
-      }
+      const attend = causalSelfAttention(attentionMask, t, scale, blockSize, {
+        sites,
+        rate: c.attn_pdrop,
+        site: (i) => (typeof i === "number" ? 1 + 3 * i : i.mul(3).add(1)),
+      });
       // Dropout site 0: the embeddings; block i: 1 + 3i, 2 + 3i, 3 + 3i.
       const x0 = sites.apply(embed(params, inputIds, opts.positionIds ?? k.iota([b, t], 1, "i32"), dtype), c.embd_pdrop, 0);
       const x = applyLayers(params.transformer.h as Gpt2BlockParams[], x0, (l, x, i) => block(l, x, attend, i, sites), opts.layerLoop);

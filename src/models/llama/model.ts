@@ -6,8 +6,8 @@ import * as k from "../../core/index.js";
 import { KeySequence, normalInit, onesInit, zerosInit } from "../../nn/init.js";
 import { ACTIVATIONS, linear, rmsNorm } from "../../nn/layers.js";
 import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../../nn/rotary.js";
-import { cachedVisibility, causalVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
-import { blockwiseAttention } from "../../nn/blockwise-attention.js";
+import { cachedVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { causalSelfAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { LlamaConfig } from "./config.js";
 import type { CausalForwardOptions, CausalLanguageModel, KvCache } from "../causal-lm.js";
@@ -113,13 +113,7 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
       const angles = rotaryAngles(opts.positionIds ?? k.iota([b, t], 1, "i32"), inverseFrequencies, dtype);
       const blockSize = c.attention_block_size ?? null;
       // Dropout site i: layer i's attention probabilities (Llama has no other dropout).
-      let attend: Attend;
-      if (blockSize !== null && t > blockSize)
-        attend = (q, keys, values) => blockwiseAttention(q, keys, values, attentionMask, { blockSize, causal: true, scale });
-      else {
-        const visible = causalVisibility(attentionMask);
-        attend = (q, keys, values, i) => groupedAttention(q, keys, values, visible, scale, { sites, rate: c.attention_dropout, site: i });
-      }
+      const attend = causalSelfAttention(attentionMask, t, scale, blockSize, { sites, rate: c.attention_dropout, site: (i) => i });
       const x = applyLayers(
         params.model.layers as LlamaLayerParams[],
         embedTokens(params, inputIds, dtype),
