@@ -3,7 +3,7 @@
 # fresh head, loaded by RobertaForSequenceClassification.from_pretrained), the training batches in the order
 # Kiln's Trainer read them (the same token ids, padding and labels; -100 on padding rows), the held-out
 # batches, and the recipe: AdamW (betas, eps, weight decay off biases and LayerNorm weights, as Kiln's),
-# linear warmup and decay, no gradient clipping, dropout as the config says (none before the head, as Kiln).
+# linear warmup and decay, no gradient clipping, dropout as the config says (in the head too, as Kiln's).
 # Prints one JSON line: held-out accuracy, macro F1 (sklearn's), the confusion matrix, and Kiln's figures
 # from the same run beside them.
 # Usage: .venv/bin/python bench/peers/hf_classify_cpu.py runs/spam-assassin [--threads 2]
@@ -30,8 +30,7 @@ def batches(name):
             yield (torch.tensor(b["input_ids"]), torch.tensor(b["attention_mask"]), torch.tensor(b["labels"]))
 
 
-# Kiln's classifier applies no dropout before its head (dropout stays in the encoder); so does this one.
-model = AutoModelForSequenceClassification.from_pretrained(r["init_dir"], classifier_dropout=0.0).train()
+model = AutoModelForSequenceClassification.from_pretrained(r["init_dir"]).train()
 no_decay = lambda n: n.endswith(".bias") or "LayerNorm" in n or "layer_norm" in n
 groups = [
     {"params": [q for n, q in model.named_parameters() if not no_decay(n)], "weight_decay": r["weight_decay"]},

@@ -7,7 +7,7 @@
 export const MAX_SKIPPED_IN_A_ROW = 10;
 /** f16 overflows in a row (each halving the loss scale) after which loss scaling is not going to recover. */
 export const MAX_OVERFLOWS_IN_A_ROW = 50;
-/** A loss this many times ln(vocabulary), the loss of a uniform guess, means the run is diverging. */
+/** A loss this many times ln(outcomes), the loss of a uniform guess, means the run is diverging. */
 const DIVERGING_LOSS_FACTOR = 3;
 
 /** Thrown when a run diverges (a non-finite or exploding loss): the step, the last finite loss, and what to change. */
@@ -31,7 +31,8 @@ export class DivergenceWatch {
 
   constructor(
     private readonly o: {
-      vocabSize: number;
+      /** What a uniform guess chooses among: a language model's vocabulary of tokens, a classifier's classes. */
+      outcomes: { count: number; noun: string };
       learningRate: number;
       policy: "stop" | "skip";
       /** The clipping norm, when gradients are clipped already. */
@@ -97,11 +98,12 @@ export class DivergenceWatch {
   }
 
   private diverging(loss: number): boolean {
-    return loss > DIVERGING_LOSS_FACTOR * Math.log(this.o.vocabSize);
+    return loss > DIVERGING_LOSS_FACTOR * Math.log(this.o.outcomes.count);
   }
 
   private farAbove(): string {
-    return `far above ${Math.log(this.o.vocabSize).toFixed(2)}, the loss of a uniform guess over ${this.o.vocabSize} tokens`;
+    const { count, noun } = this.o.outcomes;
+    return `far above ${Math.log(count).toFixed(2)}, the loss of a uniform guess over ${count} ${noun}`;
   }
 
   /** At the end of a run: a warning when its last loss still says it diverged (the model it saved is of no use). */

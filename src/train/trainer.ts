@@ -252,7 +252,7 @@ export class Trainer implements TrainerView {
     // Timed: under a time budget the last evaluation's time is kept free for the final one.
     const evaluate = evaluation ? (s: TrainState) => clock.timeEvaluation(() => runEvaluation(this, evaluation, s)) : undefined;
     const watch = new DivergenceWatch({
-      vocabSize: a.model.config.vocab_size,
+      outcomes: objective.outcomes ?? { count: a.model.config.vocab_size, noun: "tokens" },
       learningRate: a.optimizer.learningRate,
       policy: o.onNonFinite,
       precision: o.precision,

@@ -1,8 +1,9 @@
 // The GPU bundle (`npm run device:bundle`, scripts/device/bundle.mjs) built into a temporary directory
 // outside the repository, then used as the GPU machine will use it: node.xz unpacked, and the bundle's
 // own package root (koffi, no onnxruntime-node, no repository node_modules above it) running
-// `kiln devices`, `kiln train --executor xla`, `kiln bench train --executor xla` and the equivalence
-// steps against the bundle's CPU reference on XLA's CPU plugin.
+// `kiln devices`, `kiln train --executor xla`, `kiln bench train --executor xla`, and the whole device
+// check (every section with its figures, the equivalence steps against the bundle's CPU reference) on
+// XLA's CPU plugin.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
@@ -13,6 +14,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { pythonSkip, venvPythonPath } from "../helpers/python.js";
+import { assertCpuCheckReport, CHECK_SECTIONS, type CheckReport } from "../helpers/device-check-report.js";
 
 const root = repoRoot();
 const MiB = 2 ** 20;
@@ -219,43 +221,6 @@ test("from the unpacked bundle, kiln train and kiln bench train run on XLA witho
 });
 
 test(
-  "from the unpacked bundle, steps.js compare --platform cpu agrees with the bundle's CPU reference",
-  { skip: skip || xlaCpuSkip },
-  () => {
-    const r = inBundle(
-      [
-        "dist/bench/device/steps.js",
-        "compare",
-        "--reference",
-        join(bundle, "reference", "cpu-steps.json"),
-        "--data",
-        join(bundle, "data"),
-        "--platform",
-        "cpu",
-        "--pjrt-plugin",
-        xlaCpuPluginPath(),
-      ],
-      300_000,
-    );
-    const lines = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { task: string; pass: boolean; maxRelDiff: number; tolerance: number; steps: number; device: string });
-    console.log(r.stdout.trim());
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(
-      lines.map((l) => l.task),
-      ["mlm", "causal-lm"],
-    );
-    for (const l of lines) {
-      assert.equal(l.steps, 20);
-      assert.equal(l.device, "xla-cpu:0");
-      assert.ok(l.pass && l.maxRelDiff <= l.tolerance, JSON.stringify(l));
-    }
-  },
-);
-
-test(
   "the device check runs whole from the unpacked bundle (its own Kiln, peers, data and reference), no ONNX Runtime in reach",
   { skip: skip || xlaCpuSkip || pythonSkip, timeout: 8 * 60_000 },
   () => {
@@ -276,11 +241,12 @@ test(
       env,
     });
     const log = existsSync(join(out, "check.log")) ? readFileSync(join(out, "check.log"), "utf8") : "";
-    const report = JSON.parse(readFileSync(join(out, "gpu-report.json"), "utf8")) as {
-      sections: { name: string; status: string; note?: string }[];
-    };
-    assert.equal(report.sections.length, 6, `${r.stderr}\n${log.slice(-4000)}`);
-    for (const s of report.sections) assert.equal(s.status, "passed", `${s.name}: ${s.status} (${s.note ?? ""})\n${log.slice(-6000)}`);
+    const report = JSON.parse(readFileSync(join(out, "gpu-report.json"), "utf8")) as CheckReport;
+    // Section 3 compares against the bundle's recorded CPU reference (reference/cpu-steps.json).
+    assertCpuCheckReport(report, CHECK_SECTIONS, () => `${r.stderr}\n--- check.log (end) ---\n${log.slice(-6000)}`);
+    const md = readFileSync(join(out, "gpu-report.md"), "utf8");
+    for (const n of CHECK_SECTIONS) assert.ok(md.includes(`## ${n}: `), `gpu-report.md has no section ${n}`);
+    assert.equal(r.status, 0, `check.sh exit status ${r.status}\n${r.stderr}`);
     assert.match(log, new RegExp(`kiln at ${bundle}/kiln`), "the check ran the bundle's Kiln, not the repository's");
   },
 );

@@ -93,9 +93,11 @@ export function mpiRun(
 
 /** Per-step training losses from an output directory's metrics.jsonl. */
 export function stepLosses(dir: string): number[] {
+  // Only whole lines: a test that polls a running job's log can read it just after it was created, or
+  // between a line's first bytes and its newline.
   return readFileSync(join(dir, "metrics.jsonl"), "utf8")
-    .trim()
     .split("\n")
+    .slice(0, -1)
     .map((l) => JSON.parse(l))
     .filter((m) => m.loss !== undefined)
     .map((m) => m.loss as number);

@@ -132,6 +132,55 @@ test("BERT's second segment reads token_type_embeddings row 1", async () => {
   assert.notDeepEqual(Array.from(typed), Array.from(zero));
 });
 
+for (const family of ["bert", "roberta"] as const) {
+  test(`${family}: the head drops out what it reads at classifier_dropout (else hidden_dropout_prob), inverted as torch's`, async () => {
+    const make = (dropout: Record<string, unknown>) =>
+      createSequenceClassifier(
+        classifierConfig(
+          { ...presetConfig("mlm-tiny", IDS, 32), model_type: family, initializer_range: 0.3, attention_probs_dropout_prob: 0, ...dropout },
+          "test",
+          {},
+        ),
+      );
+    // 512 copies of one row: each row draws its own masks, so their mean is the expectation.
+    const n = 512;
+    const { ids, mask } = rows(Array.from({ length: n }, () => LONG), LONG.length);
+    const run = async (model: SequenceClassifier, params: Params, key: k.Array | null) =>
+      (await k
+        .jit((p: Params, i: k.Array, m: k.Array) => model.logits(p, i, m, { dropoutKey: key }))(params, ids, mask)
+        .data()) as Float32Array;
+    const none = make({ hidden_dropout_prob: 0, classifier_dropout: 0 });
+    const params = k.jit((key: k.Array) => none.init(key))(k.randomKey(4));
+    const plain = await run(none, params, null);
+    assert.deepEqual(await run(none, params, k.randomKey(9)), plain, "no dropout anywhere: training logits are evaluation's");
+    // Only the head drops out (the encoder's rate is 0): rows differ, and their mean is the plain logits.
+    for (const head of [{ hidden_dropout_prob: 0, classifier_dropout: 0.5 }, { hidden_dropout_prob: 0.5, classifier_dropout: null }]) {
+      const model = make(head);
+      const dropped = await run(model, params, k.randomKey(9));
+      if (head.classifier_dropout === null) continue; // hidden_dropout_prob drops the encoder too: only the rate is checked
+      assert.notDeepEqual(Array.from(dropped.slice(0, 2)), Array.from(dropped.slice(2, 4)), "each row its own mask");
+      const spread = Math.max(...Array.from(plain.slice(0, 2), Math.abs));
+      for (let c = 0; c < 2; c++) {
+        let mean = 0;
+        for (let r = 0; r < n; r++) mean += dropped[2 * r + c]! / n;
+        assert.ok(Math.abs(mean - plain[c]!) < 0.15 * spread + 0.02, `class ${c}: mean ${mean} vs ${plain[c]}`);
+      }
+    }
+    // classifier_dropout left null falls back to hidden_dropout_prob: with the encoder's dropout at 0.5 and
+    // the head's at 0, the head's share is gone; at null it is not, so the two differ.
+    const encoderOnly = await run(make({ hidden_dropout_prob: 0.5, classifier_dropout: 0 }), params, k.randomKey(9));
+    const both = await run(make({ hidden_dropout_prob: 0.5, classifier_dropout: null }), params, k.randomKey(9));
+    assert.notDeepEqual(Array.from(both), Array.from(encoderOnly));
+  });
+}
+
+test("classifier_dropout outside [0, 1) is refused by name", () => {
+  assert.throws(
+    () => classifierConfig({ ...presetConfig("mlm-tiny", IDS, 32), classifier_dropout: 1 }, "cfg.json", {}),
+    /cfg\.json: "classifier_dropout" must be null or in \[0, 1\), got 1/,
+  );
+});
+
 test("wrong settings are refused by name: labels without the task, a class count a classifier does not have, a missing head", async () => {
   const dir = await saveBase("refusals", "mlm-tiny");
   await assert.rejects(

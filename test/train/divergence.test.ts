@@ -121,7 +121,7 @@ test("'skip' drops non-finite updates with a line each, then stops when they kee
 });
 
 test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overflows stop the run; a huge loss warns once", () => {
-  const watch = new DivergenceWatch({ vocabSize: 100, learningRate: 1, policy: "skip", precision: "16-mixed" });
+  const watch = new DivergenceWatch({ outcomes: { count: 100, noun: "tokens" }, learningRate: 1, policy: "skip", precision: "16-mixed" });
   let step = 0;
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < MAX_SKIPPED_IN_A_ROW - 1; i++) assert.match(watch.step(++step, NaN, true, false)!, /the update was skipped/);
@@ -133,7 +133,7 @@ test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overfl
     () => watch.step(++step, 4, false, true),
     /f16 gradients overflowed at 50 steps in a row .*use precision "bf16-mixed" instead of 16-mixed/,
   );
-  const warn = new DivergenceWatch({ vocabSize: 100, learningRate: 1000, policy: "stop", clipNorm: 1 });
+  const warn = new DivergenceWatch({ outcomes: { count: 100, noun: "tokens" }, learningRate: 1000, policy: "stop", clipNorm: 1 });
   assert.equal(warn.step(1, 4.6, false, false), undefined);
   assert.equal(
     warn.step(2, 1.5e8, false, false),
@@ -142,6 +142,9 @@ test("DivergenceWatch: skips in a row reset on a finite step; endless f16 overfl
   );
   assert.equal(warn.step(3, 2e8, false, false), undefined, "once");
   assert.match(warn.finish()!, /^warning: the run ended with a loss of 2\.0000e\+8 at step 3, far above 4\.61/);
+  // A classifier's uniform guess is over its classes: a loss of 4 is far above ln 2 (it is under 3·ln 100).
+  const classifier = new DivergenceWatch({ outcomes: { count: 2, noun: "classes" }, learningRate: 1, policy: "stop" });
+  assert.match(classifier.step(1, 4, false, false)!, /far above 0\.69, the loss of a uniform guess over 2 classes/);
 });
 
 test("kiln train: --learning-rate 1e9 exits 3 with the step and the hint; 1e3 trains with a warning; bad numbers are refused", async () => {

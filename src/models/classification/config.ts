@@ -95,6 +95,9 @@ export function classifierConfig(raw: Record<string, unknown>, where: string, fr
   const problem = fresh.problemType ?? raw.problem_type ?? null;
   if (problem !== null && !PROBLEM_TYPES.includes(problem as ProblemType))
     throw new Error(`${where}: problem_type ${JSON.stringify(problem)} is not one of ${PROBLEM_TYPES.join(", ")}`);
+  const dropout = raw.classifier_dropout;
+  if (dropout !== undefined && dropout !== null && !(typeof dropout === "number" && dropout >= 0 && dropout < 1))
+    throw new Error(`${where}: "classifier_dropout" must be null or in [0, 1), got ${JSON.stringify(dropout)}`);
   return {
     ...base,
     architectures: [arch],

@@ -4,8 +4,10 @@
 //   RoBERTa  roberta.* + classifier.dense (tanh) + classifier.out_proj, on <s>     (RobertaForSequenceClassification)
 //   Llama    model.* + score (no bias), on each row's last real token              (LlamaForSequenceClassification)
 //   GPT-2    transformer.* + score (no bias), on each row's last real token        (GPT2ForSequenceClassification)
-// Dropout before the classifier is left out: these run for inference (dropout is the identity there).
+// BERT's and RoBERTa's heads drop out what they read, as transformers' do (classifier_dropout, else
+// hidden_dropout_prob), at dropout sites after the encoder's; the decoders' score heads have none.
 import * as k from "../../core/index.js";
+import { DropoutSites } from "../../nn/dropout-sites.js";
 import { KeySequence, normalInit } from "../../nn/init.js";
 import { dense, denseInit, linear, type DenseParams } from "../../nn/layers.js";
 import type { LanguageModel, Params } from "../language-model.js";
@@ -14,6 +16,10 @@ import { modelSpec } from "../registry.js";
 import { CLASSIFIER_ARCHITECTURES, type ClassifierConfig } from "./config.js";
 
 export interface ClassifierForwardOptions {
+  /** PRNG key for dropout; null (default) runs without dropout (evaluation, inference). */
+  dropoutKey?: k.Array | null;
+  /** Global index of the batch's first example (a replica's or micro-batch's share), for dropout's random stream. */
+  exampleOffset?: number | k.Array;
   /** Segment of each token [batch, seq] (i32): 0 for a pair's first text, 1 for its second (BERT's token_type_ids). */
   tokenTypeIds?: k.Array;
   /** Activation dtype ("f32" default). */
@@ -35,7 +41,7 @@ export interface SequenceClassifier<P extends object = Params> extends LanguageM
 interface Head {
   names: string[];
   init(keys: KeySequence): Params;
-  apply(params: Params, hidden: k.Array, attentionMask: k.Array): k.Array;
+  apply(params: Params, hidden: k.Array, attentionMask: k.Array, dropout: (x: k.Array, site: number) => k.Array): k.Array;
 }
 
 /** The first token's hidden state of each row ([CLS], <s>): [batch, hidden]. */
@@ -61,7 +67,8 @@ function headOf(c: ClassifierConfig): Head {
       return {
         names: ["bert.pooler.dense.weight", "bert.pooler.dense.bias", "classifier.weight", "classifier.bias"],
         init: (keys) => ({ bert: { pooler: { dense: denseInit(keys, h, h, std) } }, classifier: denseInit(keys, h, n, std) }),
-        apply: (p, hidden) => dense(p.classifier as DenseParams, k.tanh(dense(p.bert.pooler.dense, firstToken(hidden)))),
+        apply: (p, hidden, _mask, drop) =>
+          dense(p.classifier as DenseParams, drop(k.tanh(dense(p.bert.pooler.dense, firstToken(hidden))), 0)),
       };
     }
     case "roberta": {
@@ -69,7 +76,8 @@ function headOf(c: ClassifierConfig): Head {
       return {
         names: ["classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"],
         init: (keys) => ({ classifier: { dense: denseInit(keys, h, h, std), out_proj: denseInit(keys, h, n, std) } }),
-        apply: (p, hidden) => dense(p.classifier.out_proj, k.tanh(dense(p.classifier.dense, firstToken(hidden)))),
+        apply: (p, hidden, _mask, drop) =>
+          dense(p.classifier.out_proj, drop(k.tanh(dense(p.classifier.dense, drop(firstToken(hidden), 0))), 1)),
       };
     }
     case "llama":
@@ -86,6 +94,13 @@ function headOf(c: ClassifierConfig): Head {
         `model_type ${JSON.stringify((c as { model_type: unknown }).model_type)} has no sequence-classification head in Kiln`,
       );
   }
+}
+
+/** transformers' rate for an encoder's classification head: classifier_dropout, else hidden_dropout_prob. */
+function classifierDropout(c: ClassifierConfig): number {
+  if (c.model_type !== "bert" && c.model_type !== "roberta") return 0;
+  const own = (c as { classifier_dropout?: number | null }).classifier_dropout;
+  return own ?? (c as { hidden_dropout_prob: number }).hidden_dropout_prob;
 }
 
 /** The base model's part of a parameter tree (its prefix's subtree), merged with the head's. */
@@ -106,6 +121,9 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
   const prefix = base.baseModelPrefix;
   const architecture = CLASSIFIER_ARCHITECTURES[config.model_type]!;
   const positions = spec.positionsField;
+  const headDropout = classifierDropout(config);
+  // The encoder's sites are 0 (embeddings) and three per layer (transformer-encoder.ts); the head's follow.
+  const firstHeadSite = 1 + 3 * (config as { num_hidden_layers?: number }).num_hidden_layers!;
   // The forward pass's arguments are checked where the user hands them over, named as this class's (at
   // trace time: a compiled program pays nothing).
   const check = {
@@ -131,7 +149,9 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
     logits(params, inputIds, attentionMask, opts = {}) {
       checkForwardInputs(check, params, inputIds, attentionMask, opts);
       const hidden = base.hidden(params, inputIds, attentionMask, opts as Record<string, unknown>);
-      return head.apply(params, hidden, attentionMask).astype("f32");
+      const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
+      const drop = (x: k.Array, site: number) => sites.apply(x, headDropout, firstHeadSite + site);
+      return head.apply(params, hidden, attentionMask, drop).astype("f32");
     },
   };
 }

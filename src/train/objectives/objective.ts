@@ -62,4 +62,9 @@ export interface TrainingObjective<T extends ObjectiveTargets = ObjectiveTargets
   targets(batch: ObjectiveBatch): T;
   /** Forward pass and loss of a micro-batch whose targets `targets` made. */
   outputs(params: Params, targets: T, forward: ForwardSettings): ObjectiveOutputs;
+  /**
+   * What a uniform guess chooses among, whose loss (ln count) the divergence watch measures against:
+   * default the model's vocabulary of tokens (a language model); a classifier's classes.
+   */
+  readonly outcomes?: { count: number; noun: string };
 }

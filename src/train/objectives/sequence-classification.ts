@@ -5,7 +5,7 @@
 // (the number of labelled rows without weights), known before the forward pass, so that replicas and
 // micro-batches normalize by the global batch's weight exactly as one device would. The training
 // accuracy the step reports is weighted the same way (Σ w_y·hit / Σ w_y); evaluation's comes from the
-// confusion matrix, unweighted. Dropout is the base model's (the heads have none: models/classification).
+// confusion matrix, unweighted.
 import * as k from "../../core/index.js";
 import type { Params } from "../../models/language-model.js";
 import type { SequenceClassifier } from "../../models/classification/model.js";
@@ -68,6 +68,7 @@ export function sequenceClassificationObjective(o: SequenceClassificationObjecti
   return {
     task: "sequence-classification",
     model,
+    outcomes: { count: model.config.num_labels, noun: "classes" },
     targets(batch: ObjectiveBatch): ClassificationTargets {
       if (!batch.labels)
         throw new Error(
