@@ -153,12 +153,15 @@ for (const family of ["bert", "roberta"] as const) {
     const params = k.jit((key: k.Array) => none.init(key))(k.randomKey(4));
     const plain = await run(none, params, null);
     assert.deepEqual(await run(none, params, k.randomKey(9)), plain, "no dropout anywhere: training logits are evaluation's");
-    // Only the head drops out (the encoder's rate is 0): rows differ, and their mean is the plain logits.
+    // Only the head drops out (the encoder's rate is 0): rows differ.
     for (const head of [{ hidden_dropout_prob: 0, classifier_dropout: 0.5 }, { hidden_dropout_prob: 0.5, classifier_dropout: null }]) {
       const model = make(head);
       const dropped = await run(model, params, k.randomKey(9));
       if (head.classifier_dropout === null) continue; // hidden_dropout_prob drops the encoder too: only the rate is checked
       assert.notDeepEqual(Array.from(dropped.slice(0, 2)), Array.from(dropped.slice(2, 4)), "each row its own mask");
+      // BERT's head is linear after its dropout, so the rows' mean is the plain logits; RoBERTa's drops out
+      // before a tanh too, whose mean is not.
+      if (family === "roberta") continue;
       const spread = Math.max(...Array.from(plain.slice(0, 2), Math.abs));
       for (let c = 0; c < 2; c++) {
         let mean = 0;

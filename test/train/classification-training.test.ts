@@ -26,8 +26,8 @@ test("a classifier fine-tuned from a masked LM beats the majority class on held-
   const logs: string[] = [];
   const trainer = new Trainer({
     outputDir: join(root, "fit"),
-    maxSteps: 60,
-    evalEvery: 30,
+    maxSteps: 120,
+    evalEvery: 60,
     logEvery: 10,
     seed: 7,
     progress: false,
