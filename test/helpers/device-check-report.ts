@@ -56,7 +56,11 @@ export function assertCpuCheckReport(report: CheckReport, names: readonly string
   const throughput = figures("4 throughput") as
     | {
         matmul_peaks: { bf16_tflops: number; f32_tflops: number };
-        groups: { task: string; complete: boolean; contenders: { contender: string; tokens_per_s: number; rounds: number[]; batch: number }[] }[];
+        groups: {
+          task: string;
+          complete: boolean;
+          contenders: { contender: string; tokens_per_s: number; rounds: number[]; batch: number }[];
+        }[];
       }
     | undefined;
   if (throughput) {

@@ -144,7 +144,10 @@ for (const family of ["bert", "roberta"] as const) {
       );
     // 512 copies of one row: each row draws its own masks, so their mean is the expectation.
     const n = 512;
-    const { ids, mask } = rows(Array.from({ length: n }, () => LONG), LONG.length);
+    const { ids, mask } = rows(
+      Array.from({ length: n }, () => LONG),
+      LONG.length,
+    );
     const run = async (model: SequenceClassifier, params: Params, key: k.Array | null) =>
       (await k
         .jit((p: Params, i: k.Array, m: k.Array) => model.logits(p, i, m, { dropoutKey: key }))(params, ids, mask)
@@ -154,7 +157,10 @@ for (const family of ["bert", "roberta"] as const) {
     const plain = await run(none, params, null);
     assert.deepEqual(await run(none, params, k.randomKey(9)), plain, "no dropout anywhere: training logits are evaluation's");
     // Only the head drops out (the encoder's rate is 0): rows differ.
-    for (const head of [{ hidden_dropout_prob: 0, classifier_dropout: 0.5 }, { hidden_dropout_prob: 0.5, classifier_dropout: null }]) {
+    for (const head of [
+      { hidden_dropout_prob: 0, classifier_dropout: 0.5 },
+      { hidden_dropout_prob: 0.5, classifier_dropout: null },
+    ]) {
       const model = make(head);
       const dropped = await run(model, params, k.randomKey(9));
       if (head.classifier_dropout === null) continue; // hidden_dropout_prob drops the encoder too: only the rate is checked
