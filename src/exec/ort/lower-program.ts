@@ -13,6 +13,7 @@ import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
 import { mergeSharedOperandProducts } from "./merge-products.js";
 import { findFusions } from "./fused-kernels.js";
+import { inPlaceInputs } from "./in-place.js";
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -28,6 +29,11 @@ export interface LoweredProgram {
   readonly outputAvals: readonly AVal[];
   /** sources[r][j]: program output j on replica r. */
   readonly sources: readonly (readonly OutputSource[])[];
+  /**
+   * inPlace[k]: the input (of a one-replica program) that graph output k may be written over, or -1
+   * (see inPlaceInputs); the executable uses it when the input is donated and nothing else holds it.
+   */
+  readonly inPlace: readonly number[];
   readonly nodeCount: number;
 }
 
@@ -169,5 +175,6 @@ export function lowerGraph(source: Program, replicas: number, opts: { relayOutCo
     inputs,
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };
-  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: graph.nodes.length };
+  const inPlace = replicas === 1 ? inPlaceInputs(graph, sources[0]!) : outputNames.map(() => -1);
+  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, inPlace, nodeCount: graph.nodes.length };
 }

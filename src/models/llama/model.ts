@@ -6,7 +6,7 @@ import * as k from "../../core/index.js";
 import { KeySequence, normalInit, onesInit, zerosInit } from "../../nn/init.js";
 import { ACTIVATIONS, linear, rmsNorm } from "../../nn/layers.js";
 import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../../nn/rotary.js";
-import { cachedVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { attendCached, cachedVisibility } from "../../nn/causal-attention.js";
 import { causalSelfAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { LlamaConfig } from "./config.js";
@@ -143,10 +143,9 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
       const visible = cachedVisibility(slotMask, start, t);
       const updated: KvCache["layers"] = [];
       const attend: Attend = (q, keys, values, i) => {
-        const slots = cache.layers[i as number]!;
-        const next = { key: writeCache(slots.key, keys, start), value: writeCache(slots.value, values, start) };
-        updated.push(next);
-        return groupedAttention(q, next.key, next.value, visible, scale);
+        const { context, layer } = attendCached(cache.layers[i as number]!, q, keys, values, start, visible, scale, opts.deferCacheWrites);
+        updated.push(layer);
+        return context;
       };
       let x = embedTokens(params, inputIds, dtype);
       (params.model.layers as LlamaLayerParams[]).forEach((l, i) => {
