@@ -156,6 +156,19 @@ export class GraphBuilder {
     return this.initializers.filter((t) => read.has(t.name));
   }
 
+  /**
+   * Dims permuted (`perm[i]`: the source dim of dim i). Moving only dims of size 1 keeps the elements'
+   * order: a Reshape (no copy, and it folds into the reshapes around it) instead of a Transpose; a
+   * decode step (one token per row) transposed 24 such [b, 1, h, d] values.
+   */
+  transpose(v: Val, perm: readonly number[]): Val {
+    const shape = perm.map((p) => v.shape[p]!),
+      full = perm.map((p) => v.full[p]!);
+    const kept = perm.filter((p) => v.shape[p] !== 1);
+    if (kept.every((p, i) => i === 0 || kept[i - 1]! < p)) return this.reshapeActual(v, shape, full);
+    return { name: this.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape, full };
+  }
+
   /** The value with every broadcast dimension filled in (one Expand). */
   materialize(v: Val): Val {
     if (!isLazy(v)) return v;

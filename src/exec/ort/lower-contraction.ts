@@ -33,19 +33,14 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
   if (leadingBatch && same(rest, [...first, ...second])) return { v: g.reshape(v, target), transposed: false };
   if (leadingBatch && same(rest, [...second, ...first]))
     return { v: g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]), transposed: true };
-  const perm = [...batch, ...first, ...second];
-  const moved = perm.map((d) => v.shape[d]!);
-  const t = { name: g.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: moved, full: moved };
-  return { v: g.reshape(t, target), transposed: false };
+  return { v: g.reshape(g.transpose(v, [...batch, ...first, ...second]), target), transposed: false };
 }
 
 /** The matrix an Arranged operand stands for, as a swap of its last two dims where it is transposed. */
 function untransposed(g: GraphBuilder, a: Arranged): Val {
   if (!a.transposed) return a.v;
   const n = a.v.shape.length;
-  const perm = [...a.v.shape.slice(0, -2).map((_, i) => i), n - 1, n - 2];
-  const shape = perm.map((d) => a.v.shape[d]!);
-  return { name: g.node("Transpose", [a.v.name], { perm: { kind: "ints", value: perm } }), dtype: a.v.dtype, shape, full: shape };
+  return g.transpose(a.v, [...a.v.shape.slice(0, -2).map((_, i) => i), n - 1, n - 2]);
 }
 
 /**
