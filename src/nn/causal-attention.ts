@@ -149,9 +149,10 @@ function groupedAttentionWithFresh(
   const [b, t, heads, d] = q.shape as [number, number, number, number];
   const kvHeads = cache.key.shape[1]!;
   const [capacity, n] = [cache.key.shape[2]!, fresh.key.shape[2]!];
-  const grouped = q.reshape([b, t, kvHeads, heads / kvHeads, d]);
+  // The scale applied to the query once rather than to both score sets (exact for a power of two: 1/√64).
+  const grouped = q.mul(scale).reshape([b, t, kvHeads, heads / kvHeads, d]);
   const acc = accumulationDtype(q.dtype);
-  const scores = (keys: k.Array) => k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype)).astype(acc).mul(scale);
+  const scores = (keys: k.Array) => k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype)).astype(acc);
   const both = k.concat([k.where(visible, scores(cache.key), MASKED_SCORE), scores(fresh.key)], -1);
   const [old, now] = k.split(k.softmax(both, -1).astype(q.dtype), [capacity, n], -1) as [k.Array, k.Array];
   const context = (probs: k.Array, values: k.Array) => k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype));
