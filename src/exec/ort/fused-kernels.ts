@@ -1,7 +1,8 @@
 // Chains of equations that ONNX Runtime computes in one kernel of its own, found in the IR before
 // lowering: a softmax over the last axis (max, subtract, exp, sum, divide: ten ONNX nodes with the NaN
 // handling of the max, five passes) becomes one Softmax, and an RMS norm (x · rsqrt(mean(x²) + eps) · w:
-// nine nodes) one SimplifiedLayerNormalization (ORT's RMS norm kernel). A decode step of llama-small
+// nine nodes) one SimplifiedLayerNormalization (ORT's RMS norm kernel), and an argmax over the last
+// axis (max, compare, select, min: seven passes over greedy decode's logits) one ArgMax. A decode step of llama-small
 // ran 366 nodes, each costing the executor its dispatch whatever it computes; these chains were 108 of
 // them. Only chains whose inner values nothing else reads are fused; the values agree with the
 // composed lowering to rounding (the kernels sum and scale in another order).
@@ -37,7 +38,7 @@ export function findFusions(program: Program, consts: ReadonlyMap<number, HostAr
   // From the last equation back, so a chain is matched whole at its end (the RMS norm with its weight).
   for (const e of [...program.eqns].reverse()) {
     if (skip.has(e)) continue;
-    const fused = matchSoftmax(m, e) ?? matchRmsNorm(m, e);
+    const fused = matchSoftmax(m, e) ?? matchRmsNorm(m, e) ?? matchArgmax(m, e);
     if (!fused) continue;
     for (const inner of fused.chain) skip.add(inner);
     at.set(e, fused.lower);
@@ -186,4 +187,41 @@ function simplifiedLayerNorm(g: GraphBuilder, x: Val, weight: Val | undefined, e
     epsilon: { kind: "float", value: eps },
   });
   return { name, dtype: v.dtype, shape: v.full, full: v.full };
+}
+
+/**
+ * argmax over the last axis as k.argmax composes it, −max(−select(x == max(x), iota, n)): the first
+ * index of the maximum, or n in a row holding NaN (its max is NaN, which equals nothing) → ArgMax,
+ * with that NaN case kept.
+ */
+function matchArgmax(m: Matcher, e: Eqn): Match {
+  if (e.prim !== "neg" || e.out.aval.dtype !== "i32") return undefined;
+  const outerMax = inner(m, e.inputs[0]!, "reduce_max");
+  const negated = outerMax && inner(m, outerMax.inputs[0]!, "neg");
+  const select = negated && inner(m, negated.inputs[0]!, "select");
+  if (!outerMax || !negated || !select) return undefined;
+  const [isMaxV, iotaV, nV] = select.inputs as [Var, Var, Var];
+  const isMax = inner(m, isMaxV, "compare");
+  const iota = inner(m, iotaV, "iota");
+  const n = constantScalar(m, nV);
+  if (!isMax || isMax.params.direction !== "eq" || !iota || !n) return undefined;
+  const x = isMax.inputs[0]!;
+  const rank = x.aval.shape.length;
+  const width = x.aval.shape[rank - 1];
+  if (!FLOAT.has(x.aval.dtype) || rank === 0 || !width || n.value !== width || iota.params.dim !== rank - 1) return undefined;
+  if (!lastAxisOnly(outerMax.params.axes, rank)) return undefined;
+  const maxChain = reducedBack(m, isMax.inputs[1]!, "reduce_max", x);
+  if (!maxChain) return undefined;
+  return {
+    chain: [outerMax, negated, select, isMax, iota, ...n.chain, ...maxChain],
+    lower: (g, read) => {
+      const v = g.materialize(read(x));
+      const shape = v.full.slice(0, -1);
+      const at = g.node("ArgMax", [v.name], { axis: { kind: "int", value: -1 }, keepdims: { kind: "int", value: 0 } });
+      const index: Val = g.cast({ name: at, dtype: "i64", shape, full: shape }, "i32");
+      const nan = g.node("ReduceMax", [g.node("IsNaN", [v.name]), g.int64s([-1])], { keepdims: { kind: "int", value: 0 } });
+      const none: Val = { name: nan, dtype: "bool", shape, full: shape };
+      return g.select(none, g.scalar("i32", width, shape.length), index);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // Chains a session's graph computes in one ONNX Runtime kernel: a softmax over the last axis is one
-// Softmax, an RMS norm (with or without its weight) one SimplifiedLayerNormalization; each gives the
-// reference interpreter's values, NaN and masked rows included. A chain whose inner value something
+// Softmax, an RMS norm (with or without its weight) one SimplifiedLayerNormalization, an argmax one
+// ArgMax; each gives the reference interpreter's values, NaN, tied and masked rows included. A chain whose inner value something
 // else reads, a softmax over another axis, and an exported model keep the composed ops.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -62,6 +62,24 @@ test("RMS norm with its weight, and without: one SimplifiedLayerNormalization ea
   const closed = k.jit((x: k.Array) => rmsNorm(weight, x, 1e-5), { name: "rms_norm_const", device }).lower(zeros);
   assert.deepEqual(sessionOps(closed), ["SimplifiedLayerNormalization"]);
   await sameAsReference(closed, [random(r, 3 * 2 * width, 3)]);
+});
+
+test("argmax over the last axis: one ArgMax, the reference's indices (first of tied maxima, n for a row with NaN)", async () => {
+  const r = rng(13);
+  const [rows, n] = [6, 11];
+  const program = k.jit((x: k.Array) => k.argmax(x, -1), { name: "argmax", device }).lower(k.zeros([rows, n]));
+  const ops = sessionOps(program);
+  assert.equal(ops.filter((o) => o === "ArgMax").length, 1, ops.join(", "));
+  assert.ok(!ops.includes("Neg"), ops.join(", "));
+  const x = random(r, rows * n, 4);
+  x[n + 3] = NaN; // row 1: NaN → n
+  x[2 * n + 2] = x[2 * n + 7] = 9; // row 2: tied maxima → 2
+  for (let j = 0; j < n; j++) x[3 * n + j] = -Infinity; // row 3: all −∞ → 0
+  x[4 * n + 5] = Infinity; // row 4: +∞ → 5
+  const want = await run(refExecutor, program, [x]);
+  const got = await run(ortExecutor, program, [x]);
+  assert.deepEqual(Array.from(got[0] as Int32Array), Array.from(want[0] as Int32Array));
+  assert.deepEqual(Array.from(want[0] as Int32Array).slice(1, 5), [n, 2, 0, 5]);
 });
 
 test("chains that are not fused: a softmax over another axis, an inner value read elsewhere, a mean over the wrong count", async () => {
