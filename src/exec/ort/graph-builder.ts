@@ -57,6 +57,7 @@ export class GraphBuilder {
   readonly initializerData = new Map<string, { dtype: DType; shape: Shape; data: HostArray }>();
   private counter = 0;
   private readonly small = new Map<string, Val>();
+  private readonly derived = new Map<string, Val>();
   /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
   private readonly reshapeInput = new Map<string, Val>();
 
@@ -93,6 +94,20 @@ export class GraphBuilder {
     this.initializerData.set(name, { dtype, shape, data });
     const v: Val = { name, dtype, shape, full: shape };
     if (small) this.small.set(key, v);
+    return v;
+  }
+
+  /**
+   * A constant computed on the host from others (a weight re-laid out for its product), made once per
+   * `key`: the steps of an unrolled decode call read one copy, not one each (eight copies of every
+   * weight made a decode program of llama-small 168 MB and one of SmolLM-135M too large to load).
+   */
+  derivedConstant(key: string, make: () => { dtype: DType; shape: Shape; data: HostArray }): Val {
+    let v = this.derived.get(key);
+    if (!v) {
+      const c = make();
+      this.derived.set(key, (v = this.constant(c.dtype, c.shape, c.data)));
+    }
     return v;
   }
 

@@ -55,12 +55,13 @@ function constantMatrixProduct(g: GraphBuilder, a: Val, b: Val, p: PrimParams["d
   if (p.rhsContract.length !== 1 || a.shape.length < 2) return undefined;
   const [rows, cols] = b.shape as [number, number];
   let matrix = b;
-  if (p.rhsContract[0] === 1) {
-    const data = w.data;
-    const t = new (data.constructor as new (n: number) => typeof data)(data.length);
-    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = data[i * cols + j]!;
-    matrix = g.constant(w.dtype, [cols, rows], t);
-  }
+  if (p.rhsContract[0] === 1)
+    matrix = g.derivedConstant(`transposed ${b.name}`, () => {
+      const data = w.data;
+      const t = new (data.constructor as new (n: number) => typeof data)(data.length);
+      for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = data[i * cols + j]!;
+      return { dtype: w.dtype, shape: [cols, rows], data: t };
+    });
   const shape = [...a.shape.slice(0, last), matrix.shape[1]!];
   return { name: g.node("MatMul", [a.name, matrix.name]), dtype: a.dtype, shape, full: shape };
 }
