@@ -24,7 +24,7 @@ export class OrtExecutable implements Executable {
     readonly program: Program,
     readonly replicas: number,
     private readonly devices: readonly Device[],
-    private readonly lowered: LoweredProgram,
+    private readonly lowered: Omit<LoweredProgram, "model">,
     /** Absent when every output is an input or a constant (nothing to run). */
     private readonly session: Ptr | undefined,
     private readonly donate: readonly boolean[],
