@@ -46,7 +46,9 @@ export class OrtExecutable implements Executable {
     const outAllocs = lo.outputAvals.map((aval, k) => {
       const i = lo.inPlace[k]!;
       const over = i >= 0 && this.donate[i] ? bufs[0]![i]! : undefined;
-      return over && over.allocation.refs === 1 ? pool.retain(over.allocation) : pool.acquire(byteSize(aval), false);
+      // Held by this argument alone (not another buffer, not a second argument of the same call).
+      const alone = over && over.allocation.refs === 1 && bufs[0]!.filter((b) => b.allocation === over.allocation).length === 1;
+      return alone ? pool.retain(over.allocation) : pool.acquire(byteSize(aval), false);
     });
     const outValues = lo.outputAvals.map((aval, k) =>
       api.createTensor(memoryInfo, outAllocs[k]!.ptr, byteSize(aval), BigInt64Array.from(aval.shape, BigInt), ONNX_TYPE[aval.dtype]),

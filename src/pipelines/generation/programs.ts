@@ -269,9 +269,9 @@ export class GenerationPrograms {
 
   /**
    * The call's fresh rows written into the cache at the slots the call started from, and those slots
-   * added to the mask. The slots' offset is start + min(last tokens, 0) summed to a scalar: exactly
-   * start (token ids are never negative), but computed from the call's last tokens, so the write comes
-   * after every read of the old cache and an executor may write the cache in place (exec/ort/in-place.ts).
+   * added to the mask. The slots start at start + max over rows of min(last token, 0): exactly start
+   * (token ids are never negative), but computed from the call's last tokens, so the write comes after
+   * every read of the old cache and an executor may write the cache in place (exec/ort/in-place.ts).
    */
   private writeFreshRows(from: DecodeState, s: DecodeState, last: k.Array): DecodeState {
     const [batch, capacity] = s.slotMask.shape as [number, number];
