@@ -5,6 +5,7 @@
 import type * as k from "../core/index.js";
 import type { BaseModelConfig, LanguageModel, Params } from "./language-model.js";
 import type { LayerLoop } from "./transformer-encoder.js";
+import type { CachedKeysValues } from "../nn/causal-attention.js";
 
 /** The config.json fields that the trainer and generation read from any causal LM. */
 export interface CausalLmConfig extends BaseModelConfig {
@@ -27,9 +28,22 @@ export interface CausalForwardOptions {
   positionIds?: k.Array;
 }
 
-/** Keys and values of every layer: each [batch, kvHeads, capacity, headDim], in the activation dtype. */
+/**
+ * Keys and values of every layer: each [batch, kvHeads, capacity, headDim], in the activation dtype;
+ * `fresh` rows only between the steps of a forward with deferred writes (CachedForwardOptions).
+ */
 export interface KvCache {
-  layers: { key: k.Array; value: k.Array }[];
+  layers: CachedKeysValues[];
+}
+
+/** Options of forwardCached. */
+export interface CachedForwardOptions extends Pick<CausalForwardOptions, "dtype"> {
+  /**
+   * Append the new keys and values (one token per row) to each layer's `fresh` rows instead of
+   * writing them into the cache; attention reads both. The caller writes them (writeCache) after its
+   * last step: once per decode call instead of once per step (nn/causal-attention.ts, attendCached).
+   */
+  deferCacheWrites?: boolean;
 }
 
 /** A decoder-only language model (Llama, GPT-2): hidden states, next-token logits, and decoding over a KV cache. */
@@ -57,6 +71,6 @@ export interface CausalLanguageModel<P extends object = Params> extends Language
     slotMask: k.Array,
     cache: KvCache,
     start: number | k.Array,
-    opts?: Pick<CausalForwardOptions, "dtype">,
+    opts?: CachedForwardOptions,
   ): { hidden: k.Array; cache: KvCache };
 }

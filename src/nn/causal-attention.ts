@@ -94,3 +94,69 @@ export function groupedAttention(
   if (dropout) probs = dropout.sites.apply(probs, dropout.rate, dropout.site);
   return k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype)).reshape([b, t, heads * d]);
 }
+
+/**
+ * One layer's keys and values [batch, kvHeads, capacity, headDim], and `fresh`: keys and values
+ * [batch, kvHeads, n, headDim] of tokens not yet written into them (see attendCached).
+ */
+export interface CachedKeysValues {
+  key: k.Array;
+  value: k.Array;
+  fresh?: { key: k.Array; value: k.Array };
+}
+
+/**
+ * A layer's attention in a forward pass over its cache: the new tokens' keys and values [batch,
+ * kvHeads, t, headDim] are written at slots start … start+t-1 and q attends to the slots `visible`
+ * allows. With `deferWrites` (one token per row, t = 1) they are appended to the layer's fresh rows
+ * instead and q attends to the visible slots and every fresh row: the caller writes the fresh rows
+ * (writeCache) after its last step, so a decode call of several steps writes the cache once, after
+ * every read of it, which an executor can do in place instead of copying the cache.
+ */
+export function attendCached(
+  layer: CachedKeysValues,
+  q: k.Array,
+  keys: k.Array,
+  values: k.Array,
+  start: number | k.Array,
+  visible: k.Array,
+  scale: number,
+  deferWrites = false,
+): { context: k.Array; layer: CachedKeysValues } {
+  if (!deferWrites) {
+    const next = { key: writeCache(layer.key, keys, start), value: writeCache(layer.value, values, start) };
+    return { context: groupedAttention(q, next.key, next.value, visible, scale), layer: next };
+  }
+  if (q.shape[1] !== 1) throw new Error(`attendCached: deferred cache writes take one token per row, got ${q.shape[1]}`);
+  const fresh = {
+    key: layer.fresh ? k.concat([layer.fresh.key, keys.astype(layer.key.dtype)], 2) : keys.astype(layer.key.dtype),
+    value: layer.fresh ? k.concat([layer.fresh.value, values.astype(layer.value.dtype)], 2) : values.astype(layer.value.dtype),
+  };
+  return { context: groupedAttentionWithFresh(q, layer, fresh, visible, scale), layer: { key: layer.key, value: layer.value, fresh } };
+}
+
+/**
+ * groupedAttention over the cache's visible slots and, besides them, `fresh` keys and values that every
+ * query sees: one softmax over both score sets, the context the sum of both products.
+ */
+function groupedAttentionWithFresh(
+  q: k.Array,
+  cache: { key: k.Array; value: k.Array },
+  fresh: { key: k.Array; value: k.Array },
+  visible: k.Array,
+  scale: number,
+): k.Array {
+  const [b, t, heads, d] = q.shape as [number, number, number, number];
+  const kvHeads = cache.key.shape[1]!;
+  const [capacity, n] = [cache.key.shape[2]!, fresh.key.shape[2]!];
+  // The scale applied to the query once rather than to both score sets (exact for a power of two: 1/√64).
+  const grouped = q.mul(scale).reshape([b, t, kvHeads, heads / kvHeads, d]);
+  const acc = accumulationDtype(q.dtype);
+  const scores = (keys: k.Array) => k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype)).astype(acc);
+  const both = k.concat([k.where(visible, scores(cache.key), MASKED_SCORE), scores(fresh.key)], -1);
+  const [old, now] = k.split(k.softmax(both, -1).astype(q.dtype), [capacity, n], -1) as [k.Array, k.Array];
+  const context = (probs: k.Array, values: k.Array) => k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype));
+  return context(old, cache.value)
+    .add(context(now, fresh.value))
+    .reshape([b, t, heads * d]);
+}

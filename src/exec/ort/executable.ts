@@ -24,7 +24,7 @@ export class OrtExecutable implements Executable {
     readonly program: Program,
     readonly replicas: number,
     private readonly devices: readonly Device[],
-    private readonly lowered: LoweredProgram,
+    private readonly lowered: Omit<LoweredProgram, "model">,
     /** Absent when every output is an input or a constant (nothing to run). */
     private readonly session: Ptr | undefined,
     private readonly donate: readonly boolean[],
@@ -41,8 +41,15 @@ export class OrtExecutable implements Executable {
     const { api, memoryInfo, pool, queue } = this.rt;
     const lo = this.lowered;
 
-    // Outputs go to recycled memory (a donated input of an earlier step, typically).
-    const outAllocs = lo.outputAvals.map((aval) => pool.acquire(byteSize(aval), false));
+    // Outputs go to recycled memory (a donated input of an earlier step, typically), or over a donated
+    // input that nothing else holds where the graph allows it (in-place.ts).
+    const outAllocs = lo.outputAvals.map((aval, k) => {
+      const i = lo.inPlace[k]!;
+      const over = i >= 0 && this.donate[i] ? bufs[0]![i]! : undefined;
+      // Held by this argument alone (not another buffer, not a second argument of the same call).
+      const alone = over && over.allocation.refs === 1 && bufs[0]!.filter((b) => b.allocation === over.allocation).length === 1;
+      return alone ? pool.retain(over.allocation) : pool.acquire(byteSize(aval), false);
+    });
     const outValues = lo.outputAvals.map((aval, k) =>
       api.createTensor(memoryInfo, outAllocs[k]!.ptr, byteSize(aval), BigInt64Array.from(aval.shape, BigInt), ONNX_TYPE[aval.dtype]),
     );

@@ -134,11 +134,12 @@ export class OrtExecutor implements Executor {
     const donate = options.donate ?? program.inputs.map(() => false);
 
     const rt = ortRuntime();
-    const lowered = lowerProgram(program, replicas, rt.api.version);
+    // The model's bytes (the weights, where they are compiled in) are not kept once the session holds them.
+    const { model, ...lowered } = lowerProgram(program, replicas, rt.api.version);
     let session: Ptr | undefined;
     if (lowered.outputNames.length) {
       try {
-        session = rt.createSession(lowered.model, this.threads);
+        session = rt.createSession(model, this.threads);
       } catch (e) {
         throw new Error(`${program.name}: ${(e as Error).message}`);
       }

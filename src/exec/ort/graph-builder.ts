@@ -57,6 +57,7 @@ export class GraphBuilder {
   readonly initializerData = new Map<string, { dtype: DType; shape: Shape; data: HostArray }>();
   private counter = 0;
   private readonly small = new Map<string, Val>();
+  private readonly derived = new Map<string, Val>();
   /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
   private readonly reshapeInput = new Map<string, Val>();
 
@@ -93,6 +94,20 @@ export class GraphBuilder {
     this.initializerData.set(name, { dtype, shape, data });
     const v: Val = { name, dtype, shape, full: shape };
     if (small) this.small.set(key, v);
+    return v;
+  }
+
+  /**
+   * A constant computed on the host from others (a weight re-laid out for its product), made once per
+   * `key`: the steps of an unrolled decode call read one copy, not one each (eight copies of every
+   * weight made a decode program of llama-small 168 MB and one of SmolLM-135M too large to load).
+   */
+  derivedConstant(key: string, make: () => { dtype: DType; shape: Shape; data: HostArray }): Val {
+    let v = this.derived.get(key);
+    if (!v) {
+      const c = make();
+      this.derived.set(key, (v = this.constant(c.dtype, c.shape, c.data)));
+    }
     return v;
   }
 
@@ -154,6 +169,19 @@ export class GraphBuilder {
   liveInitializers(nodes: readonly NodeDef[], outputs: readonly string[]): TensorDef[] {
     const read = namesRead(nodes, outputs);
     return this.initializers.filter((t) => read.has(t.name));
+  }
+
+  /**
+   * Dims permuted (`perm[i]`: the source dim of dim i). Moving only dims of size 1 keeps the elements'
+   * order: a Reshape (no copy, and it folds into the reshapes around it) instead of a Transpose; a
+   * decode step (one token per row) transposed 24 such [b, 1, h, d] values.
+   */
+  transpose(v: Val, perm: readonly number[]): Val {
+    const shape = perm.map((p) => v.shape[p]!),
+      full = perm.map((p) => v.full[p]!);
+    const kept = perm.filter((p) => v.shape[p] !== 1);
+    if (kept.every((p, i) => i === 0 || kept[i - 1]! < p)) return this.reshapeActual(v, shape, full);
+    return { name: this.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape, full };
   }
 
   /** The value with every broadcast dimension filled in (one Expand). */

@@ -33,19 +33,14 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
   if (leadingBatch && same(rest, [...first, ...second])) return { v: g.reshape(v, target), transposed: false };
   if (leadingBatch && same(rest, [...second, ...first]))
     return { v: g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]), transposed: true };
-  const perm = [...batch, ...first, ...second];
-  const moved = perm.map((d) => v.shape[d]!);
-  const t = { name: g.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape: moved, full: moved };
-  return { v: g.reshape(t, target), transposed: false };
+  return { v: g.reshape(g.transpose(v, [...batch, ...first, ...second]), target), transposed: false };
 }
 
 /** The matrix an Arranged operand stands for, as a swap of its last two dims where it is transposed. */
 function untransposed(g: GraphBuilder, a: Arranged): Val {
   if (!a.transposed) return a.v;
   const n = a.v.shape.length;
-  const perm = [...a.v.shape.slice(0, -2).map((_, i) => i), n - 1, n - 2];
-  const shape = perm.map((d) => a.v.shape[d]!);
-  return { name: g.node("Transpose", [a.v.name], { perm: { kind: "ints", value: perm } }), dtype: a.v.dtype, shape, full: shape };
+  return g.transpose(a.v, [...a.v.shape.slice(0, -2).map((_, i) => i), n - 1, n - 2]);
 }
 
 /**
@@ -60,12 +55,13 @@ function constantMatrixProduct(g: GraphBuilder, a: Val, b: Val, p: PrimParams["d
   if (p.rhsContract.length !== 1 || a.shape.length < 2) return undefined;
   const [rows, cols] = b.shape as [number, number];
   let matrix = b;
-  if (p.rhsContract[0] === 1) {
-    const data = w.data;
-    const t = new (data.constructor as new (n: number) => typeof data)(data.length);
-    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = data[i * cols + j]!;
-    matrix = g.constant(w.dtype, [cols, rows], t);
-  }
+  if (p.rhsContract[0] === 1)
+    matrix = g.derivedConstant(`transposed ${b.name}`, () => {
+      const data = w.data;
+      const t = new (data.constructor as new (n: number) => typeof data)(data.length);
+      for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = data[i * cols + j]!;
+      return { dtype: w.dtype, shape: [cols, rows], data: t };
+    });
   const shape = [...a.shape.slice(0, last), matrix.shape[1]!];
   return { name: g.node("MatMul", [a.name, matrix.name]), dtype: a.dtype, shape, full: shape };
 }

@@ -25,8 +25,7 @@ const reshape: Lowering<"reshape"> = (g, [x], { shape }) => {
 const transpose: Lowering<"transpose"> = (g, [x], { perm }) => {
   const full = perm.map((p) => x!.full[p]!);
   if (x!.shape.every((d) => d === 1)) return { ...x!, full };
-  const name = g.node("Transpose", [x!.name], { perm: { kind: "ints", value: perm } });
-  return { name, dtype: x!.dtype, shape: perm.map((p) => x!.shape[p]!), full };
+  return g.transpose(x!, perm);
 };
 
 const slice: Lowering<"slice"> = (g, [x], { start, limit }) => {

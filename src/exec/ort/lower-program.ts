@@ -12,6 +12,8 @@ import type { Lowering } from "./lowering-signature.js";
 import type { ScanLowering } from "./lower-scan.js";
 import { foldTransposedProducts } from "./rewrite.js";
 import { mergeSharedOperandProducts } from "./merge-products.js";
+import { findFusions } from "./fused-kernels.js";
+import { inPlaceInputs } from "./in-place.js";
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -27,6 +29,11 @@ export interface LoweredProgram {
   readonly outputAvals: readonly AVal[];
   /** sources[r][j]: program output j on replica r. */
   readonly sources: readonly (readonly OutputSource[])[];
+  /**
+   * inPlace[k]: the input (of a one-replica program) that graph output k may be written over, or -1
+   * (see inPlaceInputs); the executable uses it when the input is donated and nothing else holds it.
+   */
+  readonly inPlace: readonly number[];
   readonly nodeCount: number;
 }
 
@@ -35,13 +42,25 @@ function valueInfo(name: string, aval: AVal): ValueInfoDef {
 }
 
 /** Lowers `program`'s equations into `g`, one environment per replica (each already holding the inputs and constants). */
-function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[]): void {
+function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[], consts: ReadonlyMap<number, HostArray>): void {
   const read = (env: Map<number, Val>, v: Var) => {
     const x = env.get(v.id);
     if (!x) throw new Error(`${program.name}: %${v.id} is used before it is defined`);
     return x;
   };
+  // A session's graph computes some chains in one ORT kernel (fused-kernels.ts); an exported model keeps plain ONNX ops.
+  const fusions = g.relayOutConstants ? findFusions(program, consts) : undefined;
   for (const e of program.eqns) {
+    if (fusions?.skip.has(e)) continue;
+    const fused = fusions?.at.get(e);
+    if (fused) {
+      for (const env of envs)
+        env.set(
+          e.out.id,
+          fused(g, (v) => read(env, v)),
+        );
+      continue;
+    }
     if (e.outs) {
       try {
         const lower = LOWERINGS[e.prim] as ScanLowering;
@@ -50,7 +69,7 @@ function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[]):
           envs.map((env) => e.inputs.map((v) => read(env, v))),
           e.params as PrimParams["scan"],
           e.outs.map((o) => o.aval),
-          (sub, body, bodyEnvs) => lowerEqns(sub, foldTransposedProducts(body), bodyEnvs),
+          (sub, body, bodyEnvs) => lowerEqns(sub, foldTransposedProducts(body), bodyEnvs, new Map()),
         );
         envs.forEach((env, r) => e.outs!.forEach((o, j) => env.set(o.id, results[r]![j]!)));
       } catch (err) {
@@ -120,7 +139,7 @@ export function lowerGraph(source: Program, replicas: number, opts: { relayOutCo
     for (const env of envs) env.set(c.v.id, v);
   }
 
-  lowerEqns(g, program, envs);
+  lowerEqns(g, program, envs, constData);
   const read = (env: Map<number, Val>, v: Var) => env.get(v.id)!;
 
   // Outputs: inputs and constants pass through without a copy; every other value is a graph output
@@ -156,5 +175,6 @@ export function lowerGraph(source: Program, replicas: number, opts: { relayOutCo
     inputs,
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };
-  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, nodeCount: graph.nodes.length };
+  const inPlace = replicas === 1 ? inPlaceInputs(graph, sources[0]!) : outputNames.map(() => -1);
+  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, inPlace, nodeCount: graph.nodes.length };
 }

@@ -21,20 +21,24 @@ export function mergeSharedOperandProducts(g: GraphBuilder, nodes: readonly Node
   const dropped = new Set<number>();
   for (const members of groups.values()) {
     if (members.length < 2) continue;
-    const ws = members.map((i) => g.initializerData.get(nodes[i]!.inputs[1]!)!);
+    const names = members.map((i) => nodes[i]!.inputs[1]!);
+    const ws = names.map((name) => g.initializerData.get(name)!);
     const rows = ws[0]!.shape[0]!;
     const widths = ws.map((w) => w.shape[1]!);
     const width = widths.reduce((a, b) => a + b, 0);
-    const data = new (ws[0]!.data.constructor as new (n: number) => HostArray)(rows * width);
-    for (let r = 0; r < rows; r++) {
-      let at = r * width;
-      for (const w of ws) {
-        const n = w.shape[1]!;
-        (data as Float32Array).set((w.data as Float32Array).subarray(r * n, (r + 1) * n), at);
-        at += n;
+    // The same matrices side by side once, however many steps multiply by them.
+    const both = g.derivedConstant(`side by side ${names.join(" ")}`, () => {
+      const data = new (ws[0]!.data.constructor as new (n: number) => HostArray)(rows * width);
+      for (let r = 0; r < rows; r++) {
+        let at = r * width;
+        for (const w of ws) {
+          const n = w.shape[1]!;
+          (data as Float32Array).set((w.data as Float32Array).subarray(r * n, (r + 1) * n), at);
+          at += n;
+        }
       }
-    }
-    const both = g.constant(ws[0]!.dtype, [rows, width], data);
+      return { dtype: ws[0]!.dtype, shape: [rows, width], data };
+    });
     const product = g.fresh();
     merged.set(members[0]!, [
       { op: "MatMul", inputs: [nodes[members[0]!]!.inputs[0]!, both.name], outputs: [product] },

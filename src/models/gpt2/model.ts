@@ -5,7 +5,7 @@
 import * as k from "../../core/index.js";
 import { KeySequence, normalInit } from "../../nn/init.js";
 import { ACTIVATIONS, conv1d, conv1dInit, layerNorm, layerNormInit, linear, type DenseParams, type NormParams } from "../../nn/layers.js";
-import { cachedVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { attendCached, cachedVisibility } from "../../nn/causal-attention.js";
 import { causalSelfAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { Gpt2Config } from "./config.js";
@@ -124,10 +124,9 @@ export function createGpt2(config: Gpt2Config): CausalLanguageModel<Gpt2Params> 
       const visible = cachedVisibility(slotMask, start, inputIds.shape[1]!);
       const updated: KvCache["layers"] = [];
       const attend: Attend = (q, keys, values, i) => {
-        const slots = cache.layers[i as number]!;
-        const next = { key: writeCache(slots.key, keys, start), value: writeCache(slots.value, values, start) };
-        updated.push(next);
-        return groupedAttention(q, next.key, next.value, visible, scale);
+        const { context, layer } = attendCached(cache.layers[i as number]!, q, keys, values, start, visible, scale, opts.deferCacheWrites);
+        updated.push(layer);
+        return context;
       };
       let x = embed(params, inputIds, positionIds, dtype);
       (params.transformer.h as Gpt2BlockParams[]).forEach((l, i) => {

@@ -6,7 +6,7 @@ import * as k from "../../core/index.js";
 import { KeySequence, normalInit, onesInit, zerosInit } from "../../nn/init.js";
 import { ACTIVATIONS, linear, rmsNorm } from "../../nn/layers.js";
 import { applyRotary, ropeInverseFrequencies, rotaryAngles, type RotaryAngles } from "../../nn/rotary.js";
-import { cachedVisibility, groupedAttention, writeCache } from "../../nn/causal-attention.js";
+import { attendCached, cachedVisibility } from "../../nn/causal-attention.js";
 import { causalSelfAttention } from "../../nn/blockwise-attention.js";
 import { DropoutSites } from "../../nn/dropout-sites.js";
 import type { LlamaConfig } from "./config.js";
@@ -62,8 +62,11 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
     const [b, t] = x.shape as [number, number];
     const a = l.self_attn;
     const n = rmsNorm(l.input_layernorm.weight, x, c.rms_norm_eps);
-    const q = applyRotary(project(a.q_proj, n).reshape([b, t, heads, d]), angles);
-    const keys = applyRotary(project(a.k_proj, n).reshape([b, t, kvHeads, d]), angles).transpose([0, 2, 1, 3]);
+    // The query and key heads rotated side by side: one rotation instead of two (a decode step's
+    // graph is mostly small ops, each costing its dispatch).
+    const both = k.concat([project(a.q_proj, n).reshape([b, t, heads, d]), project(a.k_proj, n).reshape([b, t, kvHeads, d])], 2);
+    const [q, rotatedKeys] = k.split(applyRotary(both, angles), [heads, kvHeads], 2) as [k.Array, k.Array];
+    const keys = rotatedKeys.transpose([0, 2, 1, 3]);
     const values = project(a.v_proj, n).reshape([b, t, kvHeads, d]).transpose([0, 2, 1, 3]);
     x = x.add(project(a.o_proj, attend(q, keys, values, index)));
     const m = l.mlp;
@@ -143,10 +146,9 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
       const visible = cachedVisibility(slotMask, start, t);
       const updated: KvCache["layers"] = [];
       const attend: Attend = (q, keys, values, i) => {
-        const slots = cache.layers[i as number]!;
-        const next = { key: writeCache(slots.key, keys, start), value: writeCache(slots.value, values, start) };
-        updated.push(next);
-        return groupedAttention(q, next.key, next.value, visible, scale);
+        const { context, layer } = attendCached(cache.layers[i as number]!, q, keys, values, start, visible, scale, opts.deferCacheWrites);
+        updated.push(layer);
+        return context;
       };
       let x = embedTokens(params, inputIds, dtype);
       (params.model.layers as LlamaLayerParams[]).forEach((l, i) => {

@@ -6,6 +6,7 @@
 import * as k from "../../core/index.js";
 import type { CausalLanguageModel, KvCache } from "../../models/causal-lm.js";
 import type { Params } from "../../models/language-model.js";
+import { writeCache } from "../../nn/causal-attention.js";
 
 /** What decode carries from one step to the next, all on the device. */
 export interface DecodeState {
@@ -207,10 +208,14 @@ export class GenerationPrograms {
     return this.model.lmHead(p, hidden.reshape([batch, width])).astype("f32");
   }
 
-  /** One step: feeds `tokens` at `start`, returns the next position's logits and the advanced state. */
-  private step(p: Params, s: DecodeState): { logits: k.Array; state: DecodeState } {
+  /**
+   * One step: feeds `tokens` at `start`, returns the next position's logits and the advanced state.
+   * With `deferWrites` the new keys and values join the cache's fresh rows and the slot mask stays
+   * as it was (the caller writes both when the call's steps are done: writeFreshRows).
+   */
+  private step(p: Params, s: DecodeState, deferWrites = false): { logits: k.Array; state: DecodeState } {
     const [batch, capacity] = s.slotMask.shape as [number, number];
-    const slotMask = k.where(k.iota([batch, capacity], 1, "i32").equal(s.start), 1, s.slotMask);
+    const slotMask = deferWrites ? s.slotMask : k.where(k.iota([batch, capacity], 1, "i32").equal(s.start), 1, s.slotMask);
     // Positions past the model's table only occur in steps past maxNewTokens, whose tokens are dropped.
     const positions = s.positions.minimum(this.model.maxLength - 1);
     const { hidden, cache } = this.model.forwardCached(
@@ -220,7 +225,7 @@ export class GenerationPrograms {
       slotMask,
       s.cache,
       s.start,
-      { dtype: this.opts.dtype },
+      { dtype: this.opts.dtype, deferCacheWrites: deferWrites },
     );
     return {
       logits: this.lastLogits(p, hidden),
@@ -233,10 +238,15 @@ export class GenerationPrograms {
     return { state, out: logits };
   }
 
-  /** stepsPerCall greedy steps; finished rows emit padding. Returns the tokens [steps, batch]. */
+  /**
+   * stepsPerCall greedy steps; finished rows emit padding. Returns the tokens [steps, batch]. Unrolled,
+   * the steps defer their cache writes: each attends to the cache as the call found it plus the call's
+   * own rows, which are written once at the end (writeFreshRows).
+   */
   private decodeGreedy(p: Params, s: DecodeState): { state: DecodeState; out: k.Array } {
+    const deferWrites = this.opts.decodeLoop === "unrolled";
     const one = (st: DecodeState): [DecodeState, k.Array] => {
-      const { logits, state } = this.step(p, st);
+      const { logits, state } = this.step(p, st, deferWrites);
       const best = k.argmax(logits, -1);
       const tokens = k.where(state.finished.equal(1), this.opts.padId, best);
       const finished = state.finished.maximum(this.isEos(tokens).mul(state.stopAtEos));
@@ -254,7 +264,26 @@ export class GenerationPrograms {
       state = next;
       ys.push(y);
     }
-    return { state, out: k.stack(ys, 0) };
+    return { state: this.writeFreshRows(s, state, ys.at(-1)!), out: k.stack(ys, 0) };
+  }
+
+  /**
+   * The call's fresh rows written into the cache at the slots the call started from, and those slots
+   * added to the mask. The slots start at start + max over rows of min(last token, 0): exactly start
+   * (token ids are never negative), but computed from the call's last tokens, so the write comes after
+   * every read of the old cache and an executor may write the cache in place (exec/ort/in-place.ts).
+   */
+  private writeFreshRows(from: DecodeState, s: DecodeState, last: k.Array): DecodeState {
+    const [batch, capacity] = s.slotMask.shape as [number, number];
+    const n = this.opts.stepsPerCall;
+    const at = from.start.add(last.minimum(0).max(0));
+    const layers = s.cache.layers.map((l) => ({
+      key: writeCache(l.key, l.fresh!.key, at),
+      value: writeCache(l.value, l.fresh!.value, at),
+    }));
+    const slot = k.iota([batch, capacity], 1, "i32");
+    const written = slot.greaterEqual(from.start).and(slot.less(from.start.add(n)));
+    return { ...s, cache: { layers }, slotMask: k.where(written, 1, s.slotMask) };
   }
 
   /** 1 where a token is one of the end-of-sequence ids (i32 [batch]); all 0 when stopping is off. */

@@ -91,3 +91,28 @@ test("a reshape of a reshape lowers to one Reshape of the first one's input", as
   const x = Float32Array.from({ length: 24 }, (_, i) => i - 7.5);
   assert.deepEqual(await run(ortExecutor, program, [x]), await run(refExecutor, program, [x]));
 });
+
+test("a constant matrix read by several products (the steps of an unrolled decode call) is re-laid out once", () => {
+  const r = rng(17);
+  const [t, inner] = [2, 6];
+  const device = refExecutor.devices()[0];
+  const [wq, wk] = [4, 3].map((n) => k.array(random(r, n * inner), { shape: [n, inner], device }));
+  // Two steps, each projecting its own input by both weights (merged side by side) and by wq alone.
+  const step = (x: k.Array) => [k.einsum("ti,oi->to", x, wq!), k.einsum("ti,oi->to", x, wk!)];
+  const program = k
+    .jit((x: k.Array, y: k.Array) => [...step(x), ...step(y), k.einsum("ti,oi->to", x.mul(2), wq!)], {
+      name: "repeated_constant_products",
+      device,
+    })
+    .lower(k.zeros([t, inner], "f32"), k.zeros([t, inner], "f32"));
+  const { graph } = lowerGraph(program, 1, { relayOutConstants: true });
+  const matrices = graph.initializers.filter((x) => x.dims.length === 2 && x.dims[0] === inner).map((x) => x.dims);
+  assert.deepEqual(
+    matrices,
+    [
+      [inner, 4],
+      [inner, 7],
+    ],
+    `one [in, out] copy of wq and one of wq and wk side by side: ${JSON.stringify(matrices)}`,
+  );
+});

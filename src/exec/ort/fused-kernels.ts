@@ -1,0 +1,227 @@
+// Chains of equations that ONNX Runtime computes in one kernel of its own, found in the IR before
+// lowering: a softmax over the last axis (max, subtract, exp, sum, divide: ten ONNX nodes with the NaN
+// handling of the max, five passes) becomes one Softmax, and an RMS norm (x · rsqrt(mean(x²) + eps) · w:
+// nine nodes) one SimplifiedLayerNormalization (ORT's RMS norm kernel), and an argmax over the last
+// axis (max, compare, select, min: seven passes over greedy decode's logits) one ArgMax. A decode step of llama-small
+// ran 366 nodes, each costing the executor its dispatch whatever it computes; these chains were 108 of
+// them. Only chains whose inner values nothing else reads are fused; the values agree with the
+// composed lowering to rounding (the kernels sum and scale in another order).
+import type { HostArray } from "../../core/dtype.js";
+import type { Eqn, PrimParams, Program, Var } from "../../core/ir.js";
+import { shapesEqual } from "../../core/shape.js";
+import type { GraphBuilder, Val } from "./graph-builder.js";
+
+/** Lowers a fused chain at its last equation, given the graph values of the IR vars it reads. */
+export type FusedLowering = (g: GraphBuilder, read: (v: Var) => Val) => Val;
+
+export interface Fusions {
+  /** Equations computed inside a fused kernel: not lowered on their own. */
+  readonly skip: ReadonlySet<Eqn>;
+  /** The last equation of each fused chain, and how it is lowered. */
+  readonly at: ReadonlyMap<Eqn, FusedLowering>;
+}
+
+const FLOAT = new Set(["f32", "f64"]);
+
+/** The fusable chains of `program`; `consts` are the host values of its constants (absent in a loop body). */
+export function findFusions(program: Program, consts: ReadonlyMap<number, HostArray>): Fusions {
+  const producer = new Map<number, Eqn>();
+  const uses = new Map<number, number>();
+  for (const e of program.eqns) {
+    producer.set(e.out.id, e);
+    for (const v of e.inputs) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
+  }
+  for (const v of program.outputs) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
+  const skip = new Set<Eqn>();
+  const at = new Map<Eqn, FusedLowering>();
+  const m: Matcher = { producer, uses, consts, skip };
+  // From the last equation back, so a chain is matched whole at its end (the RMS norm with its weight).
+  for (const e of [...program.eqns].reverse()) {
+    if (skip.has(e)) continue;
+    const fused = matchSoftmax(m, e) ?? matchRmsNorm(m, e) ?? matchArgmax(m, e);
+    if (!fused) continue;
+    for (const inner of fused.chain) skip.add(inner);
+    at.set(e, fused.lower);
+  }
+  return { skip, at };
+}
+
+interface Matcher {
+  producer: ReadonlyMap<number, Eqn>;
+  uses: ReadonlyMap<number, number>;
+  consts: ReadonlyMap<number, HostArray>;
+  skip: ReadonlySet<Eqn>;
+}
+
+type Match = { chain: Eqn[]; lower: FusedLowering } | undefined;
+
+/** The equation computing `v` if it is `prim`, read `n` times in all, and not already part of a chain. */
+function inner<P extends keyof PrimParams>(m: Matcher, v: Var, prim: P, n = 1): Eqn<P> | undefined {
+  const e = m.producer.get(v.id);
+  if (!e || e.prim !== prim || m.uses.get(v.id) !== n || m.skip.has(e)) return undefined;
+  return e as Eqn<P>;
+}
+
+const lastAxisOnly = (axes: readonly number[], rank: number) => axes.length === 1 && axes[0] === rank - 1;
+
+/**
+ * `v` = reduce(x) over the last axis, kept as a size-1 axis (reshape) and broadcast back to x's shape:
+ * the equations, or undefined.
+ */
+function reducedBack(m: Matcher, v: Var, prim: "reduce_max" | "reduce_sum", x: Var | null, stopGradient = false): Eqn[] | undefined {
+  const b = inner(m, v, "broadcast_in_dim");
+  if (!b || !b.params.dims.every((d, i) => d === i)) return undefined;
+  let kept = b.inputs[0]!;
+  const chain: Eqn[] = [b];
+  if (stopGradient) {
+    const sg = inner(m, kept, "stop_gradient");
+    if (sg) {
+      chain.push(sg);
+      kept = sg.inputs[0]!;
+    }
+  }
+  const r = inner(m, kept, "reshape");
+  const red = r && inner(m, r.inputs[0]!, prim, 1);
+  if (!r || !red) return undefined;
+  const rank = b.out.aval.shape.length;
+  const source = red.inputs[0]!;
+  if (!lastAxisOnly((red.params as PrimParams["reduce_sum"]).axes, rank) || !shapesEqual(source.aval.shape, b.out.aval.shape))
+    return undefined;
+  if (x && source.id !== x.id) return undefined;
+  return [...chain, r, red];
+}
+
+/** exp(x − max(x)) / Σ exp(x − max(x)) over the last axis → Softmax. */
+function matchSoftmax(m: Matcher, d: Eqn): Match {
+  if (d.prim !== "div" || !FLOAT.has(d.out.aval.dtype) || d.out.aval.shape.length === 0) return undefined;
+  const [ev, sumBack] = d.inputs as [Var, Var];
+  const exp = inner(m, ev, "exp", 2);
+  const sub = exp && inner(m, exp.inputs[0]!, "sub");
+  if (!exp || !sub) return undefined;
+  const [x, maxBack] = sub.inputs as [Var, Var];
+  const maxChain = reducedBack(m, maxBack, "reduce_max", x, true);
+  const sumChain = reducedBack(m, sumBack, "reduce_sum", ev);
+  if (!maxChain || !sumChain) return undefined;
+  return {
+    chain: [exp, sub, ...maxChain, ...sumChain],
+    lower: (g, read) => {
+      const v = g.materialize(read(x));
+      return { name: g.node("Softmax", [v.name], { axis: { kind: "int", value: -1 } }), dtype: v.dtype, shape: v.full, full: v.full };
+    },
+  };
+}
+
+/** The scalar value of `v` if it is a constant (or a constant broadcast), else undefined. */
+function constantScalar(m: Matcher, v: Var): { value: number; chain: Eqn[] } | undefined {
+  const known = m.consts.get(v.id);
+  if (known && known.length === 1) return { value: Number(known[0]), chain: [] };
+  const b = inner(m, v, "broadcast_in_dim");
+  const c = b && m.consts.get(b.inputs[0]!.id);
+  return b && c && c.length === 1 ? { value: Number(c[0]), chain: [b] } : undefined;
+}
+
+/**
+ * x · rsqrt(Σx²/n + eps) over the last axis, times a weight [n] broadcast along it where one follows
+ * → SimplifiedLayerNormalization (the weight its scale; ones when there is none).
+ */
+function matchRmsNorm(m: Matcher, e: Eqn): Match {
+  if (e.prim !== "mul" || e.out.aval.dtype !== "f32") return undefined;
+  const norm = normalized(m, e);
+  if (norm) return { chain: norm.chain, lower: (g, read) => simplifiedLayerNorm(g, read(norm.x), undefined, norm.eps) };
+  // weight · normalized (either order): the weight [n] broadcast along the last axis.
+  for (const [wi, ni] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    const wb = inner(m, e.inputs[wi]!, "broadcast_in_dim");
+    const ne = m.producer.get(e.inputs[ni]!.id);
+    const n = ne && m.uses.get(ne.out.id) === 1 && !m.skip.has(ne) ? normalized(m, ne) : undefined;
+    const rank = e.out.aval.shape.length;
+    if (!wb || !n || wb.inputs[0]!.aval.shape.length !== 1 || wb.params.dims[0] !== rank - 1) continue;
+    const w = wb.inputs[0]!;
+    if (w.aval.dtype !== "f32") continue;
+    return { chain: [wb, ne!, ...n.chain], lower: (g, read) => simplifiedLayerNorm(g, read(n.x), read(w), n.eps) };
+  }
+  return undefined;
+}
+
+/** `e` = x · broadcast(rsqrt(Σx²/n + eps)): x, eps and the equations before `e`, or undefined. */
+function normalized(m: Matcher, e: Eqn): { x: Var; eps: number; chain: Eqn[] } | undefined {
+  if (e.prim !== "mul") return undefined;
+  for (const [xi, ri] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    const x = e.inputs[xi]!;
+    const rank = x.aval.shape.length;
+    const width = x.aval.shape[rank - 1];
+    if (x.aval.dtype !== "f32" || rank === 0 || !width || !shapesEqual(x.aval.shape, e.out.aval.shape)) continue;
+    const rb = inner(m, e.inputs[ri]!, "broadcast_in_dim");
+    const rs = rb && rb.params.dims.every((d, i) => d === i) ? inner(m, rb.inputs[0]!, "rsqrt") : undefined;
+    const add = rs && inner(m, rs.inputs[0]!, "add");
+    if (!rb || !rs || !add) continue;
+    for (const [di, ei] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      const div = inner(m, add.inputs[di]!, "div");
+      const eps = constantScalar(m, add.inputs[ei]!);
+      const count = div && constantScalar(m, div.inputs[1]!);
+      const r = div && inner(m, div.inputs[0]!, "reshape");
+      const sum = r && inner(m, r.inputs[0]!, "reduce_sum");
+      const sq = sum && inner(m, sum.inputs[0]!, "mul");
+      if (!div || !eps || !count || count.value !== width || !r || !sum || !sq) continue;
+      if (!lastAxisOnly(sum.params.axes, rank) || sq.inputs[0]!.id !== x.id || sq.inputs[1]!.id !== x.id) continue;
+      return { x, eps: eps.value, chain: [rb, rs, add, div, r, sum, sq, ...eps.chain, ...count.chain] };
+    }
+  }
+  return undefined;
+}
+
+function simplifiedLayerNorm(g: GraphBuilder, x: Val, weight: Val | undefined, eps: number): Val {
+  const v = g.materialize(x);
+  const width = v.full[v.full.length - 1]!;
+  const scale = weight ? g.materialize(weight) : g.constant("f32", [width], new Float32Array(width).fill(1));
+  const name = g.node("SimplifiedLayerNormalization", [v.name, scale.name], {
+    axis: { kind: "int", value: -1 },
+    epsilon: { kind: "float", value: eps },
+  });
+  return { name, dtype: v.dtype, shape: v.full, full: v.full };
+}
+
+/**
+ * argmax over the last axis as k.argmax composes it, −max(−select(x == max(x), iota, n)): the first
+ * index of the maximum, or n in a row holding NaN (its max is NaN, which equals nothing) → ArgMax,
+ * with that NaN case kept.
+ */
+function matchArgmax(m: Matcher, e: Eqn): Match {
+  if (e.prim !== "neg" || e.out.aval.dtype !== "i32") return undefined;
+  const outerMax = inner(m, e.inputs[0]!, "reduce_max");
+  const negated = outerMax && inner(m, outerMax.inputs[0]!, "neg");
+  const select = negated && inner(m, negated.inputs[0]!, "select");
+  if (!outerMax || !negated || !select) return undefined;
+  const [isMaxV, iotaV, nV] = select.inputs as [Var, Var, Var];
+  const isMax = inner(m, isMaxV, "compare");
+  const iota = inner(m, iotaV, "iota");
+  const n = constantScalar(m, nV);
+  if (!isMax || isMax.params.direction !== "eq" || !iota || !n) return undefined;
+  const x = isMax.inputs[0]!;
+  const rank = x.aval.shape.length;
+  const width = x.aval.shape[rank - 1];
+  if (!FLOAT.has(x.aval.dtype) || rank === 0 || !width || n.value !== width || iota.params.dim !== rank - 1) return undefined;
+  if (!lastAxisOnly(outerMax.params.axes, rank)) return undefined;
+  const maxChain = reducedBack(m, isMax.inputs[1]!, "reduce_max", x);
+  if (!maxChain) return undefined;
+  return {
+    chain: [outerMax, negated, select, isMax, iota, ...n.chain, ...maxChain],
+    lower: (g, read) => {
+      const v = g.materialize(read(x));
+      const shape = v.full.slice(0, -1);
+      const at = g.node("ArgMax", [v.name], { axis: { kind: "int", value: -1 }, keepdims: { kind: "int", value: 0 } });
+      const index: Val = g.cast({ name: at, dtype: "i64", shape, full: shape }, "i32");
+      const nan = g.node("ReduceMax", [g.node("IsNaN", [v.name]), g.int64s([-1])], { keepdims: { kind: "int", value: 0 } });
+      const none: Val = { name: nan, dtype: "bool", shape, full: shape };
+      return g.select(none, g.scalar("i32", width, shape.length), index);
+    },
+  };
+}

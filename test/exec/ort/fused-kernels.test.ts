@@ -1,0 +1,112 @@
+// Chains a session's graph computes in one ONNX Runtime kernel: a softmax over the last axis is one
+// Softmax, an RMS norm (with or without its weight) one SimplifiedLayerNormalization, an argmax one
+// ArgMax; each gives the reference interpreter's values, NaN, tied and masked rows included. A chain whose inner value something
+// else reads, a softmax over another axis, and an exported model keep the composed ops.
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as k from "../../../src/index.js";
+import { refExecutor, ortExecutor, type Executor, type HostArray, type Program } from "../../../src/index.js";
+import { lowerGraph } from "../../../src/exec/ort/lower-program.js";
+import { rmsNorm } from "../../../src/nn/layers.js";
+import { rng } from "../../helpers/random.js";
+import { mismatch } from "./compare.js";
+
+async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
+  const exe = executor.compile(program);
+  const outs = exe.execute([inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval))])[0]!;
+  const host = await Promise.all(outs.map((b) => b.toHost()));
+  exe.dispose();
+  return host;
+}
+
+const device = refExecutor.devices()[0];
+const random = (r: () => number, n: number, scale = 1) => Float32Array.from({ length: n }, () => (r() * 2 - 1) * scale);
+const sessionOps = (p: Program) => lowerGraph(p, 1, { relayOutConstants: true }).graph.nodes.map((n) => n.op);
+
+async function sameAsReference(program: Program, inputs: HostArray[]): Promise<void> {
+  const want = await run(refExecutor, program, inputs);
+  const got = await run(ortExecutor, program, inputs);
+  program.outputs.forEach((_, i) => {
+    const bad = mismatch("f32", got[i]!, want[i]!, { rtol: 1e-5, normwise: true });
+    assert.ok(!bad, `output ${i}: ${bad}`);
+  });
+}
+
+test("softmax over the last axis: one Softmax node, the reference's values (a NaN row stays NaN, a masked row uniform)", async () => {
+  const r = rng(3);
+  const shape = [2, 3, 4, 9];
+  const f = (x: k.Array, visible: k.Array) => k.softmax(k.where(visible, x.mul(0.125), -1e9), -1);
+  const program = k.jit(f, { name: "softmax", device }).lower(k.zeros(shape), k.zeros(shape, "bool"));
+  const ops = sessionOps(program);
+  assert.equal(ops.filter((o) => o === "Softmax").length, 1, ops.join(", "));
+  assert.ok(!ops.includes("ReduceMax") && !ops.includes("Exp"), `no composed softmax left: ${ops.join(", ")}`);
+  // An exported model keeps the composed ops.
+  assert.ok(!lowerGraph(program, 1).graph.nodes.some((n) => n.op === "Softmax"));
+  const x = random(r, 2 * 3 * 4 * 9, 20);
+  x[9 * 5 + 2] = NaN;
+  const visible = Uint8Array.from({ length: x.length }, (_, i) => (Math.floor(i / 9) === 7 ? 0 : r() < 0.8 ? 1 : 0));
+  await sameAsReference(program, [x, visible]);
+});
+
+test("RMS norm with its weight, and without: one SimplifiedLayerNormalization each, the reference's values", async () => {
+  const r = rng(5);
+  const width = 24;
+  const weight = k.array(random(r, width), { shape: [width], device });
+  const f = (w: k.Array, x: k.Array) => [rmsNorm(w, x, 1e-5), x.mul(k.rsqrt(x.mul(x).mean(-1, { keepDims: true }).add(1e-6)))];
+  const zeros = k.zeros([3, 2, width]);
+  const program = k.jit(f, { name: "rms_norm", device }).lower(k.zeros([width]), zeros);
+  const ops = sessionOps(program);
+  assert.deepEqual(ops, ["SimplifiedLayerNormalization", "SimplifiedLayerNormalization"], ops.join(", "));
+  await sameAsReference(program, [random(r, width), random(r, 3 * 2 * width, 3)]);
+  // The weight as a constant (generation compiles its weights in).
+  const closed = k.jit((x: k.Array) => rmsNorm(weight, x, 1e-5), { name: "rms_norm_const", device }).lower(zeros);
+  assert.deepEqual(sessionOps(closed), ["SimplifiedLayerNormalization"]);
+  await sameAsReference(closed, [random(r, 3 * 2 * width, 3)]);
+});
+
+test("argmax over the last axis: one ArgMax, the reference's indices (first of tied maxima, n for a row with NaN)", async () => {
+  const r = rng(13);
+  const [rows, n] = [6, 11];
+  const program = k.jit((x: k.Array) => k.argmax(x, -1), { name: "argmax", device }).lower(k.zeros([rows, n]));
+  const ops = sessionOps(program);
+  assert.equal(ops.filter((o) => o === "ArgMax").length, 1, ops.join(", "));
+  assert.ok(!ops.includes("Neg"), ops.join(", "));
+  const x = random(r, rows * n, 4);
+  x[n + 3] = NaN; // row 1: NaN → n
+  x[2 * n + 2] = x[2 * n + 7] = 9; // row 2: tied maxima → 2
+  for (let j = 0; j < n; j++) x[3 * n + j] = -Infinity; // row 3: all −∞ → 0
+  x[4 * n + 5] = Infinity; // row 4: +∞ → 5
+  const want = await run(refExecutor, program, [x]);
+  const got = await run(ortExecutor, program, [x]);
+  assert.deepEqual(Array.from(got[0] as Int32Array), Array.from(want[0] as Int32Array));
+  assert.deepEqual(Array.from(want[0] as Int32Array).slice(1, 5), [n, 2, 0, 5]);
+});
+
+test("chains that are not fused: a softmax over another axis, an inner value read elsewhere, a mean over the wrong count", async () => {
+  const r = rng(9);
+  const shape = [3, 5, 4];
+  const otherAxis = k.jit((x: k.Array) => k.softmax(x, 1), { name: "softmax_axis1", device }).lower(k.zeros(shape));
+  assert.ok(!sessionOps(otherAxis).includes("Softmax"));
+  await sameAsReference(otherAxis, [random(r, 60, 5)]);
+  // The exponentials are also an output: the chain stays composed.
+  const shared = k
+    .jit(
+      (x: k.Array) => {
+        const e = k.exp(x.sub(k.stopGradient(x.max(-1, { keepDims: true }))));
+        return [e.div(e.sum(-1, { keepDims: true })), e];
+      },
+      { name: "softmax_shared", device },
+    )
+    .lower(k.zeros(shape));
+  assert.ok(!sessionOps(shared).includes("Softmax"));
+  await sameAsReference(shared, [random(r, 60, 5)]);
+  // Σx² / 3 over 4 elements is not a mean: no RMS norm.
+  const wrongCount = k
+    .jit((x: k.Array) => x.mul(k.rsqrt(x.mul(x).sum(-1, { keepDims: true }).div(3).add(1e-5))), {
+      name: "not_rms",
+      device,
+    })
+    .lower(k.zeros(shape));
+  assert.ok(!sessionOps(wrongCount).includes("SimplifiedLayerNormalization"));
+  await sameAsReference(wrongCount, [random(r, 60, 5)]);
+});

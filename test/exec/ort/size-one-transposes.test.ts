@@ -1,0 +1,39 @@
+// A transpose that moves only dimensions of size 1 (a decode step's [batch, 1, heads, dim] values) is
+// lowered as a Reshape, in the transpose itself and around a product; the reference's values. A
+// transpose that reorders real dimensions stays one.
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as k from "../../../src/index.js";
+import { refExecutor, ortExecutor, type Executor, type HostArray, type Program } from "../../../src/index.js";
+import { lowerGraph } from "../../../src/exec/ort/lower-program.js";
+import { rng } from "../../helpers/random.js";
+
+const device = refExecutor.devices()[0];
+
+async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
+  const exe = executor.compile(program);
+  const outs = exe.execute([inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval))])[0]!;
+  const host = await Promise.all(outs.map((b) => b.toHost()));
+  exe.dispose();
+  return host;
+}
+
+test("transposes that move only size-1 dims are Reshapes; others stay Transposes; the reference's values", async () => {
+  const r = rng(4);
+  const [b, h, d, s] = [3, 2, 5, 7];
+  // q [b, 1, h, d] → [b, h, 1, d] (a decode step's query), its scores against keys [b, h, s, d], and a real transpose.
+  const f = (q: k.Array, keys: k.Array) => {
+    const heads = q.transpose([0, 2, 1, 3]);
+    return [heads, k.einsum("bhtd,bhsd->bhts", heads, keys), keys.transpose([0, 2, 1, 3])];
+  };
+  const program = k.jit(f, { name: "size_one_transposes", device }).lower(k.zeros([b, 1, h, d]), k.zeros([b, h, s, d]));
+  const ops = lowerGraph(program, 1).graph.nodes.map((n) => n.op);
+  // The keys' two (read transposed by the product, and returned transposed); none for the query.
+  assert.equal(ops.filter((o) => o === "Transpose").length, 2, ops.join(", "));
+  const xs = [Float32Array.from({ length: b * h * d }, r), Float32Array.from({ length: b * h * s * d }, r)];
+  const want = await run(refExecutor, program, xs);
+  const got = await run(ortExecutor, program, xs);
+  want.forEach((w, i) =>
+    (w as Float32Array).forEach((x, j) => assert.ok(Math.abs(x - (got[i] as Float32Array)[j]!) < 1e-5, `output ${i}, element ${j}`)),
+  );
+});
