@@ -101,7 +101,13 @@ export function dropout(key: Array | null, x: Array, rate: number, opts: { deter
   if (rate < 0 || rate >= 1) throw new Error(`dropout rate must be in [0, 1), got ${rate}`);
   if (rate === 0 || opts.deterministic) return x;
   if (!key) throw new Error("dropout needs a PRNG key when it is active (pass deterministic: true to disable it)");
-  return where(bernoulli(key, 1 - rate, x.shape, opts.offset ?? 0), mul(x, 1 / (1 - rate)), 0);
+  // One multiply by the kept elements' mask, already scaled by 1/(1-rate): forward and back (its
+  // gradient is the same multiply) that is one pass each, where selecting and scaling took two, and a
+  // select over a large array is among ONNX Runtime's slowest elementwise kernels.
+  const scale = 1 / (1 - rate);
+  // Drawn flat (the same row-major bits), as broadcasting a scalar is slower over more dimensions.
+  const mask = mul(astype(bernoulli(key, 1 - rate, [x.size], opts.offset ?? 0), x.dtype), scale);
+  return mul(x, reshape(mask, x.shape));
 }
 
 /** x[..., idx[...]] picking one element per row along the last axis (idx has x's shape minus that axis). */

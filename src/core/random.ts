@@ -36,7 +36,12 @@ export function hashBits(k0: Array | number, k1: Array | number, counter: Array 
 }
 
 function mix(k0: Array, k1: Array, counter: Array): Array {
-  let h = bitXor(mul(add(counter, k1), 0x9e3779b1), k0);
+  return mixFrom(k0, add(counter, k1));
+}
+
+/** The hash of `start` = counter + k1 (mod 2^32), so that scalars can be summed before a large counter. */
+function mixFrom(k0: Array, start: Array): Array {
+  let h = bitXor(mul(start, 0x9e3779b1), k0);
   h = bitXor(h, shiftRightLogical(h, 16));
   h = mul(h, 0x85ebca6b);
   h = bitXor(h, shiftRightLogical(h, 13));
@@ -50,11 +55,17 @@ function mix(k0: Array, k1: Array, counter: Array): Array {
  * can be drawn on its own with the same bits (wrapping mod 2^32).
  */
 export function randomBits(key: Array, shape: Shape, offset: number | Array = 0): Array {
+  return reshape(flatBits(key, sizeOf(shape), offset), [...shape]);
+}
+
+/** randomBits as a flat [n] array: elementwise work on it stays one-dimensional (ONNX Runtime broadcasts a
+ * scalar over a 4-D array about three times slower than over a 1-D one). */
+function flatBits(key: Array, n: number, offset: number | Array): Array {
   const [k0, k1] = keyWords(key);
-  let counter: Array = iota([sizeOf(shape)], 0, "u32");
-  if (offset instanceof Array) counter = add(counter, astype(offset, "u32").reshape([]));
-  else if (offset) counter = add(counter, offset >>> 0);
-  return reshape(mix(k0, k1, counter), [...shape]);
+  // (i + offset) + k1 = i + (offset + k1) mod 2^32: the scalars are summed first, so a large draw pays
+  // one addition per element, not two.
+  const base = offset instanceof Array ? add(k1, astype(offset, "u32").reshape([])) : offset ? add(k1, offset >>> 0) : k1;
+  return mixFrom(k0, add(iota([n], 0, "u32"), base));
 }
 
 /** n new independent keys (u32[n,2]) derived from key; take one with splitKey(key, n)[i]. */
@@ -99,7 +110,10 @@ export function normal(key: Array, shape: Shape, opts: { dtype?: DType; mean?: n
 
 /** true with probability p. `offset` as in randomBits. */
 export function bernoulli(key: Array, p: number, shape: Shape, offset: number | Array = 0): Array {
-  return compare(uniform(key, shape, { offset }), p, "lt");
+  // uniform(…) < p, compared on the 24-bit integers: u = n·2^-24 is exact, so u < f32(p) exactly when
+  // n < f32(p)·2^24 (an integer ≤ 2^24, exact in f32). The same draws, one pass fewer.
+  const n = astype(shiftRightLogical(flatBits(key, sizeOf(shape), offset), 8), "f32");
+  return reshape(compare(n, Math.fround(p) * 2 ** 24, "lt"), [...shape]);
 }
 
 /** Integers uniformly in [low, high) (i32). */
