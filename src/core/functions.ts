@@ -48,7 +48,9 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
 export function softmax(x: Array, axis = -1): Array {
   const a = normAxis(axis, x.ndim);
   const e = exp(sub(x, stopGradient(max(x, a, { keepDims: true }))));
-  return div(e, sum(e, a, { keepDims: true }));
+  // e · (1/Σe): the division happens once per row, and the gradient is two full-size passes (the
+  // product's) where a division's takes four (its quotient's gradient is -ct·e/Σe², at full size).
+  return mul(e, div(1, sum(e, a, { keepDims: true })));
 }
 
 /** Log of the softmax along `axis` (default the last), through logsumexp. */
