@@ -7,7 +7,7 @@ import type { DType } from "./dtype.js";
 import type { Device } from "./executor.js";
 import type { Shape } from "./shape.js";
 import { sizeOf } from "./shape.js";
-import { array, iota } from "./ops/creation.js";
+import { array, full, iota } from "./ops/creation.js";
 import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
 import { reshape, sliceAxis } from "./ops/shape.js";
 
@@ -110,10 +110,17 @@ export function normal(key: Array, shape: Shape, opts: { dtype?: DType; mean?: n
 
 /** true with probability p. `offset` as in randomBits. */
 export function bernoulli(key: Array, p: number, shape: Shape, offset: number | Array = 0): Array {
-  // uniform(…) < p, compared on the 24-bit integers: u = n·2^-24 is exact, so u < f32(p) exactly when
-  // n < f32(p)·2^24 (an integer ≤ 2^24, exact in f32). The same draws, one pass fewer.
-  const n = astype(shiftRightLogical(flatBits(key, sizeOf(shape), offset), 8), "f32");
-  return reshape(compare(n, Math.fround(p) * 2 ** 24, "lt"), [...shape]);
+  // uniform(…) < p, compared on the bits themselves: u = (bits ≫ 8)·2^-24 is exact, so u < f32(p)
+  // exactly when bits ≫ 8 < N = ceil(f32(p)·2^24), that is when bits < N·2^8. The same draws, without
+  // the shift, the conversion and the scaling.
+  const n = sizeOf(shape);
+  const N = Math.ceil(Math.fround(p) * 2 ** 24);
+  const flags = !(N > 0)
+    ? full([n], false, "bool")
+    : N >= 2 ** 24
+      ? full([n], true, "bool")
+      : compare(flatBits(key, n, offset), N * 2 ** 8, "lt");
+  return reshape(flags, [...shape]);
 }
 
 /** Integers uniformly in [low, high) (i32). */

@@ -47,7 +47,8 @@ for (const device of devices) {
 
   test(`bernoulli on ${device.id} is the host hash's uniform below p, at any offset`, () => {
     const key = k.array(Uint32Array.from(KEY), { device });
-    for (const p of [0.3, 0.9, 1 / 3]) {
+    // 0.5: f32(p)·2^24 a whole number (the boundary draw); 0 and 1 (and beyond): none and all.
+    for (const p of [0.3, 0.9, 1 / 3, 0.5, 0, 1, 1.5, -0.2]) {
       const got = k.bernoulli(key, p, [4, 50], 77).dataSync() as Uint8Array;
       got.forEach((v, i) =>
         assert.equal(Boolean(v), (hash32(KEY[0], KEY[1], 77 + i) >>> 8) * 2 ** -24 < Math.fround(p), `p ${p}, element ${i}`),
