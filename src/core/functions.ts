@@ -28,7 +28,7 @@ import {
 import { max, mean, sum } from "./ops/reduce.js";
 import { reshape } from "./ops/shape.js";
 import { take } from "./ops/indexing.js";
-import { bernoulli } from "./random.js";
+import { bernoulli, bernoulliHalves } from "./random.js";
 
 /** log Σ exp(x) along an axis, stable (the shift by the max carries no gradient). */
 export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}): Array {
@@ -97,9 +97,16 @@ export function silu(x: Array): Array {
  * Inverted dropout: zeroes each element with probability `rate`, scales the rest by 1/(1-rate).
  * `offset` shifts the random stream (randomBits' counter): a batch that is a slice of a larger one
  * (a replica's share, a micro-batch) passes the element offset of its first element and draws the
- * same mask as the larger batch would.
+ * same mask as the larger batch would. `halves`: draw two elements per hash (bernoulliHalves, rows along
+ * the first axis; the keep probability kept to 1/65536), half the hashing, for a row length that is even
+ * and an offset that is a multiple of it: a model's dropout sites, whose rows are examples.
  */
-export function dropout(key: Array | null, x: Array, rate: number, opts: { deterministic?: boolean; offset?: number | Array } = {}): Array {
+export function dropout(
+  key: Array | null,
+  x: Array,
+  rate: number,
+  opts: { deterministic?: boolean; offset?: number | Array; halves?: boolean } = {},
+): Array {
   if (rate < 0 || rate >= 1) throw new Error(`dropout rate must be in [0, 1), got ${rate}`);
   if (rate === 0 || opts.deterministic) return x;
   if (!key) throw new Error("dropout needs a PRNG key when it is active (pass deterministic: true to disable it)");
@@ -108,7 +115,11 @@ export function dropout(key: Array | null, x: Array, rate: number, opts: { deter
   // select over a large array is among ONNX Runtime's slowest elementwise kernels.
   const scale = 1 / (1 - rate);
   // Drawn flat (the same row-major bits), as broadcasting a scalar is slower over more dimensions.
-  const mask = mul(astype(bernoulli(key, 1 - rate, [x.size], opts.offset ?? 0), x.dtype), scale);
+  const rows = x.shape[0] ?? 1;
+  const keep = opts.halves
+    ? bernoulliHalves(key, 1 - rate, rows, x.size / rows, opts.offset ?? 0)
+    : bernoulli(key, 1 - rate, [x.size], opts.offset ?? 0);
+  const mask = mul(astype(keep, x.dtype), scale);
   return mul(x, reshape(mask, x.shape));
 }
 

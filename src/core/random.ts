@@ -8,8 +8,8 @@ import type { Device } from "./executor.js";
 import type { Shape } from "./shape.js";
 import { sizeOf } from "./shape.js";
 import { array, full, iota } from "./ops/creation.js";
-import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
-import { reshape, sliceAxis } from "./ops/shape.js";
+import { add, astype, bitAnd, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
+import { concat, reshape, sliceAxis } from "./ops/shape.js";
 
 /**
  * A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. It lives on `device`
@@ -121,6 +121,27 @@ export function bernoulli(key: Array, p: number, shape: Shape, offset: number | 
       ? full([n], true, "bool")
       : compare(flatBits(key, n, offset), N * 2 ** 8, "lt");
   return reshape(flags, [...shape]);
+}
+
+/**
+ * Bernoulli(p) flags [rows, rowLength], two per hash: row r's element j < rowLength/2 is the low 16 bits
+ * of hash(key, offset/2 + r·rowLength/2 + j) and element j + rowLength/2 the high 16 bits, each true when
+ * below ceil(p·2^16) (p kept to 1/65536). Half the hashing of bernoulli. `rowLength` must be even, and
+ * `offset` (the flat element offset, as bernoulli's) even: a multiple of rowLength draws a run of rows
+ * exactly as a larger draw does.
+ */
+export function bernoulliHalves(key: Array, p: number, rows: number, rowLength: number, offset: number | Array = 0): Array {
+  if (rowLength % 2 !== 0) throw new Error(`bernoulliHalves needs an even row length, got ${rowLength}`);
+  if (typeof offset === "number" && offset % 2 !== 0) throw new Error(`bernoulliHalves needs an even offset, got ${offset}`);
+  const half = rowLength / 2;
+  const N = Math.ceil(p * 2 ** 16);
+  if (!(N > 0) || N >= 2 ** 16) return full([rows, rowLength], N >= 2 ** 16, "bool");
+  const pairs = offset instanceof Array ? shiftRightLogical(astype(offset, "u32").reshape([]), 1) : (offset >>> 0) / 2;
+  const h = reshape(flatBits(key, rows * half, pairs), [rows, half]);
+  // The high half is below N exactly when the whole word is below N·2^16: no shift needed.
+  const low = compare(bitAnd(h, 0xffff), N, "lt");
+  const high = compare(h, N * 2 ** 16, "lt");
+  return concat([low, high], 1);
 }
 
 /** Integers uniformly in [low, high) (i32). */

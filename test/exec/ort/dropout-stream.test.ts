@@ -56,3 +56,35 @@ for (const device of devices) {
     }
   });
 }
+
+/** The host's bernoulliHalves: row r, element j of rows of length L at an even element offset. */
+function hostHalves(p: number, rows: number, L: number, offset: number): boolean[] {
+  const N = Math.ceil(p * 2 ** 16);
+  return Array.from({ length: rows * L }, (_, i) => {
+    const [r, j] = [Math.floor(i / L), i % L];
+    const h = hash32(KEY[0], KEY[1], offset / 2 + r * (L / 2) + (j % (L / 2)));
+    return (j < L / 2 ? h & 0xffff : h >>> 16) < N;
+  });
+}
+
+for (const device of devices) {
+  test(`bernoulliHalves and dropout's halves on ${device.id}: the host's 16-bit halves; rows at an offset draw as the whole`, () => {
+    const key = k.array(Uint32Array.from(KEY), { device });
+    for (const p of [0.9, 0.5, 1 / 3]) {
+      const whole = k.bernoulliHalves(key, p, 6, 10, 40).dataSync() as Uint8Array;
+      const want = hostHalves(p, 6, 10, 40);
+      whole.forEach((v, i) => assert.equal(Boolean(v), want[i], `p ${p}, element ${i}`));
+      // Rows 2..5 drawn on their own (a replica's share) at the offset of row 2, traced.
+      const f = k.jit((kk: k.Array, o: k.Array) => k.bernoulliHalves(kk, p, 4, 10, o), { device });
+      const part = f(key, k.array(Uint32Array.of(40 + 2 * 10), { shape: [], device })).dataSync() as Uint8Array;
+      assert.deepEqual(Array.from(part), Array.from(whole.slice(20)), `p ${p}: rows 2..5`);
+    }
+    const even = k.array(x.subarray(0, 96), { shape: [4, 24], device });
+    const kept = hostHalves(0.9, 4, 24, 48);
+    const scale = Math.fround(1 / 0.9);
+    const got = k.dropout(key, even, 0.1, { offset: 48, halves: true }).dataSync() as Float32Array;
+    got.forEach((v, i) => assert.equal(v + 0, kept[i] ? Math.fround(x[i]! * scale) : 0, `dropout element ${i}`));
+    assert.throws(() => k.bernoulliHalves(key, 0.5, 2, 7), /even row length/);
+    assert.throws(() => k.bernoulliHalves(key, 0.5, 2, 8, 3), /even offset/);
+  });
+}
