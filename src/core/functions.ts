@@ -28,7 +28,7 @@ import {
 import { max, mean, sum } from "./ops/reduce.js";
 import { reshape } from "./ops/shape.js";
 import { take } from "./ops/indexing.js";
-import { bernoulli } from "./random.js";
+import { bernoulli, bernoulliHalves } from "./random.js";
 
 /** log Σ exp(x) along an axis, stable (the shift by the max carries no gradient). */
 export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}): Array {
@@ -48,7 +48,9 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
 export function softmax(x: Array, axis = -1): Array {
   const a = normAxis(axis, x.ndim);
   const e = exp(sub(x, stopGradient(max(x, a, { keepDims: true }))));
-  return div(e, sum(e, a, { keepDims: true }));
+  // e · (1/Σe): the division happens once per row, and the gradient is two full-size passes (the
+  // product's) where a division's takes four (its quotient's gradient is -ct·e/Σe², at full size).
+  return mul(e, div(1, sum(e, a, { keepDims: true })));
 }
 
 /** Log of the softmax along `axis` (default the last), through logsumexp. */
@@ -95,13 +97,30 @@ export function silu(x: Array): Array {
  * Inverted dropout: zeroes each element with probability `rate`, scales the rest by 1/(1-rate).
  * `offset` shifts the random stream (randomBits' counter): a batch that is a slice of a larger one
  * (a replica's share, a micro-batch) passes the element offset of its first element and draws the
- * same mask as the larger batch would.
+ * same mask as the larger batch would. `halves`: draw two elements per hash (bernoulliHalves, rows along
+ * the first axis; the keep probability kept to 1/65536), half the hashing, for a row length that is even
+ * and an offset that is a multiple of it: a model's dropout sites, whose rows are examples.
  */
-export function dropout(key: Array | null, x: Array, rate: number, opts: { deterministic?: boolean; offset?: number | Array } = {}): Array {
+export function dropout(
+  key: Array | null,
+  x: Array,
+  rate: number,
+  opts: { deterministic?: boolean; offset?: number | Array; halves?: boolean } = {},
+): Array {
   if (rate < 0 || rate >= 1) throw new Error(`dropout rate must be in [0, 1), got ${rate}`);
   if (rate === 0 || opts.deterministic) return x;
   if (!key) throw new Error("dropout needs a PRNG key when it is active (pass deterministic: true to disable it)");
-  return where(bernoulli(key, 1 - rate, x.shape, opts.offset ?? 0), mul(x, 1 / (1 - rate)), 0);
+  // One multiply by the kept elements' mask, already scaled by 1/(1-rate): forward and back (its
+  // gradient is the same multiply) that is one pass each, where selecting and scaling took two, and a
+  // select over a large array is among ONNX Runtime's slowest elementwise kernels.
+  const scale = 1 / (1 - rate);
+  // Drawn flat (the same row-major bits), as broadcasting a scalar is slower over more dimensions.
+  const rows = x.shape[0] ?? 1;
+  const keep = opts.halves
+    ? bernoulliHalves(key, 1 - rate, rows, x.size / rows, opts.offset ?? 0)
+    : bernoulli(key, 1 - rate, [x.size], opts.offset ?? 0);
+  const mask = mul(astype(keep, x.dtype), scale);
+  return mul(x, reshape(mask, x.shape));
 }
 
 /** x[..., idx[...]] picking one element per row along the last axis (idx has x's shape minus that axis). */

@@ -7,9 +7,9 @@ import type { DType } from "./dtype.js";
 import type { Device } from "./executor.js";
 import type { Shape } from "./shape.js";
 import { sizeOf } from "./shape.js";
-import { array, iota } from "./ops/creation.js";
-import { add, astype, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
-import { reshape, sliceAxis } from "./ops/shape.js";
+import { array, full, iota } from "./ops/creation.js";
+import { add, astype, bitAnd, bitXor, compare, cos, log, mul, shiftRightLogical, sqrt } from "./ops/elementwise.js";
+import { concat, reshape, sliceAxis } from "./ops/shape.js";
 
 /**
  * A PRNG key (u32[2]) from a seed; seeds above 2^32 use their high word too. It lives on `device`
@@ -36,7 +36,12 @@ export function hashBits(k0: Array | number, k1: Array | number, counter: Array 
 }
 
 function mix(k0: Array, k1: Array, counter: Array): Array {
-  let h = bitXor(mul(add(counter, k1), 0x9e3779b1), k0);
+  return mixFrom(k0, add(counter, k1));
+}
+
+/** The hash of `start` = counter + k1 (mod 2^32), so that scalars can be summed before a large counter. */
+function mixFrom(k0: Array, start: Array): Array {
+  let h = bitXor(mul(start, 0x9e3779b1), k0);
   h = bitXor(h, shiftRightLogical(h, 16));
   h = mul(h, 0x85ebca6b);
   h = bitXor(h, shiftRightLogical(h, 13));
@@ -50,11 +55,17 @@ function mix(k0: Array, k1: Array, counter: Array): Array {
  * can be drawn on its own with the same bits (wrapping mod 2^32).
  */
 export function randomBits(key: Array, shape: Shape, offset: number | Array = 0): Array {
+  return reshape(flatBits(key, sizeOf(shape), offset), [...shape]);
+}
+
+/** randomBits as a flat [n] array: elementwise work on it stays one-dimensional (ONNX Runtime broadcasts a
+ * scalar over a 4-D array about three times slower than over a 1-D one). */
+function flatBits(key: Array, n: number, offset: number | Array): Array {
   const [k0, k1] = keyWords(key);
-  let counter: Array = iota([sizeOf(shape)], 0, "u32");
-  if (offset instanceof Array) counter = add(counter, astype(offset, "u32").reshape([]));
-  else if (offset) counter = add(counter, offset >>> 0);
-  return reshape(mix(k0, k1, counter), [...shape]);
+  // (i + offset) + k1 = i + (offset + k1) mod 2^32: the scalars are summed first, so a large draw pays
+  // one addition per element, not two.
+  const base = offset instanceof Array ? add(k1, astype(offset, "u32").reshape([])) : offset ? add(k1, offset >>> 0) : k1;
+  return mixFrom(k0, add(iota([n], 0, "u32"), base));
 }
 
 /** n new independent keys (u32[n,2]) derived from key; take one with splitKey(key, n)[i]. */
@@ -99,7 +110,38 @@ export function normal(key: Array, shape: Shape, opts: { dtype?: DType; mean?: n
 
 /** true with probability p. `offset` as in randomBits. */
 export function bernoulli(key: Array, p: number, shape: Shape, offset: number | Array = 0): Array {
-  return compare(uniform(key, shape, { offset }), p, "lt");
+  // uniform(…) < p, compared on the bits themselves: u = (bits ≫ 8)·2^-24 is exact, so u < f32(p)
+  // exactly when bits ≫ 8 < N = ceil(f32(p)·2^24), that is when bits < N·2^8. The same draws, without
+  // the shift, the conversion and the scaling.
+  const n = sizeOf(shape);
+  const N = Math.ceil(Math.fround(p) * 2 ** 24);
+  const flags = !(N > 0)
+    ? full([n], false, "bool")
+    : N >= 2 ** 24
+      ? full([n], true, "bool")
+      : compare(flatBits(key, n, offset), N * 2 ** 8, "lt");
+  return reshape(flags, [...shape]);
+}
+
+/**
+ * Bernoulli(p) flags [rows, rowLength], two per hash: row r's element j < rowLength/2 is the low 16 bits
+ * of hash(key, offset/2 + r·rowLength/2 + j) and element j + rowLength/2 the high 16 bits, each true when
+ * below ceil(p·2^16) (p kept to 1/65536). Half the hashing of bernoulli. `rowLength` must be even, and
+ * `offset` (the flat element offset, as bernoulli's) even: a multiple of rowLength draws a run of rows
+ * exactly as a larger draw does.
+ */
+export function bernoulliHalves(key: Array, p: number, rows: number, rowLength: number, offset: number | Array = 0): Array {
+  if (rowLength % 2 !== 0) throw new Error(`bernoulliHalves needs an even row length, got ${rowLength}`);
+  if (typeof offset === "number" && offset % 2 !== 0) throw new Error(`bernoulliHalves needs an even offset, got ${offset}`);
+  const half = rowLength / 2;
+  const N = Math.ceil(p * 2 ** 16);
+  if (!(N > 0) || N >= 2 ** 16) return full([rows, rowLength], N >= 2 ** 16, "bool");
+  const pairs = offset instanceof Array ? shiftRightLogical(astype(offset, "u32").reshape([]), 1) : (offset >>> 0) / 2;
+  const h = reshape(flatBits(key, rows * half, pairs), [rows, half]);
+  // The high half is below N exactly when the whole word is below N·2^16: no shift needed.
+  const low = compare(bitAnd(h, 0xffff), N, "lt");
+  const high = compare(h, N * 2 ** 16, "lt");
+  return concat([low, high], 1);
 }
 
 /** Integers uniformly in [low, high) (i32). */

@@ -21,6 +21,8 @@ export class DropoutSites {
     const perExample = x.size / x.shape[0]!;
     const offset =
       typeof this.exampleOffset === "number" ? this.exampleOffset * perExample : this.exampleOffset.astype("u32").mul(perExample >>> 0);
-    return k.dropout(k.foldIn(this.key, site), x, rate, { offset });
+    // Two draws per hash where an example's element count is even (always, but for odd sequence lengths
+    // with an odd width): the rows are examples, so a replica's or micro-batch's share draws as the whole.
+    return k.dropout(k.foldIn(this.key, site), x, rate, { offset, halves: perExample % 2 === 0 });
   }
 }

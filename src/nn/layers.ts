@@ -25,8 +25,15 @@ export function denseInit(keys: KeySequence, inDim: number, outDim: number, std 
 
 /** y = x · Wᵀ + b over the last axis of x (W is [out, in]). */
 export function dense(p: DenseParams, x: k.Array): k.Array {
-  const y = k.bind("dot_general", [x, castLike(p.weight, x)], { lhsContract: [x.ndim - 1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
-  return y.add(castLike(p.bias, y));
+  // The product and the bias over rows [n, in] (then the leading axes back): the product is one
+  // two-dimensional Gemm on the CPU with no reshapes around it, and the bias a two-dimensional add
+  // (ONNX Runtime broadcasts over fewer dimensions faster): a few percent of a MiniLM fine-tuning step.
+  const [out, inDim] = p.weight.shape as [number, number];
+  const lead = x.shape.slice(0, -1);
+  const rows = x.ndim === 2 ? x : x.reshape([x.size / inDim, inDim]);
+  const y = k.bind("dot_general", [rows, castLike(p.weight, x)], { lhsContract: [1], rhsContract: [1], lhsBatch: [], rhsBatch: [] });
+  const biased = y.add(castLike(p.bias, y));
+  return x.ndim === 2 ? biased : biased.reshape([...lead, out]);
 }
 
 /** A layer norm's parameters: weight one, bias zero. */

@@ -41,10 +41,13 @@ test("steps per execution (2 steps per compiled call) on 2 replicas trains what 
     trainer: { accelerator: "cpu", devices: 2, stepsPerExecution: 2, checkpointEvery: 0 },
   });
   assert.equal(grouped.globalStep, steps);
-  assert.deepEqual(
-    grouped.history.map((h) => h.loss!.toFixed(5)),
-    one.history.map((h) => h.loss!.toFixed(5)),
-  );
+  // Equal up to the order of the replicas' sums (compared as numbers: digits rounded to a fixed
+  // place can differ by one in the last place for losses 1e-6 apart).
+  assert.equal(grouped.history.length, one.history.length);
+  grouped.history.forEach((h, i) => {
+    const want = one.history[i]!.loss!;
+    assert.ok(Math.abs(h.loss! - want) <= 1e-5 * Math.abs(want), `step ${i + 1}: loss ${h.loss} vs ${want}`);
+  });
   const err = maxRelativeDifference(grouped.params, one.params);
   assert.ok(err < 1e-5, `max relative parameter difference ${err}`);
 });
