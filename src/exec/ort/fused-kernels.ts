@@ -91,16 +91,33 @@ function reducedBack(m: Matcher, v: Var, prim: "reduce_max" | "reduce_sum", x: V
   return [...chain, r, red];
 }
 
-/** exp(x − max(x)) / Σ exp(x − max(x)) over the last axis → Softmax. */
+/**
+ * `v` = 1 / Σ`e` over the last axis, taken at the reduced shape and broadcast back (core's softmax
+ * multiplies by it): the equations, or undefined.
+ */
+function reciprocalSumBack(m: Matcher, v: Var, e: Var): Eqn[] | undefined {
+  const b = inner(m, v, "broadcast_in_dim");
+  if (!b || !b.params.dims.every((d, i) => d === i)) return undefined;
+  const recip = inner(m, b.inputs[0]!, "div");
+  const one = recip && constantScalar(m, recip.inputs[0]!);
+  const r = recip && inner(m, recip.inputs[1]!, "reshape");
+  const red = r && inner(m, r.inputs[0]!, "reduce_sum", 1);
+  if (!recip || one?.value !== 1 || !r || !red) return undefined;
+  const rank = b.out.aval.shape.length;
+  if (!lastAxisOnly((red.params as PrimParams["reduce_sum"]).axes, rank) || red.inputs[0]!.id !== e.id) return undefined;
+  return [b, recip, ...one.chain, r, red];
+}
+
+/** exp(x − max(x)) / Σ exp(x − max(x)) over the last axis (or exp(…) · (1 / Σ exp(…))) → Softmax. */
 function matchSoftmax(m: Matcher, d: Eqn): Match {
-  if (d.prim !== "div" || !FLOAT.has(d.out.aval.dtype) || d.out.aval.shape.length === 0) return undefined;
+  if ((d.prim !== "div" && d.prim !== "mul") || !FLOAT.has(d.out.aval.dtype) || d.out.aval.shape.length === 0) return undefined;
   const [ev, sumBack] = d.inputs as [Var, Var];
   const exp = inner(m, ev, "exp", 2);
   const sub = exp && inner(m, exp.inputs[0]!, "sub");
   if (!exp || !sub) return undefined;
   const [x, maxBack] = sub.inputs as [Var, Var];
   const maxChain = reducedBack(m, maxBack, "reduce_max", x, true);
-  const sumChain = reducedBack(m, sumBack, "reduce_sum", ev);
+  const sumChain = d.prim === "div" ? reducedBack(m, sumBack, "reduce_sum", ev) : reciprocalSumBack(m, sumBack, ev);
   if (!maxChain || !sumChain) return undefined;
   return {
     chain: [exp, sub, ...maxChain, ...sumChain],
