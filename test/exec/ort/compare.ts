@@ -4,7 +4,7 @@
 //     differently from the reference's single rounding of the exact result);
 //   f32 / f64: |got - want| ≤ atol + rtol·|want|, where atol = rtol·max|want| for contractions and
 //     reductions (their rounding error scales with the sum, not with each element).
-import type { DType, HostArray } from "../../../src/index.js";
+import type { DType, Executor, HostArray, Program } from "../../../src/index.js";
 import { readElem } from "../../../src/index.js";
 
 export interface Tolerance {
@@ -56,4 +56,13 @@ export function mismatch(dtype: DType, got: HostArray, want: HostArray, tol: Tol
   }
   for (let i = 0; i < n; i++) if (got[i] !== want[i]) return `element ${i}: got ${got[i]}, want ${want[i]}`;
   return undefined;
+}
+
+/** Runs `program` once on `executor` with host inputs and returns its outputs on the host. */
+export async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
+  const exe = executor.compile(program);
+  const outs = exe.execute([inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval))])[0]!;
+  const host = await Promise.all(outs.map((b) => b.toHost()));
+  exe.dispose();
+  return host;
 }

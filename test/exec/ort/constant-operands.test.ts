@@ -6,18 +6,10 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../../src/index.js";
-import { refExecutor, ortExecutor, type Executor, type HostArray, type Program } from "../../../src/index.js";
+import { refExecutor, ortExecutor } from "../../../src/index.js";
 import { lowerGraph } from "../../../src/exec/ort/lower-program.js";
 import { rng } from "../../helpers/random.js";
-import { mismatch } from "./compare.js";
-
-async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
-  const exe = executor.compile(program);
-  const outs = exe.execute([inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval))])[0]!;
-  const host = await Promise.all(outs.map((b) => b.toHost()));
-  exe.dispose();
-  return host;
-}
+import { mismatch, run } from "./compare.js";
 
 const random = (r: () => number, n: number) => Float32Array.from({ length: n }, () => r() * 2 - 1);
 

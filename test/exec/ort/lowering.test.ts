@@ -6,21 +6,12 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import type { HostArray, Prim, Program } from "../../../src/index.js";
 import * as k from "../../../src/index.js";
-import { printProgram, refExecutor, ortExecutor, readElem, type Executor } from "../../../src/index.js";
+import { printProgram, refExecutor, ortExecutor, readElem } from "../../../src/index.js";
 import { rng } from "../../helpers/random.js";
-import { mismatch } from "./compare.js";
+import { mismatch, run } from "./compare.js";
 import { CASES } from "./prim-cases.js";
 
 const CASES_PER_PRIM = 48;
-
-async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
-  const exe = executor.compile(program);
-  const bufs = inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval));
-  const outs = exe.execute([bufs])[0]!;
-  const host = await Promise.all(outs.map((b) => b.toHost()));
-  exe.dispose();
-  return host;
-}
 
 function describeInputs(program: Program, inputs: readonly HostArray[]): string {
   return inputs

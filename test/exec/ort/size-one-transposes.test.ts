@@ -4,19 +4,12 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../../src/index.js";
-import { refExecutor, ortExecutor, type Executor, type HostArray, type Program } from "../../../src/index.js";
+import { refExecutor, ortExecutor } from "../../../src/index.js";
 import { lowerGraph } from "../../../src/exec/ort/lower-program.js";
 import { rng } from "../../helpers/random.js";
+import { run } from "./compare.js";
 
 const device = refExecutor.devices()[0];
-
-async function run(executor: Executor, program: Program, inputs: readonly HostArray[]): Promise<HostArray[]> {
-  const exe = executor.compile(program);
-  const outs = exe.execute([inputs.map((d, i) => executor.fromHost(d, program.inputs[i]!.aval))])[0]!;
-  const host = await Promise.all(outs.map((b) => b.toHost()));
-  exe.dispose();
-  return host;
-}
 
 test("transposes that move only size-1 dims are Reshapes; others stay Transposes; the reference's values", async () => {
   const r = rng(4);
