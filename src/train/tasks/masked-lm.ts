@@ -15,8 +15,8 @@ import { isCausalLanguageModel } from "./causal-lm.js";
  * steps, and "the United [MASK] of America" puts "States" first. These 2,000 steps: 24.7 / 29.9 / 31.9% after
  * 667 / 1,334 / 2,000, and "The State of the [MASK] is strong." has "Union" third (4 minutes from a clean
  * clone). With dropout's later draws (two 16-bit halves per hash) the same recipe gives 24.9 / 29.8 / 31.7%
- * and "Union" fourth (0.037, after Government, country, Nation): its rank is a property of the draws, not of
- * the recipe. 3,000 steps reach 34.3% but do not bring "Union" up; nor does mlm-small (29.7% after 1,500 steps).
+ * and "Union" fourth (0.037, after Government, country, Nation): its rank moves with the draws, as between
+ * seeds. 3,000 steps reach 34.3% but do not bring "Union" up; nor does mlm-small (29.7% after 1,500 steps).
  * Also measured on SOTU at batch 16 × 128, lr 1e-3:
  * - mlm-mini (2 layers): 9.5% after 200 steps against mlm-small's 8.5%, at 0.6× the CPU per step;
  * - 2048 pieces instead of 8192: a cheaper head, and more tokens are pieces of words that their neighbours
