@@ -4,7 +4,8 @@
 //     differently from the reference's single rounding of the exact result);
 //   f32 / f64: |got - want| ≤ atol + rtol·|want|, where atol = rtol·max|want| for contractions and
 //     reductions (their rounding error scales with the sum, not with each element).
-import type { DType, Executor, HostArray, Program } from "../../../src/index.js";
+import assert from "node:assert/strict";
+import { ortExecutor, refExecutor, type DType, type Executor, type HostArray, type Program } from "../../../src/index.js";
 import { readElem } from "../../../src/index.js";
 
 export interface Tolerance {
@@ -65,4 +66,14 @@ export async function run(executor: Executor, program: Program, inputs: readonly
   const host = await Promise.all(outs.map((b) => b.toHost()));
   exe.dispose();
   return host;
+}
+
+/** Asserts that ONNX Runtime gives every f32 output of `program` as the reference interpreter does (rtol 1e-5, normwise). */
+export async function assertOrtMatchesReference(program: Program, inputs: readonly HostArray[]): Promise<void> {
+  const want = await run(refExecutor, program, inputs);
+  const got = await run(ortExecutor, program, inputs);
+  program.outputs.forEach((_, i) => {
+    const bad = mismatch("f32", got[i]!, want[i]!, { rtol: 1e-5, normwise: true });
+    assert.ok(!bad, `output ${i}: ${bad}`);
+  });
 }
