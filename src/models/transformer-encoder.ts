@@ -107,6 +107,14 @@ function encoderLayer(
   return layerNorm(l.output.LayerNorm, sites.apply(ff, c.hidden_dropout_prob, at(2)).add(x), c.layer_norm_eps);
 }
 
+/** Dropout sites of one encoder layer: attention probabilities, attention output, feed-forward output. */
+const SITES_PER_LAYER = 3;
+
+/** Dropout sites the embeddings and the first `layers` layers use (encoderApply's numbering): the next one free. */
+export function encoderDropoutSites(layers: number): number {
+  return 1 + SITES_PER_LAYER * layers;
+}
+
 /** Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i. */
 export function encoderApply(
   p: EncoderParams,
@@ -116,6 +124,6 @@ export function encoderApply(
   sites: DropoutSites,
   loop: LayerLoop = "unrolled",
 ): k.Array {
-  const firstSite = (i: number | k.Array) => (typeof i === "number" ? 1 + 3 * i : i.mul(3).add(1));
+  const firstSite = (i: number | k.Array) => (typeof i === "number" ? encoderDropoutSites(i) : i.mul(SITES_PER_LAYER).add(1));
   return applyLayers(p.layer, x, (l, h, i) => encoderLayer(l, c, h, bias, sites, firstSite(i)), loop, "encoder_layer");
 }

@@ -13,6 +13,7 @@ import { dense, denseInit, linear, type DenseParams } from "../../nn/layers.js";
 import type { LanguageModel, Params } from "../language-model.js";
 import { checkForwardInputs } from "../check-inputs.js";
 import { modelSpec } from "../registry.js";
+import { encoderDropoutSites } from "../transformer-encoder.js";
 import { CLASSIFIER_ARCHITECTURES, type ClassifierConfig } from "./config.js";
 
 export interface ClassifierForwardOptions {
@@ -122,8 +123,8 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
   const architecture = CLASSIFIER_ARCHITECTURES[config.model_type]!;
   const positions = spec.positionsField;
   const headDropout = classifierDropout(config);
-  // The encoder's sites are 0 (embeddings) and three per layer (transformer-encoder.ts); the head's follow.
-  const firstHeadSite = 1 + 3 * (config as { num_hidden_layers?: number }).num_hidden_layers!;
+  // The head's sites follow the encoder's (only BERT and RoBERTa heads drop out).
+  const firstHeadSite = headDropout ? encoderDropoutSites((config as { num_hidden_layers: number }).num_hidden_layers) : 0;
   // The forward pass's arguments are checked where the user hands them over, named as this class's (at
   // trace time: a compiled program pays nothing).
   const check = {
