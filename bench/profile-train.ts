@@ -1,4 +1,4 @@
-// `npm run bench -- profile-train [--task causal-lm] [--preset llama-small] [--batch 32] [--seq 128] [--threads 2]
+// `npm run bench -- profile-train [--task causal-lm] [--preset llama-small] [--batch 32] [--seq 128] [--vocab N] [--threads 2]
 // [--steps 3] [--top 12]`: where a compiled training step spends its time (`--task sequence-classification`: the
 // step of the classifier of all-MiniLM-L6-v2's shapes `bench train --task sequence-classification` times). The step `bench train` times
 // is lowered to its ONNX graph and run in onnxruntime-node's InferenceSession with ONNX Runtime's
@@ -26,7 +26,7 @@ export async function run(args: string[]): Promise<void> {
     top = Number(flag(args, "top", "12"));
   const executor = benchExecutor(threads);
   const device = executor.devices()[0]!;
-  const vocab = classify ? MINILM_SHAPES.vocab_size : preset.endsWith("-small") ? 8192 : 32000;
+  const vocab = Number(flag(args, "vocab", String(classify ? MINILM_SHAPES.vocab_size : preset.endsWith("-small") ? 8192 : 32000)));
   const { objective } = classify ? minilmClassifier() : benchModel({ task, preset, maxLength: seq }, vocab);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const params = k.jit((key: k.Array) => objective.model.init(key), { device })(k.randomKey(0));

@@ -76,7 +76,21 @@ export function launcherFlavor(env: NodeJS.ProcessEnv = process.env): MpiFlavor 
   return undefined;
 }
 
+/**
+ * UCX, the transport under Debian's MPICH (ch4:ucx) and Open MPI's pml ucx, by default installs memory hooks
+ * when it loads: it patches the code of mmap, munmap, brk and sbrk in place ("bistro") and swaps malloc for
+ * its own. A Node process has threads running (V8's compiler and GC, libuv's pool) while the patching
+ * happens, and a rank once died of SIGSEGV inside V8 at an address in the brk heap just as MPI started.
+ * The hooks serve only UCX's registration cache for RDMA, which Kiln's host-memory collectives do not need,
+ * so they are off unless the user set UCX_MEM_EVENTS. Set before the library loads: UCX reads its
+ * configuration then.
+ */
+function quietUcxMemoryHooks(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.UCX_MEM_EVENTS === undefined) env.UCX_MEM_EVENTS = "no";
+}
+
 function open(paths: readonly string[]): { lib: KoffiLib; path: string } | undefined {
+  quietUcxMemoryHooks();
   for (const path of paths) {
     try {
       // RTLD_GLOBAL: Open MPI loads its components (mca_*.so) with dlopen and they resolve libmpi's symbols.
