@@ -39,7 +39,15 @@ export type RunSteps = (
 ) => Promise<{ state: TrainState; scalars: k.Array | PerReplica }>;
 
 export interface FitLoop {
-  options: { stepsPerExecution: number; logEvery: number; evalEvery: number; checkpointEvery: number; callbacks: Callback[] };
+  options: {
+    stepsPerExecution: number;
+    logEvery: number;
+    evalEvery: number;
+    /** Evaluations spread evenly over the run (TrainerOptions.evaluations), the last at its end. */
+    evaluations?: number;
+    checkpointEvery: number;
+    callbacks: Callback[];
+  };
   run: RunRecord;
   /** The carried state (every replica's copy) to start from. */
   carried: TrainState;
@@ -102,6 +110,13 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     budgetTimed = { seconds: 0, steps: 0 };
   let budgetReached = budget !== undefined && l.clock.elapsed() >= budget;
   stop ||= budgetReached;
+  // How far along the run is (what `evaluations` spreads over): its time budget's fraction spent or its
+  // steps' fraction done, whichever is further, as the schedule follows.
+  const progress = () =>
+    Math.max(budget !== undefined ? l.clock.elapsed() / budget : 0, Number.isFinite(t.totalSteps) ? t.globalStep / t.totalSteps : 0);
+  const evaluations = o.evaluations ?? 0;
+  // The next of the N evaluations due (the N-th is the end's); a resumed run starts past those it made.
+  let nextEvaluation = Math.floor(progress() * evaluations) + 1;
   while (t.globalStep < t.totalSteps && !stop) {
     const batches: Positioned[] = [];
     if (pending) {
@@ -123,7 +138,8 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     if (batches.length === 0) break;
     if (batches[0]!.info.epoch !== t.epoch) {
       const m: Metrics = {};
-      if (l.evaluate && o.evalEvery === 0) Object.assign(m, await l.evaluate(carried));
+      // Without a schedule of its own (evalEvery, evaluations), evaluation comes at each epoch's end.
+      if (l.evaluate && o.evalEvery === 0 && !o.evaluations) Object.assign(m, await l.evaluate(carried));
       for (const cb of o.callbacks) await cb.onEpochEnd?.(t, m);
     }
     t.epoch = batches[0]!.info.epoch;
@@ -199,6 +215,11 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     });
     for (const cb of o.callbacks) await cb.onStepEnd?.(t, stepMetrics);
     if (o.evalEvery > 0 && l.evaluate && t.globalStep % o.evalEvery === 0) await l.evaluate(carried);
+    const reached = progress();
+    if (l.evaluate && nextEvaluation < evaluations && reached >= nextEvaluation / evaluations) {
+      await l.evaluate(carried);
+      nextEvaluation = Math.floor(reached * evaluations) + 1;
+    }
     if (o.checkpointEvery > 0 && t.globalStep % o.checkpointEvery === 0) await t.saveCheckpoint("steps", stepMetrics);
     if (budget !== undefined && !budgetReached) {
       // Stop after the last call that leaves the final evaluation room within the budget: the next one

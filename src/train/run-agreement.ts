@@ -25,6 +25,7 @@ export function runSettingsDigest(
     on_non_finite: o.onNonFinite ?? "stop",
     loss_scale: o.lossScale ?? null,
     eval_every: o.evalEvery ?? 0,
+    evaluations: o.evaluations ?? null,
     checkpoint_every: o.checkpointEvery ?? 0,
     resume: o.resume ?? false,
     output_dir: o.outputDir,

@@ -23,6 +23,7 @@ const TRAINER_OPTIONS = [
   "clock",
   "epochs",
   "evalEvery",
+  "evaluations",
   "evalAtStart",
   "logEvery",
   "seed",
@@ -96,6 +97,7 @@ export function checkTrainerOptions(opts: unknown): void {
       "maxSteps",
       "epochs",
       "evalEvery",
+      "evaluations",
       "logEvery",
       "seed",
       "gradientAccumulation",
@@ -104,7 +106,7 @@ export function checkTrainerOptions(opts: unknown): void {
       "keepCheckpoints",
       "numNodes",
     ],
-    positive: ["epochs", "logEvery", "gradientAccumulation", "stepsPerExecution", "keepCheckpoints", "numNodes", "clipNorm"],
+    positive: ["epochs", "evaluations", "logEvery", "gradientAccumulation", "stepsPerExecution", "keepCheckpoints", "numNodes", "clipNorm"],
     // maxSteps 0 trains nothing (the initial model is saved); too little data for one batch is fit's to explain.
     nonNegative: ["maxSteps", "evalEvery", "seed", "checkpointEvery"],
     numbers: ["clipNorm"],
@@ -126,6 +128,14 @@ export function checkTrainerOptions(opts: unknown): void {
       fix: 'Pass the directory for checkpoints, logs and the final model, e.g. outputDir: "runs/1"',
     });
   if (opts.maxTime !== undefined) budgetSeconds(opts.maxTime, where);
+  if (opts.evaluations !== undefined && opts.evalEvery)
+    throw new OptionError({
+      where,
+      option: "evaluations",
+      value: opts.evaluations,
+      why: `and evalEvery ${opts.evalEvery} both say when to evaluate`,
+      fix: "Give one of them: evaluations spreads N evaluations over the run, evalEvery evaluates every N steps",
+    });
   if (opts.clock !== undefined && typeof opts.clock !== "function")
     throw new OptionError({ where, option: "clock", value: opts.clock, why: "is not a function", fix: "Pass () => seconds" });
   if (opts.notice !== undefined && typeof opts.notice !== "function")

@@ -42,6 +42,12 @@ export interface TrainerOptions {
   epochs?: number;
   /** Evaluate every N steps (0: only at the end of each epoch and of training). */
   evalEvery?: number;
+  /**
+   * Evaluate N times, evenly over the run, the last at its end: at each N-th of its steps, or under maxTime
+   * of its budget (where the steps a run reaches are not known ahead, so evalEvery may never come due).
+   * Instead of evalEvery.
+   */
+  evaluations?: number;
   /** Evaluate once before the first step too (the starting point of the eval curve). */
   evalAtStart?: boolean;
   /** Log metrics every N steps. */

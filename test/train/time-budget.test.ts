@@ -153,6 +153,35 @@ test("a time budget keeps room for the final evaluation, as long as the last eva
   );
 });
 
+test("evaluations: N evaluations spread over the time budget (or the steps), the last at the end", async () => {
+  // Steps of 10 s in a 100 s budget: a quarter of it is spent after step 3 (30 s), half after step 5, three
+  // quarters after step 8; the budget ends after step 10, with the final evaluation.
+  const timed = steppedClock(() => 10);
+  const budget = await trainTiny(data, join(root, "evaluations-time"), 1_000, {
+    ...budgeted(100, timed.clock),
+    trainer: { maxTime: 100, clock: timed.clock, maxSteps: undefined, evaluations: 4 },
+    callbacks: [timed.callback],
+    evalDir: data,
+  });
+  assert.deepEqual(
+    budget.evalHistory.map((m) => m.step),
+    [3, 5, 8, 10],
+  );
+  // Without a budget the steps are known: a third and two thirds of 9 steps, then the end.
+  const steps = await trainTiny(data, join(root, "evaluations-steps"), 9, { trainer: { evaluations: 3 }, evalDir: data });
+  assert.deepEqual(
+    steps.evalHistory.map((m) => m.step),
+    [3, 6, 9],
+  );
+  const refuses = (options: Record<string, unknown>, why: RegExp) =>
+    assert.throws(
+      () => new Trainer({ outputDir: join(root, "evaluations-refused"), ...options } as never),
+      (e: unknown) => e instanceof OptionError && e.option === "evaluations" && why.test(e.message),
+    );
+  refuses({ evaluations: 3, evalEvery: 10 }, /both say when to evaluate/);
+  refuses({ evaluations: 0 }, /evaluations/);
+});
+
 test("steps per execution under a budget (scan loop): each step of a call gets the fraction fed for it", async () => {
   const { clock, callback, lrs } = steppedClock(() => 10);
   const result = await trainTiny(data, join(root, "scan"), 1_000, {

@@ -14,6 +14,7 @@ import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
 import { prepareDataset } from "../../data/prepare/prepare.js";
 import { openQuickstartShards } from "../quickstart-shards.js";
+import { quickstartLength } from "../quickstart-length.js";
 import { loadTokenizer, readTextLines, saveTokenizer, trainUnigram } from "../../text/index.js";
 import { createCausalLM, createMaskedLM, presetConfig, presetNames, type CausalConfig, type MlmConfig } from "../../models/index.js";
 import { Trainer, type FitResult } from "../../train/trainer.js";
@@ -63,13 +64,17 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
   flags: {
     task: { ...TASK_FLAG, values: QUICKSTART_TASKS, default: "mlm", help: QUICKSTART_TASKS.join(" | ") },
     dir: { type: "string", value: "DIR", default: join("runs", "sotu"), help: "where the corpus, tokenizer, shards and model go" },
-    steps: { type: "int", min: 1, help: `training steps (default ${perTask((t) => recipe(t).steps, RECIPES)})` },
+    steps: {
+      type: "int",
+      min: 1,
+      help: `train N steps instead of the time budget, a run that repeats step for step (the recipes' own: ${perTask((t) => recipe(t).steps, RECIPES)})`,
+    },
     "max-time": {
       type: "number",
       value: "S",
       help:
-        "train for a time budget of S seconds instead of a number of steps (the schedule follows the time spent;\n" +
-        "the steps reached depend on the machine)",
+        "train for a time budget of S seconds (the schedule follows the time spent; the steps reached depend on\n" +
+        `the machine; default ${perTask((t) => (recipe(t).maxTime !== undefined ? `${recipe(t).maxTime} s` : "none: steps"), RECIPES)})`,
       check: (x) => (x > 0 ? undefined : "must be > 0"),
     },
     batch: { type: "int", min: 1, help: `examples per step (default ${perTask((t) => recipe(t).batch, RECIPES)})` },
@@ -129,8 +134,8 @@ export const quickstartCommand: Command = {
     const task = (classify ? "mlm" : v.task) as TrainingTask;
     const r = recipe(taskSpec(task));
     if (v.steps !== undefined && v["max-time"] !== undefined) throw new UsageError("give --steps or --max-time, not both");
-    const steps = v.steps ?? r.steps;
-    const budget = v["max-time"];
+    const length = quickstartLength(r, { steps: v.steps, maxTime: v["max-time"] });
+    const budget = "maxTime" in length ? length.maxTime : undefined;
     const batch = v.batch ?? r.batch;
     const vocabSize = v["vocab-size"] ?? r.vocabSize;
     const maxLength = v["max-length"];
@@ -197,9 +202,9 @@ export const quickstartCommand: Command = {
     const outDir = join(dir, r.modelDir);
     const trainer = new Trainer({
       outputDir: outDir,
-      ...(budget !== undefined ? { maxTime: budget } : { maxSteps: steps }),
-      // The recipe's evaluations (at its steps' pace under a time budget), the last at the end (never two in a row there).
-      evalEvery: Math.max(1, Math.ceil(steps / r.evaluations)),
+      ...length,
+      // The recipe's evaluations, spread over its steps or its time budget, the last at the end.
+      evaluations: r.evaluations,
       evalAtStart: r.evalAtStart,
       logEvery: 10,
       seed: 42,
@@ -217,7 +222,7 @@ export const quickstartCommand: Command = {
     };
     let result: FitResult;
     if (task === "causal-lm") {
-      const model = createCausalLM(presetConfig(preset, tokenizer, maxLength) as CausalConfig);
+      const model = createCausalLM({ ...presetConfig(preset, tokenizer, maxLength), ...r.modelConfig } as CausalConfig);
       result = await trainer.fit({ model, ...fitArgs });
       stage("eval perplexity");
       printPerplexityCurve(result.evalHistory);
@@ -229,7 +234,7 @@ export const quickstartCommand: Command = {
         seed: 42,
       });
     } else {
-      const model = createMaskedLM(presetConfig(preset, tokenizer, maxLength) as MlmConfig, r.modelInit);
+      const model = createMaskedLM({ ...presetConfig(preset, tokenizer, maxLength), ...r.modelConfig } as MlmConfig, r.modelInit);
       result = await trainer.fit({
         model,
         ...fitArgs,

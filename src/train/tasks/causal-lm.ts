@@ -13,7 +13,7 @@ import type { TaskSpec } from "./task.js";
  * 254k tokens: 6.21; batch 8 at 2e-3 6.26, at 3e-3 6.35; batch 16 at 2e-3 6.38, at 4e-3 6.36).
  * The perplexity curve: four evaluations after the one at the start.
  */
-const QUICKSTART = { preset: "llama-small", steps: 600, batch: 8, learningRate: 1.5e-3, vocabSize: 8192 } as const;
+const QUICKSTART = { preset: "llama-small", steps: 600, maxTime: 330, batch: 8, learningRate: 1.5e-3, vocabSize: 8192 } as const;
 
 /** A causal LM is a model with a cached forward pass (what generation decodes with). */
 export function isCausalLanguageModel(model: LanguageModel): model is CausalLanguageModel {
@@ -56,8 +56,8 @@ export const causalLmTask: TaskSpec = {
     evalAtStart: true,
     modelDir: "causal-model",
     help: [
-      `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset}, ${QUICKSTART.steps} steps of ${QUICKSTART.batch}`,
-      `at ${QUICKSTART.learningRate.toExponential()}; the eval perplexity curve and sampled continuations of`,
+      `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset} trained for ${QUICKSTART.maxTime} s (--steps ${QUICKSTART.steps} for a fixed run) on`,
+      `batches of ${QUICKSTART.batch} at ${QUICKSTART.learningRate.toExponential()}; the eval perplexity curve and sampled continuations of`,
       "State-of-the-Union-style prompts (model in DIR/causal-model)",
     ],
     curves: [

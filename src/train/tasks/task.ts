@@ -29,7 +29,15 @@ export interface QuickstartRecipe {
   readonly preset: string;
   /** How the model's parameters start (createModel's init), where not as transformers does. */
   readonly modelInit?: MaskedLMInit;
+  /** config.json fields the job sets over its preset's (whichever preset it trains). */
+  readonly modelConfig?: Readonly<Record<string, number>>;
+  /** Training steps of a run of fixed length (`--steps`, or a recipe without a budget): what the recipe was tuned at. */
   readonly steps: number;
+  /**
+   * The job's time budget for training in seconds (Trainer's maxTime), taken unless `--steps` or `--max-time`
+   * is given: the job then fits its minutes on a slow or busy machine, and the steps it reaches depend on it.
+   */
+  readonly maxTime?: number;
   readonly batch: number;
   readonly learningRate: number;
   /** Evaluations spread over the run (the last at the end), and whether one comes before the first step. */
