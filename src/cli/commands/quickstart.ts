@@ -67,7 +67,9 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
     steps: {
       type: "int",
       min: 1,
-      help: `train N steps instead of the time budget, a run that repeats step for step (the recipes' own: ${perTask((t) => recipe(t).steps, RECIPES)})`,
+      help:
+        "train N steps instead of the time budget, a run that repeats step for step " +
+        `(the recipes' own: ${perTask((t) => recipe(t).steps, RECIPES)})`,
     },
     "max-time": {
       type: "number",

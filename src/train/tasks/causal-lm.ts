@@ -56,8 +56,10 @@ export const causalLmTask: TaskSpec = {
     evalAtStart: true,
     modelDir: "causal-model",
     help: [
-      `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset} trained for ${QUICKSTART.maxTime} s (--steps ${QUICKSTART.steps} for a fixed run) on`,
-      `batches of ${QUICKSTART.batch} at ${QUICKSTART.learningRate.toExponential()}; the eval perplexity curve and sampled continuations of`,
+      `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset} trained for ${QUICKSTART.maxTime} s ` +
+        `(--steps ${QUICKSTART.steps} for a fixed run) on`,
+      `batches of ${QUICKSTART.batch} at ${QUICKSTART.learningRate.toExponential()}; ` +
+        "the eval perplexity curve and sampled continuations of",
       "State-of-the-Union-style prompts (model in DIR/causal-model)",
     ],
     curves: [

@@ -81,7 +81,8 @@ export const maskedLmTask: TaskSpec = {
     modelDir: "model",
     help: [
       `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset} with local-attention init and no dropout, trained for`,
-      `${QUICKSTART.maxTime} s (--steps ${QUICKSTART.steps} for a fixed run) on batches of ${QUICKSTART.batch} at ${QUICKSTART.learningRate.toExponential()}, and fill-mask`,
+      `${QUICKSTART.maxTime} s (--steps ${QUICKSTART.steps} for a fixed run) on batches of ${QUICKSTART.batch} at ` +
+        `${QUICKSTART.learningRate.toExponential()}, and fill-mask`,
       "predictions that need context (model in DIR/model)",
     ],
     curves: [
