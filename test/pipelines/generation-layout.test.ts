@@ -3,19 +3,25 @@
 // builds them), and streaming text that keeps the space a continuation starts with.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { batchBucket, bucketFor, GenerateInputError, planShapes } from "../../src/pipelines/generation/buckets.js";
+import { batchBucket, bucketFor, capacityBucketFor, GenerateInputError, planShapes } from "../../src/pipelines/generation/buckets.js";
 import { layOutPrompts } from "../../src/pipelines/generation/prompt-batch.js";
 import { TextStream } from "../../src/pipelines/generation/text-stream.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 
-test("buckets are powers of two from 16; the batch is a power of two; the cache holds the prompt bucket and every new token", () => {
+test("prompt buckets are powers of two from 16, the batch a power of two; the cache holds the prompt bucket and every new token", () => {
   assert.deepEqual([0, 1, 16, 17, 32, 33, 100, 128, 129].map(bucketFor), [16, 16, 16, 32, 32, 64, 128, 128, 256]);
   assert.deepEqual([1, 2, 3, 4, 5, 8, 9].map(batchBucket), [1, 2, 4, 4, 8, 8, 16]);
-  assert.deepEqual(planShapes([5, 9, 3], 8, 64), { batch: 4, promptLength: 16, capacity: 32 });
+  // Capacity buckets: powers of two and 1.5 times them, from 16.
+  assert.deepEqual(
+    [0, 16, 17, 24, 25, 33, 49, 100, 129, 192, 193].map(capacityBucketFor),
+    [16, 16, 24, 24, 32, 48, 64, 128, 192, 192, 256],
+  );
+  assert.deepEqual(planShapes([5, 9, 3], 8, 64), { batch: 4, promptLength: 16, capacity: 24 });
   assert.deepEqual(planShapes([20], 20, 64), { batch: 1, promptLength: 32, capacity: 64 });
+  assert.deepEqual(planShapes([128], 64, 256), { batch: 1, promptLength: 128, capacity: 192 });
   // Slots hold left padding too: the capacity may pass the model's positions while positions do not.
-  assert.deepEqual(planShapes([40], 24, 64), { batch: 1, promptLength: 64, capacity: 128 });
+  assert.deepEqual(planShapes([40], 24, 64), { batch: 1, promptLength: 64, capacity: 96 });
 });
 
 test("a prompt that would run past the model's positions is refused with the numbers and what to change", () => {

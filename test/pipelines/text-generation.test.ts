@@ -80,7 +80,7 @@ for (const name of MODELS) {
   });
 }
 
-test("compiles are counted per bucket: the same buckets compile nothing, a longer prompt compiles its prefill only", async () => {
+test("compiles are counted per bucket: the same buckets compile nothing, a new prompt or cache bucket compiles its program", async () => {
   const gen = new Generator(tinyModel("llama-tiny"), params["llama-tiny"]!, { stepsPerCall: 4 });
   const opts = { greedy: true, maxNewTokens: 20, stopAtEos: false };
   const first = await gen.generate([prompt(5, 5), prompt(6, 9)], opts);
@@ -91,19 +91,23 @@ test("compiles are counted per bucket: the same buckets compile nothing, a longe
   assert.ok(first.compiled.every((c) => c.seconds > 0));
   const same = await gen.generate([prompt(7, 12), prompt(8, 2)], opts);
   assert.deepEqual(same.compiled, [], "two other prompts in the same buckets");
-  // 20 tokens: the prompt bucket 32 plus 20 new tokens still fit the cache of 64, so decode is reused.
+  // The prompt bucket 16 plus 20 or 28 new tokens: both fit the cache bucket of 48 slots.
+  const more = await gen.generate([prompt(7, 12), prompt(8, 2)], { ...opts, maxNewTokens: 28 });
+  assert.deepEqual(more.compiled, [], "more new tokens in the same cache bucket");
+  // The prompt bucket 32 plus 20 new tokens: a prefill of 32 tokens and a cache of 64 slots.
   const longer = await gen.generate([prompt(9, 20), prompt(10, 4)], opts);
   assert.deepEqual(
     longer.compiled.map((c) => c.program),
-    ["prefill 32"],
+    ["prefill 32", "decode ×4"],
   );
-  assert.equal(gen.programs.compiles.length, 3);
-  // Past the cache's bucket, decode compiles for the larger cache too.
+  assert.equal(gen.programs.compiles.length, 4);
+  // A prompt of 40 tokens: a prefill of 64 and a cache of 96 slots.
   const bigger = await gen.generate([prompt(11, 40), prompt(12, 4)], opts);
   assert.deepEqual(
     bigger.compiled.map((c) => c.program),
     ["prefill 64", "decode ×4"],
   );
+  assert.deepEqual(bigger.plan, { batch: 2, promptLength: 64, capacity: 96 });
 });
 
 test("an end-of-sequence token stops its row (the token included, nothing after it); the other rows go on", async () => {

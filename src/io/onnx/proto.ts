@@ -191,7 +191,17 @@ export function encodeModel(model: ModelDef): Uint8Array {
 export const OPSET = 21;
 export const IR_VERSION = 10;
 
-/** A model of Kiln's: `graph` with the IR version and opset every graph Kiln lowers is written for. */
+/** The domain of ONNX Runtime's own kernels (a session's fused chains); version 1 is its only opset. */
+export const MS_DOMAIN = "com.microsoft";
+
+/**
+ * A model of Kiln's: `graph` with the IR version and opset every graph Kiln lowers is written for, and
+ * ONNX Runtime's domain where a node (one of a session's, never an exported model's) is in it.
+ */
 export function encodeKilnModel(graph: GraphDef, producerVersion: string): Uint8Array {
-  return encodeModel({ irVersion: IR_VERSION, opsets: [{ domain: "", version: OPSET }], producerName: "kiln", producerVersion, graph });
+  const opsets = [{ domain: "", version: OPSET }];
+  const inDomain = (nodes: readonly NodeDef[]): boolean =>
+    nodes.some((n) => n.domain === MS_DOMAIN || Object.values(n.attrs ?? {}).some((a) => a.kind === "graph" && inDomain(a.value.nodes)));
+  if (inDomain(graph.nodes)) opsets.push({ domain: MS_DOMAIN, version: 1 });
+  return encodeModel({ irVersion: IR_VERSION, opsets, producerName: "kiln", producerVersion, graph });
 }

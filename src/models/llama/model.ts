@@ -62,11 +62,10 @@ export function createLlama(config: LlamaConfig): CausalLanguageModel<LlamaParam
     const [b, t] = x.shape as [number, number];
     const a = l.self_attn;
     const n = rmsNorm(l.input_layernorm.weight, x, c.rms_norm_eps);
-    // The query and key heads rotated side by side: one rotation instead of two (a decode step's
-    // graph is mostly small ops, each costing its dispatch).
-    const both = k.concat([project(a.q_proj, n).reshape([b, t, heads, d]), project(a.k_proj, n).reshape([b, t, kvHeads, d])], 2);
-    const [q, rotatedKeys] = k.split(applyRotary(both, angles), [heads, kvHeads], 2) as [k.Array, k.Array];
-    const keys = rotatedKeys.transpose([0, 2, 1, 3]);
+    // The query and key heads rotated each on its own: ONNX Runtime computes each rotation in one kernel
+    // (exec/ort/fused-kernels.ts), which side by side would need a concatenation and a split around it.
+    const q = applyRotary(project(a.q_proj, n).reshape([b, t, heads, d]), angles);
+    const keys = applyRotary(project(a.k_proj, n).reshape([b, t, kvHeads, d]), angles).transpose([0, 2, 1, 3]);
     const values = project(a.v_proj, n).reshape([b, t, kvHeads, d]).transpose([0, 2, 1, 3]);
     x = x.add(project(a.o_proj, attend(q, keys, values, index)));
     const m = l.mlp;

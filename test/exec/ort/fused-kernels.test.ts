@@ -1,6 +1,6 @@
 // Chains a session's graph computes in one ONNX Runtime kernel: a softmax over the last axis is one
 // Softmax, an RMS norm (with or without its weight) one SimplifiedLayerNormalization, an argmax one
-// ArgMax; each gives the reference interpreter's values, NaN, tied and masked rows included. A chain whose inner value something
+// TopK of 1; each gives the reference interpreter's values, NaN, tied and masked rows included. A chain whose inner value something
 // else reads, a softmax over another axis, and an exported model keep the composed ops.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -47,12 +47,12 @@ test("RMS norm with its weight, and without: one SimplifiedLayerNormalization ea
   await assertOrtMatchesReference(closed, [random(r, 3 * 2 * width, 3)]);
 });
 
-test("argmax over the last axis: one ArgMax, the reference's indices (first of tied maxima, n for a row with NaN)", async () => {
+test("argmax over the last axis: one TopK of 1, the reference's indices (first of tied maxima, n for a row with NaN)", async () => {
   const r = rng(13);
   const [rows, n] = [6, 11];
   const program = k.jit((x: k.Array) => k.argmax(x, -1), { name: "argmax", device }).lower(k.zeros([rows, n]));
   const ops = sessionOps(program);
-  assert.equal(ops.filter((o) => o === "ArgMax").length, 1, ops.join(", "));
+  assert.equal(ops.filter((o) => o === "TopK").length, 1, ops.join(", "));
   assert.ok(!ops.includes("Neg"), ops.join(", "));
   const x = random(r, rows * n, 4);
   x[n + 3] = NaN; // row 1: NaN → n
@@ -63,6 +63,16 @@ test("argmax over the last axis: one ArgMax, the reference's indices (first of t
   const got = await run(ortExecutor, program, [x]);
   assert.deepEqual(Array.from(got[0] as Int32Array), Array.from(want[0] as Int32Array));
   assert.deepEqual(Array.from(want[0] as Int32Array).slice(1, 5), [n, 2, 0, 5]);
+  // Rows as wide as a vocabulary, the maximum tied far apart and next to each other: the first one.
+  const width = 8192;
+  const wide = k.jit((x: k.Array) => k.argmax(x, -1), { name: "argmax_wide", device }).lower(k.zeros([3, width]));
+  const y = random(r, 3 * width, 4);
+  for (const j of [5000, 8000, 100]) y[j] = 7;
+  for (const j of [width + 4097, width + 4096, width + 8191]) y[j] = 7;
+  y[2 * width + 8191] = 7;
+  const wideWant = await run(refExecutor, wide, [y]);
+  assert.deepEqual(Array.from(wideWant[0] as Int32Array), [100, 4096, 8191]);
+  assert.deepEqual(Array.from((await run(ortExecutor, wide, [y]))[0] as Int32Array), [100, 4096, 8191]);
 });
 
 test("chains that are not fused: a softmax over another axis, an inner value read elsewhere, a mean over the wrong count", async () => {
