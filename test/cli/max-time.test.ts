@@ -59,6 +59,34 @@ test("kiln train --max-time: a budgeted run ends with a final save; wrong durati
   assert.equal(bad.code, 2, bad.err);
   assert.match(bad.err, /--max-time/);
   assert.doesNotMatch(bad.err, /maxTime/, "the command line's words, not the library's");
+  // --evaluations spreads the evaluations over the budget: one at half of it, then the final one.
+  const evals = join(root, "train-evaluations");
+  const evalData = ["--eval-data", join(qs, "shards-300-32", "validation")];
+  const spread = kiln(
+    "train",
+    ...data,
+    ...evalData,
+    "--per-replica-batch-size",
+    "4",
+    "--output-dir",
+    evals,
+    "--quiet",
+    "--max-time",
+    "4",
+    "--evaluations",
+    "2",
+  );
+  assert.equal(spread.code, 0, spread.err);
+  const evaluated = readFileSync(join(evals, "metrics.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.includes('"eval_loss"'))
+    .map((l) => JSON.parse(l) as { step: number });
+  assert.equal(evaluated.length, 2, JSON.stringify(evaluated));
+  assert.equal(evaluated[1]!.step, lastJson(spread.out).steps);
+  assert.ok(evaluated[0]!.step < evaluated[1]!.step);
+  const both = kiln("train", ...args, "--max-time", "3", "--evaluations", "2", "--eval-every", "5", "--overwrite");
+  assert.equal(both.code, 2, both.err);
+  assert.match(both.err, /--evaluations .* or --eval-every .* not both/);
   const warmup = kiln("train", ...args, "--max-time", "3", "--warmup", "5", "--overwrite");
   assert.equal(warmup.code, 2, warmup.err);
   assert.match(warmup.err, /--warmup counts steps/);

@@ -211,6 +211,12 @@ ${taskChoices((t) => t.trainHelp)}`,
         "and the final model and last checkpoint at the end, before the command exits",
     },
     "eval-every": { type: "int", min: 0, group: OUTPUT, help: "evaluate every N steps (default: each epoch and at the end)" },
+    evaluations: {
+      type: "int",
+      min: 1,
+      group: OUTPUT,
+      help: "evaluate N times, spread over the run (over --max-time's budget, or the steps), the last at the end",
+    },
     "early-stopping-patience": {
       type: "int",
       min: 1,

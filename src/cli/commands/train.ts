@@ -51,6 +51,8 @@ async function runTrain(argv: string[]): Promise<void> {
       "kiln train: --warmup counts steps, but under --max-time the schedule follows the time budget " +
         "(its warmup is a twentieth of the budget): drop --warmup",
     );
+  if (given.has("evaluations") && given.has("eval-every"))
+    throw new UsageError("kiln train: give --evaluations (N spread over the run) or --eval-every (every N steps), not both");
   const batch = v["per-replica-batch-size"];
   const accum = v["gradient-accumulation"];
   if (batch % accum !== 0) throw new UsageError(`--per-replica-batch-size ${batch} must be a multiple of --gradient-accumulation ${accum}`);
@@ -124,7 +126,7 @@ async function runTrain(argv: string[]): Promise<void> {
     ...(store ? { coordinationStore: store } : {}),
     precision: execution.precision,
     stepsPerExecution: v["steps-per-execution"],
-    evalEvery: v["eval-every"] ?? 0,
+    ...(v.evaluations !== undefined ? { evaluations: v.evaluations } : { evalEvery: v["eval-every"] ?? 0 }),
     logEvery: v["log-every"],
     keepCheckpoints: v["keep-checkpoints"],
     resume: v.resume,
