@@ -110,10 +110,11 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     budgetTimed = { seconds: 0, steps: 0 };
   let budgetReached = budget !== undefined && l.clock.elapsed() >= budget;
   stop ||= budgetReached;
+  // The fraction of the steps done once `i` more are (0 without a step count).
+  const stepShare = (i: number) => (Number.isFinite(t.totalSteps) ? (t.globalStep + i) / t.totalSteps : 0);
   // How far along the run is (what `evaluations` spreads over): its time budget's fraction spent or its
   // steps' fraction done, whichever is further, as the schedule follows.
-  const progress = () =>
-    Math.max(budget !== undefined ? l.clock.elapsed() / budget : 0, Number.isFinite(t.totalSteps) ? t.globalStep / t.totalSteps : 0);
+  const progress = () => Math.max(budget !== undefined ? l.clock.elapsed() / budget : 0, stepShare(0));
   const evaluations = o.evaluations ?? 0;
   // The next of the N evaluations due (the N-th is the end's); a resumed run starts past those it made.
   let nextEvaluation = Math.floor(progress() * evaluations) + 1;
@@ -148,7 +149,6 @@ export async function runFitLoop(t: FitLoopHost, l: FitLoop): Promise<FitLoopRes
     const spent = budget !== undefined ? l.clock.elapsed() : 0;
     // With maxSteps (or epochs) as well, whichever ends first: the schedule follows the further along of
     // the time spent and the steps done, so it reaches its end with the run either way.
-    const stepShare = (i: number) => (Number.isFinite(t.totalSteps) ? (t.globalStep + i) / t.totalSteps : 0);
     const fractions =
       budget !== undefined ? batches.map((_, i) => Math.min(1, Math.max((spent + i * secondsPerStep) / budget, stepShare(i)))) : undefined;
     const out = await l.runSteps(carried, batches, t.globalStep, fractions);

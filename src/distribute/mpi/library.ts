@@ -85,12 +85,11 @@ export function launcherFlavor(env: NodeJS.ProcessEnv = process.env): MpiFlavor 
  * so they are off unless the user set UCX_MEM_EVENTS. Set before the library loads: UCX reads its
  * configuration then.
  */
-function quietUcxMemoryHooks(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.UCX_MEM_EVENTS === undefined) env.UCX_MEM_EVENTS = "no";
+function quietUcxMemoryHooks(): void {
+  process.env.UCX_MEM_EVENTS ??= "no";
 }
 
 function open(paths: readonly string[]): { lib: KoffiLib; path: string } | undefined {
-  quietUcxMemoryHooks();
   for (const path of paths) {
     try {
       // RTLD_GLOBAL: Open MPI loads its components (mca_*.so) with dlopen and they resolve libmpi's symbols.
@@ -107,6 +106,7 @@ function open(paths: readonly string[]): { lib: KoffiLib; path: string } | undef
  * the install command, when none is installed.
  */
 export function loadMpi(flavor: MpiFlavor | undefined = launcherFlavor(), candidates = CANDIDATES): MpiLibrary {
+  quietUcxMemoryHooks();
   const order: MpiFlavor[] = flavor ? [flavor] : ["openmpi", "mpich"];
   for (const f of order) {
     const found = open(candidates[f]);

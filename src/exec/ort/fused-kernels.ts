@@ -290,11 +290,12 @@ function matchRotary(m: Matcher, e: Eqn): Match {
         chain: [byCos, bySin, ...rotated.chain, ...cos.chain, ...sin.chain],
         lower: (g, read) => {
           const input = g.reshape(g.materialize(read(x)), [1, rows, heads * d]);
-          const positions = g.constant(
-            "i64",
-            [1, rows],
-            BigInt64Array.from({ length: rows }, (_, i) => BigInt(i)),
-          );
+          // One table of positions per row count, whichever layer's rotation asks first.
+          const positions = g.derivedConstant(`rotary-positions|${rows}`, () => ({
+            dtype: "i64",
+            shape: [1, rows],
+            data: BigInt64Array.from({ length: rows }, (_, i) => BigInt(i)),
+          }));
           const table = (v: Var) => {
             const whole = g.materialize(read(v));
             let half = m.halves.get(whole.name);
