@@ -25,8 +25,9 @@ import { isCausalLanguageModel } from "./causal-lm.js";
  *   (33.2% with seed 7); the job trains at 11,600 tokens/s without dropout, 10,300 with it.
  * - The job itself on 2 idle cores of that Xeon: 1,805 steps in its 330 s, 26.1 / 30.6 / 33.0%; 516 steps
  *   and 24.3% while a benchmark shared the cores.
- * "The State of the [MASK] is strong." puts "Union" 3rd in that job (0.047, Nation 0.046 4th), and 4th or
- * 5th after 2,000 fixed steps, behind Government, country or Congress, Nation: its rank moves with the
+ * "The State of the [MASK] is strong." puts "Union" 3rd in that job (0.047, Nation 0.046 4th), 5th in the
+ * next one from a fresh clone (1,713 steps, 32.7%), and 4th or 5th after 2,000 fixed steps, behind
+ * Government, country or Congress, Nation: its rank moves with the
  * draws and the steps (7th–12th after 1,500 steps). 3,000 steps with dropout reach 34.3% but do not bring it
  * up; nor does mlm-small (29.7% after 1,500 steps), nor 8 heads in place of 4 (30.8% after 1,334 steps).
  * Also measured on SOTU at batch 16 × 128, lr 1e-3:
