@@ -59,10 +59,12 @@ test("argmax over the last axis: one TopK of 1, the reference's indices (first o
   x[2 * n + 2] = x[2 * n + 7] = 9; // row 2: tied maxima → 2
   for (let j = 0; j < n; j++) x[3 * n + j] = -Infinity; // row 3: all −∞ → 0
   x[4 * n + 5] = Infinity; // row 4: +∞ → 5
+  // row 5: no NaN, but both infinities and squares past f32's range (its NaN flag must stay false) → 6
+  [x[5 * n + 1], x[5 * n + 2], x[5 * n + 3], x[5 * n + 6]] = [-Infinity, 3e38, -3e38, Infinity];
   const want = await run(refExecutor, program, [x]);
   const got = await run(ortExecutor, program, [x]);
   assert.deepEqual(Array.from(got[0] as Int32Array), Array.from(want[0] as Int32Array));
-  assert.deepEqual(Array.from(want[0] as Int32Array).slice(1, 5), [n, 2, 0, 5]);
+  assert.deepEqual(Array.from(want[0] as Int32Array).slice(1, 6), [n, 2, 0, 5, 6]);
   // Rows as wide as a vocabulary, the maximum tied far apart and next to each other: the first one.
   const width = 8192;
   const wide = k.jit((x: k.Array) => k.argmax(x, -1), { name: "argmax_wide", device }).lower(k.zeros([3, width]));
