@@ -93,11 +93,19 @@ function registeredCpuExecutor(name: CpuExecutorName): k.Executor {
 const xlaCpuExecutors = new Map<string, k.Executor>();
 
 /**
+ * The file of the CPU plugin executor "xla" would load (`pluginPath`, else KILN_PJRT_PLUGIN, else the
+ * xla-cpu-pjrt wheel's), found without loading it; undefined where there is none.
+ */
+export function xlaCpuPluginFile(pluginPath?: string): string | undefined {
+  return pluginPath ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
+}
+
+/**
  * An XLA executor on XLA's CPU plugin (--pjrt-plugin / KILN_PJRT_PLUGIN when given, else the
  * xla-cpu-pjrt wheel), its client made with cpu_device_count = `count` when given.
  */
 function loadXlaCpuExecutor(pluginPath?: string, count?: number): k.Executor {
-  const path = pluginPath ?? process.env.KILN_PJRT_PLUGIN ?? discoverCpuPlugin()?.path;
+  const path = xlaCpuPluginFile(pluginPath);
   if (!path)
     throw new OptionError({
       option: "executor",

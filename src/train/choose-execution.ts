@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import * as k from "../core/index.js";
 import { OptionError, describeValue } from "../core/option-error.js";
-import { CPU_EXECUTORS, selectDevices, type CpuExecutorName } from "../distribute/devices.js";
+import { CPU_EXECUTORS, selectDevices, xlaCpuPluginFile, type CpuExecutorName } from "../distribute/devices.js";
 import { PRECISIONS, precisionPolicy, type PrecisionName } from "../optim/precision.js";
 import type { ModelConfig } from "../models/index.js";
 import {
@@ -80,19 +80,19 @@ export interface CpuExecutionChoice {
   line: string;
 }
 
-/** The candidates a request allows on the executors found here. */
+/** The candidates a request allows on the executors found here; `emulated` is asked only for precision "auto". */
 function candidatesFor(
   precision: PrecisionName | "auto",
-  executors: readonly k.Executor[],
   names: readonly CpuExecutorName[],
+  emulated: (name: CpuExecutorName) => boolean,
 ): ExecutionCandidate[] {
   const wanted: PrecisionName[] = precision === "auto" ? ["32", "bf16-mixed"] : [precision];
   const out: ExecutionCandidate[] = [];
   for (const name of names) {
-    const emulated = executors.find((e) => e.name === name)?.abilities.emulatesNarrowFloats ?? false;
+    const emulates = precision === "auto" && emulated(name);
     for (const p of wanted) {
       // An emulated 16-bit precision is only a candidate when asked for by name (it is never faster than f32).
-      if (precision === "auto" && emulated && precisionPolicy(p).computeDtype !== "f32") continue;
+      if (emulates && precisionPolicy(p).computeDtype !== "f32") continue;
       out.push({ executor: name, precision: p });
     }
   }
@@ -145,15 +145,24 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
       devices: o.devices ?? 1,
       ...(o.pjrtPlugin ? { pjrtPlugin: o.pjrtPlugin } : {}),
     })[0]!;
-  const found = new Map<CpuExecutorName, k.Executor>();
-  for (const name of wantedNames) {
-    const e =
-      name === "ort"
-        ? k.availableExecutors().find((x) => x.name === "ort" && x.platform === "cpu")
-        : xlaCpuExecutor(() => deviceOf({ executor: name }));
-    if (e) found.set(name, e);
-  }
-  const names = wantedNames.filter((n) => found.has(n));
+  // XLA's plugin is loaded only where something needs it: a probe, or precision "auto" (which asks whether
+  // it emulates bf16). A run whose choice is cached loads nothing it may not use: a client costs 0.1–0.2 s
+  // and its threads, and the plugin logs to stderr as it starts.
+  const loaded = new Map<CpuExecutorName, k.Executor | undefined>();
+  const executorOf = (name: CpuExecutorName): k.Executor | undefined => {
+    if (!loaded.has(name))
+      loaded.set(
+        name,
+        name === "ort"
+          ? k.availableExecutors().find((x) => x.name === "ort" && x.platform === "cpu")
+          : xlaCpuExecutor(() => deviceOf({ executor: name })),
+      );
+    return loaded.get(name);
+  };
+  const xlaPlugin = xlaCpuPluginFile(o.pjrtPlugin);
+  const canRun = (name: CpuExecutorName) =>
+    name === "xla" && precision !== "auto" ? xlaPlugin !== undefined : executorOf(name) !== undefined;
+  const names = wantedNames.filter(canRun);
   if (names.length === 0)
     throw new OptionError({
       option: "executors",
@@ -162,14 +171,10 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
       fix: "Install the xla-cpu-pjrt wheel, or name a CPU plugin with pjrtPlugin",
       where: "chooseCpuExecution",
     });
-  const candidates = candidatesFor(
-    precision,
-    names.map((n) => found.get(n)!),
-    names,
-  );
+  const candidates = candidatesFor(precision, names, (n) => executorOf(n)?.abilities.emulatesNarrowFloats ?? false);
   if (candidates.length === 1) {
     const only = candidates[0]!;
-    const why = names.length < wantedNames.length ? ` (${wantedNames.filter((n) => !found.has(n)).join(", ")} cannot run here)` : "";
+    const why = names.length < wantedNames.length ? ` (${wantedNames.filter((n) => !names.includes(n)).join(", ")} cannot run here)` : "";
     const slower = precision === "auto" ? ", f32 (its bf16 is emulated, always slower)" : "";
     return {
       ...only,
@@ -184,7 +189,7 @@ export async function chooseCpuExecution(o: CpuExecutionOptions): Promise<CpuExe
   const key: ProbeKey = {
     ...machineKey(),
     kiln: kilnPackageVersion(),
-    plugin: found.has("xla") ? await pluginIdentity(pluginPathOf(found.get("xla")!)) : "none",
+    plugin: names.includes("xla") ? await pluginIdentity(xlaPlugin) : "none",
     shape: JSON.stringify(probeShapeClass(shape)),
     request: `${precision} on ${names.join(",")}`,
   };
@@ -231,11 +236,6 @@ function xlaCpuExecutor(load: () => k.Device): k.Executor | undefined {
     if (e instanceof OptionError && e.option === "executor") return undefined;
     throw e;
   }
-}
-
-/** The plugin an XLA executor was made from (its `plugin`), for the cache key. */
-function pluginPathOf(e: k.Executor): string | undefined {
-  return (e as k.Executor & { plugin?: { path?: string } }).plugin?.path;
 }
 
 /** The fastest timing, unless the default's is within PROBE_MARGIN of it (then the default). */

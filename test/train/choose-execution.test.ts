@@ -3,6 +3,7 @@
 // differs or the file is damaged (with a warning), and no probe where there is nothing to choose.
 import test from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,17 @@ const options = (cacheDir: string): CpuExecutionOptions => ({
   // One timed round after each candidate's first step: the test is about the mechanism, not the figure.
   budget: { seconds: 0, minRounds: 1, maxRounds: 1 },
 });
+
+/** A module that chooses with `o` in a process of its own and prints the choice and whether XLA was loaded. */
+function readCachedChoice(o: CpuExecutionOptions): string {
+  const from = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  return `
+    const k = await import(${from("../../src/index.js")});
+    const { chooseCpuExecution } = await import(${from("../../src/train/choose-execution.js")});
+    const c = await chooseCpuExecution(${JSON.stringify(o)});
+    const xlaLoaded = k.availableExecutors().some((e) => e.name === "xla");
+    console.log(JSON.stringify({ fromCache: c.fromCache, executor: c.executor, xlaLoaded }));`;
+}
 
 test(
   "a real probe times ONNX Runtime and XLA's CPU plugin, caches the result, and the next run reads it",
@@ -52,6 +64,13 @@ test(
     assert.equal(second.probedAt, first.probedAt);
     assert.deepEqual(second.timings, first.timings);
     assert.ok(seconds < 2, `read from the cache, nothing compiled: ${seconds} s`);
+
+    // A new process reading the cache loads no XLA plugin (nor prints the plugin's start-up log): the
+    // run loads the executor it was told to use, if that is XLA.
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", readCachedChoice(options(dir))], { encoding: "utf8" });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), { fromCache: true, executor: first.executor, xlaLoaded: false });
+    assert.equal(child.stderr, "");
 
     // Another key (here another Kiln version wrote the entry): probed again, both entries kept.
     const path = join(dir, PROBE_CACHE_FILE);
