@@ -44,13 +44,9 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
       );
 }
 
-/** Softmax along `axis` (default the last), computed stably (the maximum subtracted first). */
+/** Softmax along `axis` (default the last), computed stably (the maximum subtracted first): one primitive (see ir.ts). */
 export function softmax(x: Array, axis = -1): Array {
-  const a = normAxis(axis, x.ndim);
-  const e = exp(sub(x, stopGradient(max(x, a, { keepDims: true }))));
-  // e · (1/Σe): the division happens once per row, and the gradient is two full-size passes (the
-  // product's) where a division's takes four (its quotient's gradient is -ct·e/Σe², at full size).
-  return mul(e, div(1, sum(e, a, { keepDims: true })));
+  return bind("softmax", [x], { axis: normAxis(axis, x.ndim) });
 }
 
 /** Log of the softmax along `axis` (default the last), through logsumexp. */

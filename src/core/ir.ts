@@ -88,6 +88,13 @@ export interface PrimParams {
   softmax_cross_entropy: {};
   /** softmax_cross_entropy_grad(logits, labels, g [...]): (softmax(x) − onehot(label)) · g, the loss's cotangent. */
   softmax_cross_entropy_grad: {};
+  /**
+   * softmax(x) along `axis`: exp(x − max) / Σ exp(x − max), a row holding NaN or +inf all NaN. A primitive
+   * so that its gradient comes from its output, y·(g − Σ g·y), and ONNX Runtime runs it as one Softmax:
+   * composed, autodiff kept the exponentials and the reciprocal sums for the backward pass, so no
+   * executor could fuse the forward (attention's softmax was eleven passes over the scores, forward and back).
+   */
+  softmax: { axis: number };
   // collectives
   all_reduce: {}; // sum over replicas; identity on one replica
   // control flow

@@ -288,6 +288,12 @@ export const SHAPE_RULES: ShapeRuleTable = {
     arity("softmax_cross_entropy", ins, 2);
     return crossEntropyOperands("softmax_cross_entropy", ins[0]!, ins[1]!);
   },
+  softmax: (ins, { axis }) => {
+    const x = unaryFloat("softmax")(ins, {});
+    if (!Number.isInteger(axis) || axis < 0 || axis >= x.shape.length)
+      fail("softmax", `axis ${axis} is out of range for ${fmtShape(x.shape)}`);
+    return x;
+  },
   softmax_cross_entropy_grad: (ins) => {
     arity("softmax_cross_entropy_grad", ins, 3);
     const perPosition = crossEntropyOperands("softmax_cross_entropy_grad", ins[0]!, ins[1]!);

@@ -174,6 +174,10 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   cumsum: (ct, _i, _o, { axis, reverse }) => [bind("cumsum", [ct], { axis, reverse: !reverse })],
   softmax_cross_entropy: (ct, [x, labels]) => [bind("softmax_cross_entropy_grad", [x!, labels!, ct], {}), null],
   softmax_cross_entropy_grad: crossEntropyGradRule,
+  softmax: (ct, _i, out, { axis }) => {
+    const gy = mul(ct, out);
+    return [sub(gy, mul(out, sum(gy, axis, { keepDims: true })))];
+  },
   all_reduce: (ct) => [bind("all_reduce", [ct], {})],
   scan: (cts, ins, outs, p) => {
     if (!scanRule) throw new Error("scan's VJP is attached by core/scan.ts, which was not loaded");

@@ -1,7 +1,6 @@
 // Chains of equations that ONNX Runtime computes in one kernel of its own, found in the IR before
-// lowering: a softmax over the last axis (max, subtract, exp, sum, divide: ten ONNX nodes with the NaN
-// handling of the max, five passes) becomes one Softmax, and an RMS norm (x · rsqrt(mean(x²) + eps) · w:
-// nine nodes) one SimplifiedLayerNormalization (ORT's RMS norm kernel), and an argmax over the last
+// lowering: an RMS norm (x · rsqrt(mean(x²) + eps) · w: nine nodes) becomes one
+// SimplifiedLayerNormalization (ORT's RMS norm kernel), and an argmax over the last
 // axis (max, compare, select, min: seven passes over greedy decode's logits) one TopK, and a rotary
 // position embedding (x · cos + rotate_half(x) · sin: two slices, a negation, a concatenation, two
 // products and a sum) one RotaryEmbedding (ORT's contrib kernel). A decode step of llama-small
@@ -42,7 +41,7 @@ export function findFusions(program: Program, consts: ReadonlyMap<number, HostAr
   // From the last equation back, so a chain is matched whole at its end (the RMS norm with its weight).
   for (const e of [...program.eqns].reverse()) {
     if (skip.has(e)) continue;
-    const fused = matchSoftmax(m, e) ?? matchRmsNorm(m, e) ?? matchArgmax(m, e) ?? matchRotary(m, e);
+    const fused = matchRmsNorm(m, e) ?? matchArgmax(m, e) ?? matchRotary(m, e);
     if (!fused) continue;
     for (const inner of fused.chain) skip.add(inner);
     at.set(e, fused.lower);
@@ -71,67 +70,19 @@ function inner<P extends keyof PrimParams>(m: Matcher, v: Var, prim: P, n = 1): 
 const lastAxisOnly = (axes: readonly number[], rank: number) => axes.length === 1 && axes[0] === rank - 1;
 
 /**
- * `v` = reduce(x) over the last axis, kept as a size-1 axis (reshape) and broadcast back to x's shape:
+ * `v` = max(x) over the last axis, kept as a size-1 axis (reshape) and broadcast back to x's shape:
  * the equations, or undefined.
  */
-function reducedBack(m: Matcher, v: Var, prim: "reduce_max" | "reduce_sum", x: Var | null, stopGradient = false): Eqn[] | undefined {
+function maxBroadcastBack(m: Matcher, v: Var, x: Var): Eqn[] | undefined {
   const b = inner(m, v, "broadcast_in_dim");
   if (!b || !b.params.dims.every((d, i) => d === i)) return undefined;
-  let kept = b.inputs[0]!;
-  const chain: Eqn[] = [b];
-  if (stopGradient) {
-    const sg = inner(m, kept, "stop_gradient");
-    if (sg) {
-      chain.push(sg);
-      kept = sg.inputs[0]!;
-    }
-  }
-  const r = inner(m, kept, "reshape");
-  const red = r && inner(m, r.inputs[0]!, prim, 1);
+  const r = inner(m, b.inputs[0]!, "reshape");
+  const red = r && inner(m, r.inputs[0]!, "reduce_max", 1);
   if (!r || !red) return undefined;
   const rank = b.out.aval.shape.length;
   const source = red.inputs[0]!;
-  if (!lastAxisOnly((red.params as PrimParams["reduce_sum"]).axes, rank) || !shapesEqual(source.aval.shape, b.out.aval.shape))
-    return undefined;
-  if (x && source.id !== x.id) return undefined;
-  return [...chain, r, red];
-}
-
-/**
- * `v` = 1 / Σ`e` over the last axis, taken at the reduced shape and broadcast back (core's softmax
- * multiplies by it): the equations, or undefined.
- */
-function reciprocalSumBack(m: Matcher, v: Var, e: Var): Eqn[] | undefined {
-  const b = inner(m, v, "broadcast_in_dim");
-  if (!b || !b.params.dims.every((d, i) => d === i)) return undefined;
-  const recip = inner(m, b.inputs[0]!, "div");
-  const one = recip && constantScalar(m, recip.inputs[0]!);
-  const r = recip && inner(m, recip.inputs[1]!, "reshape");
-  const red = r && inner(m, r.inputs[0]!, "reduce_sum", 1);
-  if (!recip || one?.value !== 1 || !r || !red) return undefined;
-  const rank = b.out.aval.shape.length;
-  if (!lastAxisOnly((red.params as PrimParams["reduce_sum"]).axes, rank) || red.inputs[0]!.id !== e.id) return undefined;
-  return [b, recip, ...one.chain, r, red];
-}
-
-/** exp(x − max(x)) / Σ exp(x − max(x)) over the last axis (or exp(…) · (1 / Σ exp(…))) → Softmax. */
-function matchSoftmax(m: Matcher, d: Eqn): Match {
-  if ((d.prim !== "div" && d.prim !== "mul") || !FLOAT.has(d.out.aval.dtype) || d.out.aval.shape.length === 0) return undefined;
-  const [ev, sumBack] = d.inputs as [Var, Var];
-  const exp = inner(m, ev, "exp", 2);
-  const sub = exp && inner(m, exp.inputs[0]!, "sub");
-  if (!exp || !sub) return undefined;
-  const [x, maxBack] = sub.inputs as [Var, Var];
-  const maxChain = reducedBack(m, maxBack, "reduce_max", x, true);
-  const sumChain = d.prim === "div" ? reducedBack(m, sumBack, "reduce_sum", ev) : reciprocalSumBack(m, sumBack, ev);
-  if (!maxChain || !sumChain) return undefined;
-  return {
-    chain: [exp, sub, ...maxChain, ...sumChain],
-    lower: (g, read) => {
-      const v = g.materialize(read(x));
-      return { name: g.node("Softmax", [v.name], { axis: { kind: "int", value: -1 } }), dtype: v.dtype, shape: v.full, full: v.full };
-    },
-  };
+  if (!lastAxisOnly(red.params.axes, rank) || !shapesEqual(source.aval.shape, b.out.aval.shape) || source.id !== x.id) return undefined;
+  return [b, r, red];
 }
 
 /** The scalar value of `v` if it is a constant (or a constant broadcast), else undefined. */
@@ -233,7 +184,7 @@ function matchArgmax(m: Matcher, e: Eqn): Match {
   const width = x.aval.shape[rank - 1];
   if (!FLOAT.has(x.aval.dtype) || rank === 0 || !width || n.value !== width || iota.params.dim !== rank - 1) return undefined;
   if (!lastAxisOnly(outerMax.params.axes, rank)) return undefined;
-  const maxChain = reducedBack(m, isMax.inputs[1]!, "reduce_max", x);
+  const maxChain = maxBroadcastBack(m, isMax.inputs[1]!, x);
   if (!maxChain) return undefined;
   return {
     chain: [outerMax, negated, select, isMax, iota, ...n.chain, ...maxChain],

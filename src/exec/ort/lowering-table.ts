@@ -7,6 +7,7 @@ import { LAYOUT_LOWERINGS } from "./lower-layout.js";
 import { CONTRACTION_LOWERINGS } from "./lower-contraction.js";
 import { INDEXING_LOWERINGS } from "./lower-indexing.js";
 import { CROSS_ENTROPY_LOWERINGS } from "./lower-cross-entropy.js";
+import { SOFTMAX_LOWERINGS } from "./lower-softmax.js";
 import { lowerScan, type ScanLowering } from "./lower-scan.js";
 
 export const LOWERINGS: { [P in Prim]: P extends "scan" ? ScanLowering : Lowering<P> } = {
@@ -15,5 +16,6 @@ export const LOWERINGS: { [P in Prim]: P extends "scan" ? ScanLowering : Lowerin
   ...CONTRACTION_LOWERINGS,
   ...INDEXING_LOWERINGS,
   ...CROSS_ENTROPY_LOWERINGS,
+  ...SOFTMAX_LOWERINGS,
   scan: lowerScan,
 };

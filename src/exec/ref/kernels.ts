@@ -339,6 +339,23 @@ export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> 
     });
     return build(out, (i) => grad[i]!);
   },
+  softmax: ([x], { axis }, out) => {
+    const { outer, n, inner } = axisView(x!.aval, axis);
+    const a = numbers(x!),
+      y = new Float64Array(a.length);
+    for (let o = 0; o < outer; o++) {
+      for (let k = 0; k < inner; k++) {
+        const at = (j: number) => (o * n + j) * inner + k;
+        // Math.max propagates NaN: a row holding one is all NaN, as is a row holding +inf (inf − inf).
+        let m = -Infinity;
+        for (let j = 0; j < n; j++) m = Math.max(m, a[at(j)]!);
+        let s = 0;
+        for (let j = 0; j < n; j++) s += y[at(j)] = Math.exp(a[at(j)]! - m);
+        for (let j = 0; j < n; j++) y[at(j)]! /= s;
+      }
+    }
+    return build(out, (i) => y[i]!);
+  },
   all_reduce: ([x], _p, out, ctx) => {
     const all = ctx.replicaValues ?? [x!];
     const parts = all.map(numbers);

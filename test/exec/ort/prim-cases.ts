@@ -435,6 +435,13 @@ export const CASES: { [P in Prim]: Maker } = {
     const ct = { aval: { shape: labels.aval.shape, dtype: logits.aval.dtype }, kind: "normal" as Kind };
     return build(r, "softmax_cross_entropy_grad", [logits, labels, ct], {}, sumTol(logits.aval.dtype), lazy);
   },
+  softmax: (r, lazy) => {
+    const dtype = pick(r, FLOATS),
+      shape = shapeOf(r, randInt(r, 1, 4), 6);
+    // Now and then NaN, infinities and ties ("grid", "wide"): rows holding NaN or +inf are all NaN.
+    const kind = pick(r, ["normal", "normal", "grid", "wide"] as const);
+    return build(r, "softmax", [{ aval: { shape, dtype }, kind }], { axis: randInt(r, 0, shape.length) }, sumTol(dtype), lazy);
+  },
   all_reduce: unary("all_reduce", NUMERIC, "normal", sumTol),
   scan: (r, lazy) => {
     const dtype = pick(r, ["f32", "f64", "i32"] as const),

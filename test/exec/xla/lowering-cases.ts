@@ -182,6 +182,11 @@ export function loweringCases(): LoweringCase[] {
       b.eqn("softmax_cross_entropy_grad", [b.input("f32", [3, 5]), b.input("i32", [3]), b.input("f32", [3])], {}),
       b.eqn("softmax_cross_entropy_grad", [b.input("bf16", [2, 4]), b.input("u32", [2]), b.input("bf16", [2])], {}),
     ]),
+    build("softmax", (b) => [
+      b.eqn("softmax", [b.input("f32", [3, 5])], { axis: 1 }),
+      b.eqn("softmax", [b.input("f32", [4, 2, 3])], { axis: 0 }),
+      b.eqn("softmax", [b.input("bf16", [2, 6])], { axis: 1 }),
+    ]),
     build("all_reduce", (b) => [b.eqn("all_reduce", [b.input("f32", [2, 3])], {}), b.eqn("all_reduce", [b.input("bf16", [4])], {})], {
       replicas: 4,
     }),

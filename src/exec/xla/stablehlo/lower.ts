@@ -16,6 +16,7 @@ import { REDUCE_LOWERINGS } from "./rules/reduce.js";
 import { INDEXING_LOWERINGS } from "./rules/indexing.js";
 import { COLLECTIVE_LOWERINGS } from "./rules/collective.js";
 import { CROSS_ENTROPY_LOWERINGS } from "./rules/cross-entropy.js";
+import { SOFTMAX_LOWERINGS } from "./rules/softmax.js";
 
 /** One rule per primitive: the compiler refuses this table if a primitive is missing. */
 export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan: ScanRule } = {
@@ -26,6 +27,7 @@ export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan:
   ...INDEXING_LOWERINGS,
   ...COLLECTIVE_LOWERINGS,
   ...CROSS_ENTROPY_LOWERINGS,
+  ...SOFTMAX_LOWERINGS,
   scan: lowerScan,
 };
 
