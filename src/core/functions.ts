@@ -12,7 +12,6 @@ import {
   astype,
   compare,
   div,
-  erf,
   exp,
   isFinite,
   log,
@@ -65,9 +64,9 @@ export function layerNorm(x: Array, gamma: Array | null, beta: Array | null, eps
   return y;
 }
 
-/** GELU, exact (erf) form: x · Φ(x). */
+/** GELU, exact (erf) form: x · Φ(x), one primitive (see ir.ts). */
 export function gelu(x: Array): Array {
-  return mul(mul(x, 0.5), add(erf(mul(x, Math.SQRT1_2)), 1));
+  return bind("gelu", [x], {});
 }
 
 /**

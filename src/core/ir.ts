@@ -33,6 +33,12 @@ export interface PrimParams {
   /** σ(x) = 1 / (1 + e^-x) (StableHLO's logistic, ONNX's Sigmoid): one fused kernel for SiLU and its gradient. */
   logistic: {};
   erf: {};
+  /**
+   * GELU, exact form: x·Φ(x) = 0.5·x·(1 + erf(x/√2)). A primitive so that ONNX Runtime runs the forward
+   * pass as one kernel: composed, the five passes of the forward could not be fused, because autodiff
+   * kept their values for the backward pass (which here is computed from x).
+   */
+  gelu: {};
   rsqrt: {};
   sqrt: {};
   abs: {};

@@ -111,6 +111,7 @@ export const SHAPE_RULES: ShapeRuleTable = {
   tanh: unaryFloat("tanh"),
   logistic: unaryFloat("logistic"),
   erf: unaryFloat("erf"),
+  gelu: unaryFloat("gelu"),
   rsqrt: unaryFloat("rsqrt"),
   sqrt: unaryFloat("sqrt"),
   sin: unaryFloat("sin"),

@@ -6,7 +6,7 @@ import { isFloat } from "../dtype.js";
 import type { Prim, PrimParams } from "../ir.js";
 import { bind } from "../ops/dispatch.js";
 import { full, zerosLike } from "../ops/creation.js";
-import { add, astype, compare, cos, div, exp, log, mul, neg, sin, stopGradient, sub, where } from "../ops/elementwise.js";
+import { add, astype, compare, cos, div, erf, exp, log, mul, neg, sin, stopGradient, sub, where } from "../ops/elementwise.js";
 import { max, sum } from "../ops/reduce.js";
 import { expandDims, reshape, sliceAxis, transpose } from "../ops/shape.js";
 
@@ -29,6 +29,7 @@ export function attachScanVjp(rule: MultiVjpRule<"scan">): void {
   scanRule = rule;
 }
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
+const INV_SQRT_2PI = 0.3989422804014327;
 
 function inversePerm(perm: readonly number[]): number[] {
   const inv = new globalThis.Array<number>(perm.length);
@@ -101,6 +102,12 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   tanh: (ct, _i, out) => [mul(ct, sub(1, mul(out, out)))],
   logistic: (ct, _i, out) => [mul(ct, mul(out, sub(1, out)))],
   erf: (ct, [x]) => [mul(ct, mul(exp(neg(mul(x!, x!))), TWO_OVER_SQRT_PI))],
+  // d/dx x·Φ(x) = Φ(x) + x·φ(x), with Φ(x) = (1 + erf(x/√2))/2 and φ(x) = exp(−x²/2)/√(2π).
+  gelu: (ct, [x]) => {
+    const cdf = mul(add(erf(mul(x!, Math.SQRT1_2)), 1), 0.5);
+    const pdf = mul(exp(mul(mul(x!, x!), -0.5)), INV_SQRT_2PI);
+    return [mul(ct, add(cdf, mul(x!, pdf)))];
+  },
   rsqrt: (ct, [x], out) => [mul(ct, mul(div(out, x!), -0.5))],
   sqrt: (ct, _i, out) => [div(mul(ct, 0.5), out)],
   abs: (ct, [x]) => [where(compare(x!, 0, "gt"), ct, where(compare(x!, 0, "lt"), neg(ct), 0))],

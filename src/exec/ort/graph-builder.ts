@@ -193,7 +193,7 @@ export class GraphBuilder {
   }
 
   /** An elementwise op over operands of equal rank; the result has their broadcast shape. */
-  elementwise(op: string, ins: readonly Val[], dtype: DType, attrs?: Record<string, AttrValue>): Val {
+  elementwise(op: string, ins: readonly Val[], dtype: DType, attrs?: Record<string, AttrValue>, domain?: string): Val {
     const rank = ins[0]!.full.length;
     // Numpy broadcasting: a dimension of 1 takes the other operands' size (which may be 0).
     const bdim = (ds: number[]) => ds.find((d) => d !== 1) ?? 1;
@@ -204,6 +204,7 @@ export class GraphBuilder {
         op,
         ins.map((v) => v.name),
         attrs,
+        domain,
       ),
       dtype,
       shape,

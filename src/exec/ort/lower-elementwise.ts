@@ -9,6 +9,7 @@ import type { CompareDirection } from "../../core/ir.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
 import type { Lowering } from "./lowering-signature.js";
+import { MS_DOMAIN } from "../../io/onnx/proto.js";
 
 /** A unary op, in f32 for 16-bit floats (natively otherwise); `f64` false where the CPU provider has no double kernel. */
 function unary(op: string, f64 = true): Lowering<any> {
@@ -18,6 +19,20 @@ function unary(op: string, f64 = true): Lowering<any> {
     return g.cast(g.elementwise(op, [g.cast(x!, c)], c), out.dtype);
   };
 }
+
+/**
+ * GELU: in a session, one Gelu (ORT's contrib kernel, f32 only); in an exported model the standard ops
+ * 0.5·x·(1 + erf(x/√2)), which any ONNX runtime reads (ONNX Runtime fuses them back when it loads them).
+ */
+const gelu: Lowering<"gelu"> = (g, [x], _p, out) => {
+  const v = g.cast(x!, "f32");
+  if (g.relayOutConstants) return g.cast(g.elementwise("Gelu", [v], "f32", undefined, MS_DOMAIN), out.dtype);
+  const op = (name: string, a: Val, b?: number) =>
+    g.elementwise(name, b === undefined ? [a] : [a, g.scalar("f32", b, a.full.length)], "f32");
+  const half = op("Mul", v, 0.5);
+  const y = g.elementwise("Mul", [half, op("Add", op("Erf", op("Mul", v, Math.SQRT1_2)), 1)], "f32");
+  return g.cast(y, out.dtype);
+};
 
 /** An arithmetic op in the operands' compute dtype (integers natively: ORT's CPU kernels wrap). */
 function arithmetic(op: string): Lowering<any> {
@@ -190,6 +205,7 @@ export const ELEMENTWISE_LOWERINGS = {
   logistic: unary("Sigmoid"),
   // The CPU provider has Erf for float only: f64 erf is computed in f32 (about 1e-7 relative).
   erf: unary("Erf", false),
+  gelu,
   rsqrt,
   sqrt: unary("Sqrt"),
   abs,

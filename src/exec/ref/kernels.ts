@@ -156,6 +156,7 @@ export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> 
   // From e^-|x|, which never overflows.
   logistic: unary((x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)))),
   erf: unary(erf),
+  gelu: unary((x) => 0.5 * x * (1 + erf(x * Math.SQRT1_2))),
   rsqrt: unary((x) => 1 / Math.sqrt(x)),
   sqrt: unary(Math.sqrt),
   abs: unary(Math.abs),

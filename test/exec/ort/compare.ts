@@ -13,6 +13,8 @@ export interface Tolerance {
   rtol: number;
   /** Scale atol by the largest |want| (contractions, reductions). */
   normwise?: boolean;
+  /** Absolute tolerance (any float dtype), for values near 0 that a kernel computes by cancellation (GELU's tail). */
+  atol?: number;
   /** Allowed distance in units of the last place for bf16/f16. */
   ulps?: number;
 }
@@ -36,7 +38,8 @@ export function mismatch(dtype: DType, got: HostArray, want: HostArray, tol: Tol
       const g = (got as Uint16Array)[i]!,
         w = (want as Uint16Array)[i]!;
       if (isNaN16(dtype, g) && isNaN16(dtype, w)) continue;
-      if (isNaN16(dtype, g) !== isNaN16(dtype, w) || Math.abs(ordered16(g) - ordered16(w)) > ulps) {
+      const near = tol.atol !== undefined && Math.abs(readElem(dtype, got, i) - readElem(dtype, want, i)) <= tol.atol;
+      if (isNaN16(dtype, g) !== isNaN16(dtype, w) || (Math.abs(ordered16(g) - ordered16(w)) > ulps && !near)) {
         return `element ${i}: got ${readElem(dtype, got, i)} (0x${g.toString(16)}), want ${readElem(dtype, want, i)} (0x${w.toString(16)})`;
       }
     }
@@ -46,7 +49,7 @@ export function mismatch(dtype: DType, got: HostArray, want: HostArray, tol: Tol
     let scale = 0;
     if (tol.normwise)
       for (let i = 0; i < n; i++) if (Number.isFinite(want[i] as number)) scale = Math.max(scale, Math.abs(want[i] as number));
-    const atol = tol.normwise ? tol.rtol * scale : 0;
+    const atol = Math.max(tol.normwise ? tol.rtol * scale : 0, tol.atol ?? 0);
     for (let i = 0; i < n; i++) {
       const g = got[i] as number,
         w = want[i] as number;

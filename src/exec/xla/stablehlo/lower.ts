@@ -17,6 +17,7 @@ import { INDEXING_LOWERINGS } from "./rules/indexing.js";
 import { COLLECTIVE_LOWERINGS } from "./rules/collective.js";
 import { CROSS_ENTROPY_LOWERINGS } from "./rules/cross-entropy.js";
 import { SOFTMAX_LOWERINGS } from "./rules/softmax.js";
+import { GELU_LOWERINGS } from "./rules/gelu.js";
 
 /** One rule per primitive: the compiler refuses this table if a primitive is missing. */
 export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan: ScanRule } = {
@@ -28,6 +29,7 @@ export const STABLEHLO_LOWERINGS: LoweringTable<Exclude<Prim, "scan">> & { scan:
   ...COLLECTIVE_LOWERINGS,
   ...CROSS_ENTROPY_LOWERINGS,
   ...SOFTMAX_LOWERINGS,
+  ...GELU_LOWERINGS,
   scan: lowerScan,
 };
 
