@@ -43,7 +43,7 @@ export function logsumexp(x: Array, axis = -1, opts: { keepDims?: boolean } = {}
       );
 }
 
-/** Softmax along `axis` (default the last), computed stably (the maximum subtracted first): one primitive (see ir.ts). */
+/** Softmax along `axis` (default the last), computed stably (the maximum subtracted first); a primitive, one kernel on ONNX Runtime. */
 export function softmax(x: Array, axis = -1): Array {
   return bind("softmax", [x], { axis: normAxis(axis, x.ndim) });
 }
@@ -64,7 +64,7 @@ export function layerNorm(x: Array, gamma: Array | null, beta: Array | null, eps
   return y;
 }
 
-/** GELU, exact (erf) form: x · Φ(x), one primitive (see ir.ts). */
+/** GELU, exact (erf) form: x · Φ(x); a primitive, one kernel on ONNX Runtime. */
 export function gelu(x: Array): Array {
   return bind("gelu", [x], {});
 }
