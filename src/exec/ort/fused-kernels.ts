@@ -41,7 +41,7 @@ export function findFusions(program: Program, consts: ReadonlyMap<number, HostAr
   // From the last equation back, so a chain is matched whole at its end (the RMS norm with its weight).
   for (const e of [...program.eqns].reverse()) {
     if (skip.has(e)) continue;
-    const fused = matchRmsNorm(m, e) ?? matchArgmax(m, e) ?? matchRotary(m, e);
+    const fused = matchRmsNorm(m, e) ?? matchArgmax(m, e) ?? matchRotary(m, e) ?? matchRotaryBackward(m, e);
     if (!fused) continue;
     for (const inner of fused.chain) skip.add(inner);
     at.set(e, fused.lower);
@@ -231,35 +231,117 @@ function matchRotary(m: Matcher, e: Eqn): Match {
       const cos = cv && anglesPerRow(m, cv, shape);
       const sin = anglesPerRow(m, sv, shape);
       if (!cos || !sin) continue;
-      const heads = shape[rank - 2]!;
-      const rows = shape.slice(0, -2).reduce((n, s) => n * s, 1);
       return {
         chain: [byCos, bySin, ...rotated.chain, ...cos.chain, ...sin.chain],
-        lower: (g, read) => {
-          const input = g.reshape(g.materialize(read(x)), [1, rows, heads * d]);
-          // One table of positions per row count, whichever layer's rotation asks first.
-          const positions = g.derivedConstant(`rotary-positions|${rows}`, () => ({
-            dtype: "i64",
-            shape: [1, rows],
-            data: BigInt64Array.from({ length: rows }, (_, i) => BigInt(i)),
-          }));
-          const table = (v: Var) => {
-            const whole = g.materialize(read(v));
-            let half = m.halves.get(whole.name);
-            if (!half) {
-              const flat = g.reshape(whole, [rows, d]);
-              const name = g.node("Slice", [flat.name, g.int64s([0]), g.int64s([d / 2]), g.int64s([1])]);
-              m.halves.set(whole.name, (half = { name, dtype: "f32", shape: [rows, d / 2], full: [rows, d / 2] }));
-            }
-            return half.name;
-          };
-          const name = g.node("RotaryEmbedding", [input.name, positions.name, table(cos.v), table(sin.v)], undefined, MS_DOMAIN);
-          return g.reshape({ name, dtype: "f32", shape: input.shape, full: input.shape }, shape);
-        },
+        lower: (g, read) => rotaryEmbedding(g, m, read(x), read(cos.v), read(sin.v), shape, false),
       };
     }
   }
   return undefined;
+}
+
+/**
+ * The gradient of a rotary embedding as autodiff writes it for nn/rotary.ts: with s = g · sin,
+ * g · cos + pad(−s[…, :d/2]) after + pad(s[…, d/2:]) before, the two halves of s swapped, one negated
+ * (rotate_half's transpose), the three terms added in any order. Since rotate_halfᵀ = −rotate_half and
+ * the halves of sin are equal, that is a rotation by the negated angles: one RotaryEmbedding with −sin.
+ */
+function matchRotaryBackward(m: Matcher, e: Eqn): Match {
+  if (e.prim !== "add" || e.out.aval.dtype !== "f32") return undefined;
+  const shape = e.out.aval.shape;
+  const rank = shape.length;
+  const d = shape[rank - 1]!;
+  if (rank < 3 || d % 2 !== 0 || d === 0) return undefined;
+  for (const [oi, ti] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    const pair = inner(m, e.inputs[oi]!, "add");
+    if (!pair) continue;
+    const terms = [pair.inputs[0]!, pair.inputs[1]!, e.inputs[ti]!];
+    for (let c = 0; c < 3; c++) {
+      const byCos = inner(m, terms[c]!, "mul");
+      const [p1, p2] = terms.filter((_, i) => i !== c) as [Var, Var];
+      const halves = byCos && (swappedHalves(m, p1, p2, shape) ?? swappedHalves(m, p2, p1, shape));
+      if (!byCos || !halves) continue;
+      const g = halves.bySin.inputs.find((v) => byCos.inputs.some((u) => u.id === v.id));
+      if (!g) continue;
+      const cv = byCos.inputs[0]!.id === g.id ? byCos.inputs[1]! : byCos.inputs[0]!;
+      const sv = halves.bySin.inputs[0]!.id === g.id ? halves.bySin.inputs[1]! : halves.bySin.inputs[0]!;
+      const cos = anglesPerRow(m, cv, shape);
+      const sin = anglesPerRow(m, sv, shape);
+      if (!cos || !sin || !shapesEqual(g.aval.shape, shape)) continue;
+      return {
+        chain: [pair, byCos, ...halves.chain, ...cos.chain, ...sin.chain],
+        lower: (b, read) => rotaryEmbedding(b, m, read(g), read(cos.v), read(sin.v), shape, true),
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `lowPad` = pad(−s[…, :d/2]) into the upper half and `highPad` = pad(s[…, d/2:]) into the lower half,
+ * with s = a product read by exactly these two slices: the product and the equations.
+ */
+function swappedHalves(m: Matcher, lowPad: Var, highPad: Var, shape: readonly number[]): { bySin: Eqn<"mul">; chain: Eqn[] } | undefined {
+  const rank = shape.length;
+  const half = shape[rank - 1]! / 2;
+  const padded = (v: Var, low: number, high: number) => {
+    const p = inner(m, v, "pad");
+    const fits =
+      p &&
+      p.params.low.every((n, i) => n === (i === rank - 1 ? low : 0)) &&
+      p.params.high.every((n, i) => n === (i === rank - 1 ? high : 0));
+    return fits && p.params.value === 0 ? p : undefined;
+  };
+  const upper = padded(lowPad, half, 0);
+  const lower = padded(highPad, 0, half);
+  const neg = upper && inner(m, upper.inputs[0]!, "neg");
+  const first = neg && inner(m, neg.inputs[0]!, "slice");
+  const second = lower && inner(m, lower.inputs[0]!, "slice");
+  if (!upper || !lower || !neg || !first || !second || first.inputs[0]!.id !== second.inputs[0]!.id) return undefined;
+  const whole = (p: PrimParams["slice"], from: number) =>
+    p.start.every((s, i) => s === (i === rank - 1 ? from : 0)) && p.limit.every((l, i) => l === (i === rank - 1 ? from + half : shape[i]));
+  if (!whole(first.params, 0) || !whole(second.params, half)) return undefined;
+  const bySin = inner(m, first.inputs[0]!, "mul", 2);
+  if (!bySin) return undefined;
+  return { bySin, chain: [upper, lower, neg, first, second, bySin] };
+}
+
+/**
+ * x rotated by its rows' angles (`negate`: by the negated angles) as one RotaryEmbedding (com.microsoft,
+ * non-interleaved): x as [1, rows, heads · d], position i of row i, the first halves of cos and sin
+ * [rows, d/2] as its tables.
+ */
+function rotaryEmbedding(g: GraphBuilder, m: Matcher, x: Val, cos: Val, sin: Val, shape: readonly number[], negate: boolean): Val {
+  const rank = shape.length;
+  const d = shape[rank - 1]!;
+  const heads = shape[rank - 2]!;
+  const rows = shape.slice(0, -2).reduce((n, s) => n * s, 1);
+  const input = g.reshape(g.materialize(x), [1, rows, heads * d]);
+  // One table of positions per row count, whichever layer's rotation asks first.
+  const positions = g.derivedConstant(`rotary-positions|${rows}`, () => ({
+    dtype: "i64",
+    shape: [1, rows],
+    data: BigInt64Array.from({ length: rows }, (_, i) => BigInt(i)),
+  }));
+  // Each table's first half (and the negated sine's) made once, read by every layer's rotations.
+  const table = (v: Val, negated = false): string => {
+    const whole = g.materialize(v);
+    const key = `${negated ? "-" : ""}${whole.name}`;
+    let half = m.halves.get(key);
+    if (!half) {
+      const flat = g.reshape(whole, [rows, d]);
+      const name: string = negated
+        ? g.node("Neg", [table(v)])
+        : g.node("Slice", [flat.name, g.int64s([0]), g.int64s([d / 2]), g.int64s([1])]);
+      m.halves.set(key, (half = { name, dtype: "f32", shape: [rows, d / 2], full: [rows, d / 2] }));
+    }
+    return half.name;
+  };
+  const name = g.node("RotaryEmbedding", [input.name, positions.name, table(cos), table(sin, negate)], undefined, MS_DOMAIN);
+  return g.reshape({ name, dtype: "f32", shape: input.shape, full: input.shape }, shape);
 }
 
 /** `v` = concatenate([-x[…, d/2:], x[…, :d/2]]) on the last axis (rotate_half) with x of `shape`: x and the equations. */
@@ -287,7 +369,10 @@ function rotatedHalves(m: Matcher, v: Var, shape: readonly number[]): { x: Var; 
  */
 function anglesPerRow(m: Matcher, v: Var, shape: readonly number[]): { v: Var; chain: Eqn[] } | undefined {
   const rank = shape.length;
-  const b = inner(m, v, "broadcast_in_dim");
+  // The broadcast may be read elsewhere too (a training step's backward pass multiplies by the same
+  // angles): its source is read either way, and the broadcast is fused only where nothing else reads it.
+  const producer = m.producer.get(v.id);
+  const b = producer?.prim === "broadcast_in_dim" && !m.skip.has(producer) ? (producer as Eqn<"broadcast_in_dim">) : undefined;
   const source = b ? b.inputs[0]! : v;
   const s = source.aval.shape;
   if (b && !b.params.dims.every((dim, i) => dim === i)) return undefined;
@@ -302,5 +387,5 @@ function anglesPerRow(m: Matcher, v: Var, shape: readonly number[]): { v: Var; c
   }
   if (!at || at.prim !== "concatenate" || at.inputs.length !== 2 || at.inputs[0]!.id !== at.inputs[1]!.id) return undefined;
   if ((at.params as PrimParams["concatenate"]).axis !== at.out.aval.shape.length - 1) return undefined;
-  return { v: source, chain: b ? [b] : [] };
+  return { v: source, chain: b && m.uses.get(v.id) === 1 ? [b] : [] };
 }

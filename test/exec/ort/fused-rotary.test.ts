@@ -1,7 +1,7 @@
 // A rotary position embedding as nn/rotary.ts computes it (x · cos + rotate_half(x) · sin, the angles
-// of each row's positions) is one RotaryEmbedding kernel in a session's graph, per rotated value, with
-// the reference interpreter's values. Angles whose halves may differ, or that differ per head, and an
-// exported model keep the composed ops.
+// of each row's positions) is one RotaryEmbedding kernel in a session's graph, per rotated value, and so
+// is its gradient (a rotation by the negated angles), with the reference interpreter's values. Angles
+// whose halves may differ, or that differ per head, and an exported model keep the composed ops.
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../../src/index.js";
@@ -64,4 +64,23 @@ test("not a rotary embedding of ORT's kind: angles whose halves may differ, or t
     .lower(k.zeros([b, t, heads, d]), k.zeros([b, t, heads, d / 2]));
   assert.equal(count(sessionOps(perHead), "RotaryEmbedding"), 0);
   await assertOrtMatchesReference(perHead, [random(r, b * t * heads * d), random(r, (b * t * heads * d) / 2, 3)]);
+});
+
+test("a training step's rotary embedding: one RotaryEmbedding forward, one back (the negated angles), the reference's values", async () => {
+  const r = rng(23);
+  const [b, t, heads, d] = [3, 5, 4, 16];
+  const inverse = ropeInverseFrequencies(d, 10000);
+  const loss = (q: k.Array, positions: k.Array, w: k.Array) =>
+    applyRotary(q, rotaryAngles(positions, inverse, "f32"))
+      .mul(w)
+      .sum();
+  const program = k
+    .jit(k.valueAndGrad(loss), { name: "rotary_step", device })
+    .lower(k.zeros([b, t, heads, d]), k.zeros([b, t], "i32"), k.zeros([b, t, heads, d]));
+  const ops = sessionOps(program);
+  assert.equal(count(ops, "RotaryEmbedding"), 2, ops.join(", "));
+  // No halves split, negated, concatenated or padded: the one Concat makes the angles, [f, f].
+  assert.ok(!ops.includes("Pad") && !ops.includes("Split") && count(ops, "Concat") === 1, ops.join(", "));
+  const positions = Int32Array.from({ length: b * t }, (_, i) => (i % t) + 3 * Math.floor(i / t));
+  await assertOrtMatchesReference(program, [random(r, b * t * heads * d, 2), positions, random(r, b * t * heads * d)]);
 });
