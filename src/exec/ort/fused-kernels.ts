@@ -203,6 +203,13 @@ function matchArgmax(m: Matcher, e: Eqn): Match {
   };
 }
 
+/** The shape of a rotation's (or its gradient's) final sum: f32 [...lead, heads, d] with d even, else undefined. */
+function rotatedShape(e: Eqn): readonly number[] | undefined {
+  const shape = e.out.aval.shape;
+  const d = shape[shape.length - 1];
+  return e.prim === "add" && e.out.aval.dtype === "f32" && shape.length >= 3 && d && d % 2 === 0 ? shape : undefined;
+}
+
 /**
  * x · cos + rotate_half(x) · sin over the last axis (nn/rotary.ts), rotate_half(x) = [-x₂, x₁], with x
  * [...lead, heads, d] and cos, sin [...lead, 1, d] broadcast over the heads, each the same angles twice
@@ -211,11 +218,8 @@ function matchArgmax(m: Matcher, e: Eqn): Match {
  * halves of cos and sin, [rows, d/2], as its tables.
  */
 function matchRotary(m: Matcher, e: Eqn): Match {
-  if (e.prim !== "add" || e.out.aval.dtype !== "f32") return undefined;
-  const shape = e.out.aval.shape;
-  const rank = shape.length;
-  const d = shape[rank - 1]!;
-  if (rank < 3 || d % 2 !== 0 || d === 0) return undefined;
+  const shape = rotatedShape(e);
+  if (!shape) return undefined;
   for (const [xi, ri] of [
     [0, 1],
     [1, 0],
@@ -247,11 +251,8 @@ function matchRotary(m: Matcher, e: Eqn): Match {
  * the halves of sin are equal, that is a rotation by the negated angles: one RotaryEmbedding with −sin.
  */
 function matchRotaryBackward(m: Matcher, e: Eqn): Match {
-  if (e.prim !== "add" || e.out.aval.dtype !== "f32") return undefined;
-  const shape = e.out.aval.shape;
-  const rank = shape.length;
-  const d = shape[rank - 1]!;
-  if (rank < 3 || d % 2 !== 0 || d === 0) return undefined;
+  const shape = rotatedShape(e);
+  if (!shape) return undefined;
   for (const [oi, ti] of [
     [0, 1],
     [1, 0],
