@@ -14,7 +14,7 @@
 // runs over pairs of query tiles (i, n-1-i), which between them need n + 1 key tiles whatever i is.
 import * as k from "../core/index.js";
 import { accumulationDtype } from "./layers.js";
-import { causalVisibility, groupedAttention, MASKED_SCORE } from "./causal-attention.js";
+import { causalVisibility, groupedAttention, maskedScores, MASKED_SCORE } from "./causal-attention.js";
 import type { DropoutSites } from "./dropout-sites.js";
 
 /** How blockwise attention tiles and masks. */
@@ -95,7 +95,7 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
    */
   const keyTile = (r: Running, qTile: k.Array, qi: k.Array | number, kj: k.Array | number, tiles: k.Array[], causal: boolean): Running => {
     const [kTile, vTile, realTile] = tiles as [k.Array, k.Array, k.Array];
-    const scores = k.einsum("bngtd,bnsd->bngts", qTile, kTile).astype(acc).mul(o.scale);
+    const scores = k.einsum("bngtd,bnsd->bngts", qTile, kTile).astype(acc);
     const keyPos = within.add(k.mul(kj, block)).reshape([1, block]);
     let visible = realTile.reshape([b, 1, 1, 1, block]);
     if (causal) visible = visible.and(keyPos.lessEqual(within.add(k.mul(qi, block)).reshape([block, 1])).reshape([1, 1, 1, block, block]));
@@ -103,7 +103,7 @@ export function blockwiseAttention(q: k.Array, keys: k.Array, values: k.Array, k
       .where(keyPos.less(t), MASKED_SCORE, 2 * MASKED_SCORE)
       .astype(acc)
       .reshape([1, 1, 1, 1, block]);
-    const masked = k.where(visible, scores, hidden);
+    const masked = maskedScores(scores, visible, o.scale, hidden);
     // The maximum only keeps exp() in range: the result does not depend on it, so no gradient flows
     // through it (the rescaling factors are constants to autodiff, and the softmax's gradient comes out
     // exact through the sums).

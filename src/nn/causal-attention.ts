@@ -64,6 +64,18 @@ export function writeCache(cache: k.Array, fresh: k.Array, start: number | k.Arr
   return k.scatterAdd(cache, slots, update, 2);
 }
 
+/**
+ * where(visible, scores · scale, fill) as scores · (scale or 0) + (0 or fill), both factors at the mask's
+ * (and the fill's) small shape: the same scores for finite ones, and the gradient one product with the
+ * same factor, where a select's gradient is another select over every score (ONNX Runtime's Where is
+ * among its slowest kernels: 30 ms of llama-small's 950 ms training step, forward and back).
+ */
+export function maskedScores(scores: k.Array, visible: k.Array, scale: number, fill: number | k.Array): k.Array {
+  const factor = k.where(visible, scale, 0).astype(scores.dtype);
+  const bias = k.where(visible, 0, fill).astype(scores.dtype);
+  return scores.mul(factor).add(bias);
+}
+
 /** Attention dropout inside a layer: the dropout sites, the rate, and the layer's site index. */
 export interface AttentionDropout {
   sites: DropoutSites;
@@ -89,14 +101,8 @@ export function groupedAttention(
   const kvHeads = keys.shape[1]!;
   const grouped = q.reshape([b, t, kvHeads, heads / kvHeads, d]);
   const scores = k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype));
-  // where(visible, scores · scale, MASKED_SCORE) as scores · (scale or 0) + (0 or MASKED_SCORE), both
-  // factors at the mask's small shape: the same scores (for finite ones), and the gradient one product
-  // with the same factor, where a select's gradient is another select over every score (ONNX Runtime's
-  // Where is among its slowest kernels: 30 ms of llama-small's 950 ms training step, forward and back).
-  const acc = accumulationDtype(q.dtype);
-  const factor = k.where(visible, scale, 0).astype(acc);
-  const bias = k.where(visible, 0, MASKED_SCORE).astype(acc);
-  let probs = k.softmax(scores.astype(acc).mul(factor).add(bias), -1).astype(q.dtype);
+  const masked = maskedScores(scores.astype(accumulationDtype(q.dtype)), visible, scale, MASKED_SCORE);
+  let probs = k.softmax(masked, -1).astype(q.dtype);
   if (dropout) probs = dropout.sites.apply(probs, dropout.rate, dropout.site);
   return k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype)).reshape([b, t, heads * d]);
 }

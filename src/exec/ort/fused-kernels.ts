@@ -265,16 +265,16 @@ function matchRotaryBackward(m: Matcher, e: Eqn): Match {
       const [p1, p2] = terms.filter((_, i) => i !== c) as [Var, Var];
       const halves = byCos && (swappedHalves(m, p1, p2, shape) ?? swappedHalves(m, p2, p1, shape));
       if (!byCos || !halves) continue;
-      const g = halves.bySin.inputs.find((v) => byCos.inputs.some((u) => u.id === v.id));
-      if (!g) continue;
-      const cv = byCos.inputs[0]!.id === g.id ? byCos.inputs[1]! : byCos.inputs[0]!;
-      const sv = halves.bySin.inputs[0]!.id === g.id ? halves.bySin.inputs[1]! : halves.bySin.inputs[0]!;
+      const ct = halves.bySin.inputs.find((v) => byCos.inputs.some((u) => u.id === v.id));
+      if (!ct) continue;
+      const cv = byCos.inputs[0]!.id === ct.id ? byCos.inputs[1]! : byCos.inputs[0]!;
+      const sv = halves.bySin.inputs[0]!.id === ct.id ? halves.bySin.inputs[1]! : halves.bySin.inputs[0]!;
       const cos = anglesPerRow(m, cv, shape);
       const sin = anglesPerRow(m, sv, shape);
-      if (!cos || !sin || !shapesEqual(g.aval.shape, shape)) continue;
+      if (!cos || !sin || !shapesEqual(ct.aval.shape, shape)) continue;
       return {
         chain: [pair, byCos, ...halves.chain, ...cos.chain, ...sin.chain],
-        lower: (b, read) => rotaryEmbedding(b, m, read(g), read(cos.v), read(sin.v), shape, true),
+        lower: (g, read) => rotaryEmbedding(g, m, read(ct), read(cos.v), read(sin.v), shape, true),
       };
     }
   }
@@ -302,9 +302,7 @@ function swappedHalves(m: Matcher, lowPad: Var, highPad: Var, shape: readonly nu
   const first = neg && inner(m, neg.inputs[0]!, "slice");
   const second = lower && inner(m, lower.inputs[0]!, "slice");
   if (!upper || !lower || !neg || !first || !second || first.inputs[0]!.id !== second.inputs[0]!.id) return undefined;
-  const whole = (p: PrimParams["slice"], from: number) =>
-    p.start.every((s, i) => s === (i === rank - 1 ? from : 0)) && p.limit.every((l, i) => l === (i === rank - 1 ? from + half : shape[i]));
-  if (!whole(first.params, 0) || !whole(second.params, half)) return undefined;
+  if (!halfOfLastAxis(first.params, 0, shape) || !halfOfLastAxis(second.params, half, shape)) return undefined;
   const bySin = inner(m, first.inputs[0]!, "mul", 2);
   if (!bySin) return undefined;
   return { bySin, chain: [upper, lower, neg, first, second, bySin] };
@@ -333,16 +331,22 @@ function rotaryEmbedding(g: GraphBuilder, m: Matcher, x: Val, cos: Val, sin: Val
     const key = `${negated ? "-" : ""}${whole.name}`;
     let half = m.halves.get(key);
     if (!half) {
-      const flat = g.reshape(whole, [rows, d]);
       const name: string = negated
         ? g.node("Neg", [table(v)])
-        : g.node("Slice", [flat.name, g.int64s([0]), g.int64s([d / 2]), g.int64s([1])]);
+        : g.node("Slice", [g.reshape(whole, [rows, d]).name, g.int64s([0]), g.int64s([d / 2]), g.int64s([1])]);
       m.halves.set(key, (half = { name, dtype: "f32", shape: [rows, d / 2], full: [rows, d / 2] }));
     }
     return half.name;
   };
   const name = g.node("RotaryEmbedding", [input.name, positions.name, table(cos), table(sin, negate)], undefined, MS_DOMAIN);
   return g.reshape({ name, dtype: "f32", shape: input.shape, full: input.shape }, shape);
+}
+
+/** Whether a slice of an array of `shape` is all of it but half its last axis, from `from`. */
+function halfOfLastAxis(p: PrimParams["slice"], from: number, shape: readonly number[]): boolean {
+  const last = shape.length - 1;
+  const half = shape[last]! / 2;
+  return p.start.every((s, i) => s === (i === last ? from : 0)) && p.limit.every((l, i) => l === (i === last ? from + half : shape[i]));
 }
 
 /** `v` = concatenate([-x[…, d/2:], x[…, :d/2]]) on the last axis (rotate_half) with x of `shape`: x and the equations. */
@@ -357,9 +361,7 @@ function rotatedHalves(m: Matcher, v: Var, shape: readonly number[]): { x: Var; 
   if (!neg || !hi || !lo || hi.inputs[0]!.id !== lo.inputs[0]!.id) return undefined;
   const x = lo.inputs[0]!;
   if (!shapesEqual(x.aval.shape, shape)) return undefined;
-  const whole = (p: PrimParams["slice"], from: number) =>
-    p.start.every((s, i) => s === (i === rank - 1 ? from : 0)) && p.limit.every((l, i) => l === (i === rank - 1 ? from + half : shape[i]));
-  if (!whole(lo.params, 0) || !whole(hi.params, half)) return undefined;
+  if (!halfOfLastAxis(lo.params, 0, shape) || !halfOfLastAxis(hi.params, half, shape)) return undefined;
   return { x, chain: [cat, neg, hi, lo] };
 }
 

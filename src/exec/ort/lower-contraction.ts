@@ -148,8 +148,8 @@ function reduce(g: GraphBuilder, op: string, x: Val, real: readonly number[], ax
  */
 function sumOfLeadingAxes(g: GraphBuilder, x: Val, real: readonly number[]): string | undefined {
   if ((x.dtype !== "f32" && x.dtype !== "f64") || !real.every((a, i) => a === i)) return undefined;
-  const rows = x.shape.slice(0, real.length).reduce((n, d) => n * d, 1);
-  const width = x.shape.slice(real.length).reduce((n, d) => n * d, 1);
+  const rows = sizeOf(x.shape.slice(0, real.length)),
+    width = sizeOf(x.shape.slice(real.length));
   if (rows < LEADING_SUM_MIN_ROWS || width < LEADING_SUM_MIN_WIDTH) return undefined;
   // The values as stored (a dimension broadcast lazily stays size 1 here, as in the ReduceSum it replaces).
   const matrix = g.reshapeActual(x, [rows, width], [rows, width]);

@@ -71,12 +71,12 @@ const scatterAdd: Lowering<"scatter_add"> = (g, [x, idx, upd], { axis }, out) =>
 function oneHotScatter(g: GraphBuilder, base: Val, column: Val, updates: Val): Val {
   const [rows, width] = base.shape as [number, number];
   const c = base.dtype;
-  const positions = g.constant(
+  const rowIds = g.constant(
     "i32",
     [1, rows],
     Int32Array.from({ length: rows }, (_, r) => r),
   );
-  const oneHot = g.cast(g.elementwise("Equal", [column, positions], "bool"), c);
+  const oneHot = g.cast(g.elementwise("Equal", [column, rowIds], "bool"), c);
   const added = g.node("Gemm", [g.materialize(oneHot).name, updates.name], { transA: { kind: "int", value: 1 } });
   return g.elementwise("Add", [base, { name: added, dtype: c, shape: [rows, width], full: [rows, width] }], c);
 }
