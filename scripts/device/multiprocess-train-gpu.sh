@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Training as 2 processes on one GPU through XLA's collectives, for a machine with the CUDA PJRT plugin (a
-# jax-cuda*-pjrt wheel in python3's site-packages, or KILN_PJRT_PLUGIN) and an NVIDIA GPU:
+# Training as 2 processes, one GPU each, through XLA's collectives (NCCL), for a machine with the CUDA PJRT
+# plugin (a jax-cuda*-pjrt wheel in python3's site-packages, or KILN_PJRT_PLUGIN) and two NVIDIA GPUs (with
+# one, NCCL refuses the second rank, and the line says whether Kiln's error said why):
 # `kiln launch --nproc-per-node 2 -- kiln train --accelerator gpu` (llama-tiny, 4 steps, 2 rows per replica)
 # against `kiln train --accelerator gpu --devices 1` with the same global batch of 4. It prints ONE JSON
 # line: ok, both runs' step losses, their largest relative difference, and the output tail of what failed.

@@ -24,6 +24,16 @@ function changingDims(sigs: readonly (readonly string[])[]): string[] {
   return out;
 }
 
+/**
+ * KILN_LOG_COMPILES=1 prints a line to stderr as each function starts and ends compiling, as JAX's
+ * JAX_LOG_COMPILES does: on an accelerator a compile takes seconds to a minute, and a run that is silent
+ * meanwhile cannot be told from a hung one.
+ */
+export function logCompiles(): boolean {
+  const v = process.env.KILN_LOG_COMPILES;
+  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+}
+
 /** One compiled function's bookkeeping: compiles, cache hits, executions, and warnings about changing shapes. */
 export class CompileLog {
   readonly metrics: FunctionMetrics;
@@ -40,12 +50,18 @@ export class CompileLog {
     this.metrics.cacheHits++;
   }
 
+  /** A new signature is about to be traced and compiled (logged under KILN_LOG_COMPILES, see logCompiles). */
+  compiling(sig: readonly string[]): void {
+    if (logCompiles()) console.error(`kiln: compiling ${this.name} for ${sig.join(", ") || "no inputs"}`);
+  }
+
   /** A new signature (one "f32[32,128]"-style entry per input leaf) was compiled in `ms`. */
   compiled(sig: readonly string[], ms: number): void {
     const m = this.metrics;
     m.compiles++;
     m.compileMs += ms;
     m.signatures.push(sig.join(", "));
+    if (logCompiles()) console.error(`kiln: compiled ${this.name} in ${(ms / 1000).toFixed(2)} s`);
     this.seen.push([...sig]);
     if (m.compiles > this.warnAfter)
       process.emitWarning(recompileWarning(this.name, m.compiles, changingDims(this.seen)), { code: "KILN_RECOMPILE" });

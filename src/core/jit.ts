@@ -109,6 +109,7 @@ export function jit<F extends (...args: any[]) => any>(fn: F, opts: JitOptions =
     let c = cache.get(key);
     if (c) log.hit();
     else {
+      log.compiling(sig);
       const t0 = performance.now();
       const { program, captured, outTree } = traceFor(args, leaves, treedef, dynIdx);
       if (captured.length) throw new Error(`jit(${name}): the function closed over traced values from an enclosing trace`);

@@ -2,7 +2,8 @@
 // on a multi-GPU host): torchrun's and JAX's convention, one process per GPU, local rank r taking GPU r, or
 // with `devices: n` per process, GPUs r·n … r·n + n − 1. Without it every process's CUDA client would
 // claim every GPU of the host. A user who chose with CUDA_VISIBLE_DEVICES keeps that choice: each process
-// then sees what CUDA shows it (two processes sharing one GPU is CUDA_VISIBLE_DEVICES=0).
+// then sees what CUDA shows it. Two processes cannot share one GPU: NCCL refuses at the first collective
+// ("Duplicate GPU detected"), and the error then says so (pjrt/errors.ts).
 import type { DevicesSpec } from "./devices.js";
 import { envInt } from "./env-int.js";
 

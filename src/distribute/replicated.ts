@@ -74,6 +74,7 @@ export function replicated<F extends (...args: any[]) => any>(fn: F, opts: Repli
     let c = cache.get(key);
     if (c) log.hit();
     else {
+      log.compiling(sig);
       const t0 = performance.now();
       const { program, outTree } = k.traceProgram(name, (...a: unknown[]) => fn(...a), treedef.unflatten(first) as unknown[]);
       c = { exe: compileFor(executor, program, devices, donate, opts.global ?? false, name), outTree };

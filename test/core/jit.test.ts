@@ -70,3 +70,26 @@ test("metrics count host transfers", () => {
   assert.equal(m.transfers.toHost.count, 1);
   assert.equal(m.transfers.toHost.bytes, 12);
 });
+
+test("KILN_LOG_COMPILES=1 prints a line as each signature starts and ends compiling, and nothing on a cache hit", () => {
+  const lines: string[] = [];
+  const original = console.error;
+  const before = process.env.KILN_LOG_COMPILES;
+  console.error = (...args: unknown[]) => void lines.push(args.join(" "));
+  try {
+    const f = k.jit((a: k.Array) => a.add(1), { name: "plus_one" });
+    process.env.KILN_LOG_COMPILES = "0";
+    f(k.array([1, 2]));
+    assert.deepEqual(lines, []);
+    process.env.KILN_LOG_COMPILES = "1";
+    f(k.array([1, 2, 3]));
+    f(k.array([4, 5, 6]));
+  } finally {
+    console.error = original;
+    if (before === undefined) delete process.env.KILN_LOG_COMPILES;
+    else process.env.KILN_LOG_COMPILES = before;
+  }
+  assert.equal(lines.length, 2, lines.join("\n"));
+  assert.equal(lines[0], "kiln: compiling plus_one for f32[3]");
+  assert.match(lines[1]!, /^kiln: compiled plus_one in \d+\.\d\d s$/);
+});

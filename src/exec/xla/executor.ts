@@ -25,7 +25,7 @@ import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
 export interface XlaClientOptions {
   /** CPU plugins only: how many devices the client makes (PJRT option cpu_device_count; XLA's default is 4). */
   readonly cpuDeviceCount?: number;
-  /** PJRT_Client_Create options, over the platform's defaults (CUDA: preallocate 75% of memory, as JAX). */
+  /** PJRT_Client_Create options, over the platform's defaults (CUDA: cudaClientDefaults). */
   readonly clientOptions?: Readonly<Record<string, ClientOptionValue>>;
   /**
    * This process as one of many (GPU and TPU plugins): the client gets node_id/num_nodes (CUDA) and
@@ -43,11 +43,28 @@ export interface XlaExecutorOptions extends XlaClientOptions {
   readonly includeCpu?: boolean;
 }
 
-const CUDA_CLIENT_DEFAULTS: Readonly<Record<string, ClientOptionValue>> = {
-  platform_name: "cuda",
-  preallocate: true,
-  memory_fraction: 0.75,
-};
+/**
+ * The CUDA client's defaults: 75% of the GPU's memory taken up front, as JAX does, and JAX's variables to
+ * change that: XLA_PYTHON_CLIENT_PREALLOCATE=false allocates as it goes (processes that share a GPU),
+ * XLA_PYTHON_CLIENT_MEM_FRACTION=0.5 takes another share. A value that is not one of these is refused.
+ */
+export function cudaClientDefaults(env: NodeJS.ProcessEnv = process.env): Record<string, ClientOptionValue> {
+  const defaults: Record<string, ClientOptionValue> = { platform_name: "cuda", preallocate: true, memory_fraction: 0.75 };
+  const pre = env.XLA_PYTHON_CLIENT_PREALLOCATE?.trim().toLowerCase();
+  if (pre) {
+    if (pre === "false" || pre === "0") defaults.preallocate = false;
+    else if (pre !== "true" && pre !== "1")
+      throw new Error(`XLA_PYTHON_CLIENT_PREALLOCATE must be true or false, got "${env.XLA_PYTHON_CLIENT_PREALLOCATE}"`);
+  }
+  const fraction = env.XLA_PYTHON_CLIENT_MEM_FRACTION?.trim();
+  if (fraction) {
+    const f = Number(fraction);
+    if (!(f > 0 && f <= 1))
+      throw new Error(`XLA_PYTHON_CLIENT_MEM_FRACTION must be a number in (0, 1], got "${env.XLA_PYTHON_CLIENT_MEM_FRACTION}"`);
+    defaults.memory_fraction = f;
+  }
+  return defaults;
+}
 
 /**
  * XLA:CPU keeps the bf16/f16 products the StableHLO lowering lays out for its library kernels (left
@@ -75,7 +92,7 @@ function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions
   const d = o.distributed;
   if (o.cpuDeviceCount !== undefined)
     throw new Error("cpuDeviceCount applies to XLA's CPU plugin, which cannot run as one of many processes");
-  const defaults = plugin.kind === "cuda" ? CUDA_CLIENT_DEFAULTS : {};
+  const defaults = plugin.kind === "cuda" ? cudaClientDefaults() : {};
   const options = distributedCreateOptions(plugin.kind, { ...defaults, ...o.clientOptions }, d);
   const kvStore = startKvStoreCallbacks({
     host: d.coordinator.host,
@@ -105,7 +122,7 @@ function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOp
   if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`cpuDeviceCount must be a positive integer, got ${n}`);
   if (n !== undefined && (plugin.kind === "cuda" || plugin.kind === "tpu"))
     throw new Error(`cpuDeviceCount applies to XLA's CPU plugin; ${plugin.path} is a ${plugin.kind.toUpperCase()} plugin`);
-  const defaults = plugin.kind === "cuda" ? CUDA_CLIENT_DEFAULTS : {};
+  const defaults = plugin.kind === "cuda" ? cudaClientDefaults() : {};
   const client = PjrtClient.create(api, { ...defaults, ...o.clientOptions, ...(n !== undefined ? { cpu_device_count: n } : {}) });
   if (n === undefined) return client;
   const platform = client.platformName();

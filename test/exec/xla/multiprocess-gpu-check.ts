@@ -48,7 +48,9 @@ async function child(nodeId: number, port: number, mockNccl: boolean): Promise<v
     report.localDevices = xla.devices().map((d) => d.id);
     report.globalDeviceIds = xla.globalDeviceIds();
     const ref = k.refExecutor.devices()[0]!;
-    const program = k.jit((x: k.Array) => allReduceSum(x), { name: "all_reduce_across_processes", device: ref }).lower(k.zeros([4], "f32"));
+    const program = k
+      .jit((x: k.Array) => allReduceSum(x), { name: "all_reduce_across_processes", device: ref })
+      .lower(k.array(new Float32Array(4), { shape: [4], device: ref }));
     const exe = xla.compileGlobal(program);
     report.stage = "compiled";
     report.localReplicas = exe.localReplicas;

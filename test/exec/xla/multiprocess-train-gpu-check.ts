@@ -4,12 +4,13 @@
 //   kiln launch --nproc-per-node 2 -- kiln train --accelerator gpu … --per-replica-batch-size 2
 //
 // against one process with the same global batch, `kiln train --accelerator gpu --devices 1
-// --per-replica-batch-size 4`. Both processes share the machine's GPU 0 (each client has one device,
-// the global program 2 replicas of 2 rows each), so the run takes the one process's global batch of 4
-// rows, in the same order, with the same masking and dropout: its step losses must equal the one
-// process's up to float summation order. NCCL may refuse two ranks on one GPU; the line then shows the
-// launched run's output tail. It prints one JSON line: ok, both runs' step losses, the largest
-// relative difference, and what failed.
+// --per-replica-batch-size 4`. Each process takes one GPU (each client has one device, the global program
+// 2 replicas of 2 rows each), so the run takes the one process's global batch of 4 rows, in the same
+// order, with the same masking and dropout: its step losses must equal the one process's up to float
+// summation order. This needs two GPUs: on a machine with one, NCCL refuses two ranks on it ("Duplicate
+// GPU detected", seen on an H200), and the line says whether Kiln's error said so (oneGpuRefusedClearly).
+// It prints one JSON line: ok, the GPUs, both runs' step losses, the largest relative difference, and
+// what failed.
 //
 //   node dist/test/exec/xla/multiprocess-train-gpu-check.js [--timeout-s 240] [--corpus SOTU.txt]
 //
@@ -34,9 +35,18 @@ const tokenizer = join(root, "tokenizer"),
   shards = join(root, "shards");
 const report: Record<string, unknown> = { check: "kiln launch -- kiln train on GPU equals one process", root };
 
+/** The machine's GPUs as nvidia-smi lists them (0 when it cannot say). */
+function gpuCount(): number {
+  const r = spawnSync("nvidia-smi", ["-L"], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.split("\n").filter((l) => l.startsWith("GPU ")).length : 0;
+}
+const gpus = gpuCount();
+report.gpus = gpus;
+
 function kiln(args: string[], limitS = timeoutS): { status: number | null; out: string } {
-  // Two processes share one GPU: without CUDA_VISIBLE_DEVICES, local rank 1 would take GPU 1.
-  const env = { ...process.env, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? "0" };
+  // With two GPUs each rank takes its own (local rank r, GPU r). With one, both are pointed at GPU 0, where
+  // NCCL refuses two ranks at the first collective: the check then shows that Kiln says so clearly.
+  const env = gpus >= 2 ? process.env : { ...process.env, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? "0" };
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: limitS * 1000, env });
   return { status: r.status, out: (r.stdout ?? "") + (r.stderr ?? "") + (r.error ? `\n${r.error.message}` : "") };
 }
@@ -90,7 +100,10 @@ function main(): boolean {
   const two = kiln(["launch", "--nproc-per-node", "2", "--", "kiln", ...train(join(root, "two"), 2)]);
   const losses = stepLosses(join(root, "two"));
   report.twoProcesses = { status: two.status, losses, rank0WroteModel: existsSync(join(root, "two", "model.safetensors")) };
-  if (two.status !== 0) return fail(`kiln launch --nproc-per-node 2: ${tail(two.out)}`);
+  if (two.status !== 0) {
+    if (gpus < 2) report.oneGpuRefusedClearly = /NCCL allows one process per GPU/.test(two.out);
+    return fail(`kiln launch --nproc-per-node 2: ${tail(two.out)}`);
+  }
   const ref = report.oneProcess as { losses: number[] };
   if (losses.length !== STEPS || ref.losses.length !== STEPS)
     return fail(`expected ${STEPS} step losses, got ${losses.length} and ${ref.losses.length}`);
