@@ -10,7 +10,7 @@ import { OptionError } from "../core/option-error.js";
 
 const FORWARD_OPTIONS = ["dropoutKey", "exampleOffset", "dtype", "layerLoop"] as const;
 const CAUSAL_FORWARD_OPTIONS = [...FORWARD_OPTIONS, "positionIds"] as const;
-const MASKED_FORWARD_OPTIONS = [...FORWARD_OPTIONS, "tokenTypeIds"] as const;
+const MASKED_FORWARD_OPTIONS = [...FORWARD_OPTIONS, "tokenTypeIds", "firstTokenOnly"] as const;
 
 export interface ForwardCheck {
   /** "RobertaForMaskedLM.hidden". */

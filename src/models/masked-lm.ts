@@ -20,6 +20,13 @@ export interface ForwardOptions {
   layerLoop?: LayerLoop;
   /** Segment of each token [batch, seq] (token_type_ids: 1 for a pair's second text); default 0 everywhere. */
   tokenTypeIds?: k.Array;
+  /**
+   * Only the first token's final hidden state is wanted ([CLS], <s>: a classifier's pooler reads nothing
+   * else): the last layer then queries from that row alone and `hidden` is [batch, 1, hidden], the same
+   * values as the full pass's first row (the other rows still serve as keys and values). Dropout inside
+   * that layer draws for the rows it computes.
+   */
+  firstTokenOnly?: boolean;
 }
 
 /**

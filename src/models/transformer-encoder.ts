@@ -89,7 +89,10 @@ export function encoderInit(keys: KeySequence, c: MlmConfig, positionInit: Posit
 
 export type { LayerLoop } from "./layer-stack.js";
 
-/** One encoder layer; `site` is its first dropout site (a number, or the loop's traced value). */
+/**
+ * One encoder layer; `site` is its first dropout site (a number, or the loop's traced value). With
+ * `firstOnly` it computes the first row alone ([batch, 1, hidden]): that row's query over every key.
+ */
 function encoderLayer(
   l: EncoderLayerParams,
   c: MlmConfig,
@@ -97,12 +100,15 @@ function encoderLayer(
   bias: k.Array,
   sites: DropoutSites,
   site: number | k.Array,
+  firstOnly = false,
 ): k.Array {
   const act = ACTIVATIONS[c.hidden_act]!;
   const at = (d: number) => (typeof site === "number" ? site + d : site.add(d));
-  const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, sites, site);
+  const [b, , h] = x.shape as [number, number, number];
+  const rows = firstOnly ? x.slice([0, 0, 0], [b, 1, h]) : x;
+  const ctx = selfAttention(l.attention.self, x, bias, c.num_attention_heads, c.attention_probs_dropout_prob, sites, site, rows);
   const attnOut = sites.apply(dense(l.attention.output.dense, ctx), c.hidden_dropout_prob, at(1));
-  x = layerNorm(l.attention.output.LayerNorm, attnOut.add(x), c.layer_norm_eps);
+  x = layerNorm(l.attention.output.LayerNorm, attnOut.add(rows), c.layer_norm_eps);
   const ff = dense(l.output.dense, act(dense(l.intermediate.dense, x)));
   return layerNorm(l.output.LayerNorm, sites.apply(ff, c.hidden_dropout_prob, at(2)).add(x), c.layer_norm_eps);
 }
@@ -115,7 +121,11 @@ export function encoderDropoutSites(layers: number): number {
   return 1 + SITES_PER_LAYER * layers;
 }
 
-/** Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i. */
+/**
+ * Dropout sites: 0 is the embeddings; layer i uses 1 + 3i (attention probabilities), 2 + 3i, 3 + 3i.
+ * `firstTokenOnly`: the last layer computes the first row alone (ForwardOptions.firstTokenOnly), and the
+ * result is [batch, 1, hidden]. A classifier reading [CLS] then skips 5/6 of that layer's work.
+ */
 export function encoderApply(
   p: EncoderParams,
   c: MlmConfig,
@@ -123,7 +133,12 @@ export function encoderApply(
   bias: k.Array,
   sites: DropoutSites,
   loop: LayerLoop = "unrolled",
+  firstTokenOnly = false,
 ): k.Array {
   const firstSite = (i: number | k.Array) => (typeof i === "number" ? encoderDropoutSites(i) : i.mul(SITES_PER_LAYER).add(1));
-  return applyLayers(p.layer, x, (l, h, i) => encoderLayer(l, c, h, bias, sites, firstSite(i)), loop, "encoder_layer");
+  const layer = (l: EncoderLayerParams, h: k.Array, i: number | k.Array) => encoderLayer(l, c, h, bias, sites, firstSite(i));
+  if (!firstTokenOnly) return applyLayers(p.layer, x, layer, loop, "encoder_layer");
+  const last = p.layer.length - 1;
+  const before = applyLayers(p.layer.slice(0, last), x, layer, loop, "encoder_layer");
+  return encoderLayer(p.layer[last]!, c, before, bias, sites, encoderDropoutSites(last), true);
 }

@@ -18,7 +18,11 @@ export function paddingBias(attentionMask: k.Array, dtype: k.DType): k.Array {
   return k.sub(1, attentionMask.astype("f32")).mul(-1e9).astype(dtype).reshape([b, 1, 1, t]);
 }
 
-/** x [batch, seq, hidden] → context [batch, seq, hidden]; dropout on the probabilities at `dropoutSite`. */
+/**
+ * x [batch, seq, hidden] → context [batch, queries, hidden]; dropout on the probabilities at `dropoutSite`.
+ * The queries come from `queries` (some of x's rows, [batch, queries, hidden]; default x itself): keys
+ * and values always come from every row of x.
+ */
 export function selfAttention(
   p: SelfAttentionParams,
   x: k.Array,
@@ -27,15 +31,17 @@ export function selfAttention(
   dropoutRate: number,
   sites: DropoutSites,
   dropoutSite: number | k.Array,
+  queries: k.Array = x,
 ): k.Array {
   const [b, t, h] = x.shape as [number, number, number];
+  const tq = queries.shape[1]!;
   const d = h / heads;
-  const split = (y: k.Array) => y.reshape([b, t, heads, d]);
-  const q = split(dense(p.query, x)).mul(1 / Math.sqrt(d));
-  const kk = split(dense(p.key, x));
-  const v = split(dense(p.value, x));
+  const split = (y: k.Array, rows: number) => y.reshape([b, rows, heads, d]);
+  const q = split(dense(p.query, queries), tq).mul(1 / Math.sqrt(d));
+  const kk = split(dense(p.key, x), t);
+  const v = split(dense(p.value, x), t);
   const scores = k.einsum("bqhd,bkhd->bhqk", q, kk).add(bias);
   let probs = k.softmax(scores.astype(accumulationDtype(x.dtype)), -1).astype(x.dtype);
   probs = sites.apply(probs, dropoutRate, dropoutSite);
-  return k.einsum("bhqk,bkhd->bqhd", probs, v).reshape([b, t, h]);
+  return k.einsum("bhqk,bkhd->bqhd", probs, v).reshape([b, tq, h]);
 }

@@ -247,3 +247,41 @@ test("the forward pass's arguments are checked and named as the classifier's", (
     (e: unknown) => e instanceof OptionError && /tokenTypeIds/.test(e.message),
   );
 });
+
+for (const family of ["bert", "roberta"] as const) {
+  for (const layerLoop of ["unrolled", "scan"] as const) {
+    test(`${family} (${layerLoop}): the first-token-only last layer gives the full pass's first row, and the same gradients`, async () => {
+      const config = { ...presetConfig("mlm-tiny", IDS, 32), model_type: family, initializer_range: 0.3 };
+      const base = createModel(config) as unknown as {
+        init(key: k.Array): Params;
+        hidden(p: Params, ids: k.Array, mask: k.Array, opts?: Record<string, unknown>): k.Array;
+      };
+      const params = k.jit((key: k.Array) => base.init(key))(k.randomKey(8));
+      const { ids, mask } = rows([LONG, SHORT, [0, 30, 31, 1]], LONG.length);
+      const first = (p: Params, only: boolean) => {
+        const h = base.hidden(p, ids, mask, { layerLoop, firstTokenOnly: only });
+        return h.slice([0, 0, 0], [3, 1, h.shape[2]!]);
+      };
+      const whole = (await k
+        .jit((p: Params) => first(p, false))(params)
+        .data()) as Float32Array;
+      const only = k.jit((p: Params) => base.hidden(p, ids, mask, { layerLoop, firstTokenOnly: true }))(params);
+      assert.deepEqual(only.shape, [3, 1, config.hidden_size]);
+      const got = (await only.data()) as Float32Array;
+      for (let i = 0; i < whole.length; i++) assert.ok(Math.abs(got[i]! - whole[i]!) < 1e-5, `element ${i}: ${got[i]} vs ${whole[i]}`);
+      // A loss on the first rows: its gradient reaches every layer's parameters the same way.
+      const loss = (only: boolean) => (p: Params) =>
+        k
+          .tanh(first(p, only))
+          .mul(k.sin(first(p, only)))
+          .sum();
+      const gradOf = async (only: boolean) =>
+        (await Promise.all(k.leaves<k.Array>(k.jit(k.grad(loss(only)))(params) as k.PyTree).map((g) => g.data()))) as Float32Array[];
+      const [a, b] = [await gradOf(false), await gradOf(true)];
+      assert.equal(a.length, b.length);
+      a.forEach((leaf, j) =>
+        leaf.forEach((v, i) => assert.ok(Math.abs(v - b[j]![i]!) < 1e-5, `leaf ${j} element ${i}: ${v} vs ${b[j]![i]}`)),
+      );
+    });
+  }
+}

@@ -60,7 +60,7 @@ export function createBert(config: MlmConfig, init: MaskedLMInit = {}): MaskedLa
         .add(opts.tokenTypeIds ? embed(e.token_type_embeddings, opts.tokenTypeIds) : typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
-      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);
+      return encoderApply(params.bert.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop, opts.firstTokenOnly);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {

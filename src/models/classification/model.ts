@@ -41,6 +41,8 @@ export interface SequenceClassifier<P extends object = Params> extends LanguageM
 /** One family's head: its parameters (a tree merged into the base model's) and how it reads hidden states. */
 interface Head {
   names: string[];
+  /** It reads the first token's hidden state alone, so the base model's last layer computes only that row. */
+  readsFirstToken: boolean;
   init(keys: KeySequence): Params;
   apply(params: Params, hidden: k.Array, attentionMask: k.Array, dropout: (x: k.Array, site: number) => k.Array): k.Array;
 }
@@ -67,6 +69,7 @@ function headOf(c: ClassifierConfig): Head {
       const h = c.hidden_size;
       return {
         names: ["bert.pooler.dense.weight", "bert.pooler.dense.bias", "classifier.weight", "classifier.bias"],
+        readsFirstToken: true,
         init: (keys) => ({ bert: { pooler: { dense: denseInit(keys, h, h, std) } }, classifier: denseInit(keys, h, n, std) }),
         apply: (p, hidden, _mask, drop) =>
           dense(p.classifier as DenseParams, drop(k.tanh(dense(p.bert.pooler.dense, firstToken(hidden))), 0)),
@@ -76,6 +79,7 @@ function headOf(c: ClassifierConfig): Head {
       const h = c.hidden_size;
       return {
         names: ["classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"],
+        readsFirstToken: true,
         init: (keys) => ({ classifier: { dense: denseInit(keys, h, h, std), out_proj: denseInit(keys, h, n, std) } }),
         apply: (p, hidden, _mask, drop) =>
           dense(p.classifier.out_proj, drop(k.tanh(dense(p.classifier.dense, drop(firstToken(hidden), 0))), 1)),
@@ -86,6 +90,7 @@ function headOf(c: ClassifierConfig): Head {
       const h = c.model_type === "llama" ? c.hidden_size : c.n_embd;
       return {
         names: ["score.weight"],
+        readsFirstToken: false,
         init: (keys) => ({ score: { weight: normalInit(keys.next(), [n, h], std) } }),
         apply: (p, hidden, mask) => linear(p.score.weight, lastRealToken(hidden, mask)),
       };
@@ -149,7 +154,12 @@ export function createSequenceClassifier(config: ClassifierConfig): SequenceClas
     },
     logits(params, inputIds, attentionMask, opts = {}) {
       checkForwardInputs(check, params, inputIds, attentionMask, opts);
-      const hidden = base.hidden(params, inputIds, attentionMask, opts as Record<string, unknown>);
+      const hidden = base.hidden(
+        params,
+        inputIds,
+        attentionMask,
+        (head.readsFirstToken ? { ...opts, firstTokenOnly: true } : opts) as Record<string, unknown>,
+      );
       const sites = new DropoutSites(opts.dropoutKey ?? null, opts.exampleOffset ?? 0);
       const drop = (x: k.Array, site: number) => sites.apply(x, headDropout, firstHeadSite + site);
       return head.apply(params, hidden, attentionMask, drop).astype("f32");

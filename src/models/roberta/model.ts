@@ -64,7 +64,7 @@ export function createRoberta(config: MlmConfig, init: MaskedLMInit = {}): Maske
         .add(opts.tokenTypeIds ? embed(e.token_type_embeddings, opts.tokenTypeIds) : typeRow);
       let x = layerNorm(e.LayerNorm, x0, c.layer_norm_eps).astype(dtype);
       x = sites.apply(x, c.hidden_dropout_prob, 0);
-      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop);
+      return encoderApply(params.roberta.encoder, c, x, paddingBias(attentionMask, dtype), sites, opts.layerLoop, opts.firstTokenOnly);
     },
 
     lmHead(params: Params, hidden: k.Array): k.Array {
