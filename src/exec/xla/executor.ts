@@ -1,5 +1,6 @@
 // The XLA executor: programs lowered to StableHLO, compiled and run by a PJRT plugin (CUDA GPUs,
 // TPUs, and XLA's CPU). Device buffers stay on the device between executions; execute() returns at once.
+import { statSync } from "node:fs";
 import type { HostArray } from "../../core/dtype.js";
 import type { CompileOptions, Device, DeviceBuffer, Executor, ExecutorAbilities, Platform } from "../../core/executor.js";
 import type { AVal, Program } from "../../core/ir.js";
@@ -9,7 +10,7 @@ import { XlaBuffer } from "./buffer.js";
 import { discoverPjrtPlugin, type PjrtPluginFound } from "./discovery.js";
 import { XlaExecutable } from "./executable.js";
 import { PjrtApi } from "./pjrt/api.js";
-import { PjrtBuffers, PjrtClient, type PjrtMemoryStats } from "./pjrt/client.js";
+import { PjrtBuffers, PjrtClient, type PjrtLoadedExecutable, type PjrtMemoryStats } from "./pjrt/client.js";
 import { PjrtError } from "./pjrt/errors.js";
 import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
@@ -18,6 +19,12 @@ import { compileOptionsProto } from "./proto/compile-options.js";
 import { startKvStoreCallbacks, type KvStoreCallbacks } from "./distributed/kv-callbacks.js";
 import { distributedCreateOptions, storeKeyPrefix, type DistributedOptions } from "./distributed/options.js";
 import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
+import {
+  CompilationCache,
+  compilationCacheFromEnv,
+  type CompilationCacheSettings,
+  type CompilationCacheStats,
+} from "./compilation-cache.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
 import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
 
@@ -33,6 +40,12 @@ export interface XlaClientOptions {
    * `compileGlobal` then span every process's devices.
    */
   readonly distributed?: DistributedOptions;
+  /**
+   * A persistent compilation cache (compilation-cache.ts): executables that took long to compile are kept
+   * in `dir` and loaded by later runs. Default: KILN_COMPILATION_CACHE_DIR, else none; null turns it off.
+   * A client that is one of many processes keeps none.
+   */
+  readonly compilationCache?: CompilationCacheSettings | null;
 }
 
 /** Options of XlaExecutor: the plugin (else discovery), and whether the CPU plugin may be taken. */
@@ -161,6 +174,7 @@ export class XlaExecutor implements Executor {
   private readonly attributes: Map<string, AttributeValue>;
   /** The key-value callbacks' threads, for a client that is one of many processes. */
   private readonly kvStore: KvStoreCallbacks | undefined;
+  private readonly cache: CompilationCache | undefined;
 
   constructor(
     readonly plugin: PjrtPluginFound,
@@ -175,6 +189,43 @@ export class XlaExecutor implements Executor {
     this.runtime = { api, client, buffers, waiter: new EventWaiter(api), life: new ClientLife(buffers) };
     this.platform = platformOf(client.platformName());
     this.devs = client.devices().map((d, i) => new XlaDevice(`${devicePrefix(this.platform)}:${i}`, this.platform, i, this, d));
+    const cache = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
+    if (cache && !options.distributed) this.cache = new CompilationCache(cache, this.cacheIdentity());
+  }
+
+  /** What besides a program decides its executable: the plugin build, its versions, the platform and the devices. */
+  private cacheIdentity(): string {
+    const { api, client } = this.runtime;
+    const file = statSync(api.path);
+    return JSON.stringify([
+      api.path,
+      file.size,
+      file.mtimeMs,
+      `${api.version.major}.${api.version.minor}`,
+      formatAttribute(this.attributes.get("xla_version")),
+      formatAttribute(this.attributes.get("stablehlo_current_version")),
+      client.platformName(),
+      client.platformVersion(),
+      this.devs.map((d) => d.pjrt.kind),
+    ]);
+  }
+
+  /** What the compilation cache did (undefined without one). */
+  compilationCacheStats(): Readonly<CompilationCacheStats> | undefined {
+    return this.cache ? { ...this.cache.stats } : undefined;
+  }
+
+  /** The plugin's compile, or the executable a persistent cache kept from an earlier one. */
+  private compileLoaded(mlir: string, compileOptions: Uint8Array): PjrtLoadedExecutable {
+    const { client } = this.runtime;
+    if (!this.cache) return client.compile(mlir, compileOptions);
+    const file = this.cache.fileFor(mlir, compileOptions);
+    const cached = this.cache.load(file, (bytes) => client.deserialize(bytes));
+    if (cached) return cached;
+    const t0 = performance.now();
+    const loaded = client.compile(mlir, compileOptions);
+    this.cache.store(file, (performance.now() - t0) / 1000, () => loaded.serialize());
+    return loaded;
   }
 
   /** Device buffers of this executor not yet disposed, donated or collected (PJRT buffer handles held). */
@@ -310,7 +361,7 @@ export class XlaExecutor implements Executor {
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds },
       this.platform === "cpu" && hasHalfPrecisionProducts(program) ? HALF_PRECISION_CPU_OPTIONS : {},
     );
-    const loaded = this.runtime.client.compile(lowered.text, compileOptions);
+    const loaded = this.compileLoaded(lowered.text, compileOptions);
     try {
       const outputs = loaded.numOutputs();
       if (outputs !== program.outputs.length)

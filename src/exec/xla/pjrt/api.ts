@@ -178,6 +178,11 @@ export class PjrtApi {
     this.call(name, layout, fill).free();
   }
 
+  /** Calls a `void f(void *)` function pointer the plugin handed out (a deleter) with `arg`. */
+  callDeleter(fn: bigint, arg: bigint): void {
+    (koffi.decode(fn, VoidReturning) as NativeFunction)(arg);
+  }
+
   /** Calls `name` on a libuv worker thread (for the blocking PJRT_Event_Await); resolves to the PJRT_Error*. */
   callOnWorker(name: PjrtFunction, args: NativeStruct): Promise<bigint | null> {
     return new Promise((resolve, reject) => this.fn(name).async(args.address, (err, result) => (err ? reject(err) : resolve(result))));

@@ -4,7 +4,7 @@ import type { DType, HostArray } from "../../../core/dtype.js";
 import type { Shape } from "../../../core/shape.js";
 import type { PjrtApi } from "./api.js";
 import { namedValues, type ClientOptionValue } from "./named-values.js";
-import { addressOf, NativeBlock, NativeStruct, readString, readWords } from "./native.js";
+import { addressOf, copyBytes, NativeBlock, NativeStruct, readString, readWords } from "./native.js";
 import { PjrtError } from "./errors.js";
 import { HostBufferSemantics, S } from "./structs.js";
 
@@ -183,6 +183,24 @@ export class PjrtClient {
   }
 
   /**
+   * Loads an executable that PjrtLoadedExecutable.serialize wrote. Only the same plugin build, on the
+   * same kind of devices, can read it (the serialization is not stable across versions).
+   */
+  deserialize(bytes: Uint8Array): PjrtLoadedExecutable {
+    const data = NativeBlock.bytes(bytes);
+    try {
+      const args = this.api.call("PJRT_Executable_DeserializeAndLoad", S.Executable_DeserializeAndLoad, (a) =>
+        a.set("client", this.handle).set("serialized_executable", data.address).set("serialized_executable_size", bytes.length),
+      );
+      const handle = args.pointer("loaded_executable");
+      args.free();
+      return new PjrtLoadedExecutable(this.api, handle);
+    } finally {
+      data.free();
+    }
+  }
+
+  /**
    * Starts a host-to-device copy. `data` must stay alive and unchanged until `doneWithHost` is ready;
    * `buffer` is usable at once (executions wait for its data).
    */
@@ -214,20 +232,43 @@ export class PjrtLoadedExecutable {
     readonly handle: bigint,
   ) {}
 
-  numOutputs(): number {
+  /** Runs `use` on the PJRT_Executable behind this loaded one, destroyed afterwards. */
+  private withExecutable<T>(use: (executable: bigint) => T): T {
     const get = this.api.call("PJRT_LoadedExecutable_GetExecutable", S.LoadedExecutable_GetExecutable, (a) =>
       a.set("loaded_executable", this.handle),
     );
     const executable = get.pointer("executable");
     get.free();
     try {
+      return use(executable);
+    } finally {
+      this.api.run("PJRT_Executable_Destroy", S.Executable_Destroy, (a) => a.set("executable", executable));
+    }
+  }
+
+  numOutputs(): number {
+    return this.withExecutable((executable) => {
       const args = this.api.call("PJRT_Executable_NumOutputs", S.Executable_NumOutputs, (a) => a.set("executable", executable));
       const n = args.size("num_outputs");
       args.free();
       return n;
-    } finally {
-      this.api.run("PJRT_Executable_Destroy", S.Executable_Destroy, (a) => a.set("executable", executable));
-    }
+    });
+  }
+
+  /** The plugin's serialization of the compiled executable (PjrtClient.deserialize loads it back). */
+  serialize(): Uint8Array {
+    return this.withExecutable((executable) => {
+      const args = this.api.call("PJRT_Executable_Serialize", S.Executable_Serialize, (a) => a.set("executable", executable));
+      try {
+        const size = args.size("serialized_bytes_size");
+        // A copy: the bytes live only as long as the plugin's serialized_executable.
+        return copyBytes(args.pointer("serialized_bytes"), size);
+      } finally {
+        const deleter = args.pointer("serialized_executable_deleter");
+        if (deleter) this.api.callDeleter(deleter, args.pointer("serialized_executable"));
+        args.free();
+      }
+    });
   }
 
   /** The devices the executable runs on, in the order of Execute's argument and output lists. */

@@ -131,6 +131,12 @@ export function readString(address: bigint, size: number): string {
   return Buffer.from(koffi.view(address, size)).toString("utf8");
 }
 
+/** A copy of `size` bytes at a native address. */
+export function copyBytes(address: bigint, size: number): Uint8Array {
+  if (!address || size === 0) return new Uint8Array(0);
+  return new Uint8Array(koffi.view(address, size).slice(0));
+}
+
 /** A DataView of native memory (no copy; valid while its owner keeps it). */
 export function nativeView(address: bigint, length: number): DataView {
   return new DataView(koffi.view(address, length));

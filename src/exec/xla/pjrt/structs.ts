@@ -151,6 +151,23 @@ export const S = {
 
   Executable_Destroy: args("PJRT_Executable_Destroy_Args", ["executable", "pointer"]),
   Executable_NumOutputs: args("PJRT_Executable_NumOutputs_Args", ["executable", "pointer"], ["num_outputs", "size_t"]),
+  Executable_Serialize: args(
+    "PJRT_Executable_Serialize_Args",
+    ["executable", "pointer"],
+    ["serialized_bytes", "pointer"],
+    ["serialized_bytes_size", "size_t"],
+    ["serialized_executable", "pointer"],
+    ["serialized_executable_deleter", "pointer"],
+  ),
+  Executable_DeserializeAndLoad: args(
+    "PJRT_Executable_DeserializeAndLoad_Args",
+    ["client", "pointer"],
+    ["serialized_executable", "pointer"],
+    ["serialized_executable_size", "size_t"],
+    ["loaded_executable", "pointer"],
+    ["overridden_serialized_compile_options", "pointer"],
+    ["overridden_serialized_compile_options_size", "size_t"],
+  ),
   LoadedExecutable_Destroy: args("PJRT_LoadedExecutable_Destroy_Args", ["executable", "pointer"]),
   LoadedExecutable_GetExecutable: args(
     "PJRT_LoadedExecutable_GetExecutable_Args",
