@@ -14,6 +14,12 @@ import type { GraphBuilder, Val } from "./graph-builder.js";
 import { MS_DOMAIN } from "../../io/onnx/proto.js";
 import { nanAmong } from "./lower-contraction.js";
 
+/** The two orders of a binary equation's operands, for matching commutative ops either way round. */
+const OPERAND_ORDERS = [
+  [0, 1],
+  [1, 0],
+] as const;
+
 /** Lowers a fused chain at its last equation, given the graph values of the IR vars it reads. */
 export type FusedLowering = (g: GraphBuilder, read: (v: Var) => Val) => Val;
 
@@ -103,10 +109,7 @@ function matchRmsNorm(m: Matcher, e: Eqn): Match {
   const norm = normalized(m, e);
   if (norm) return { chain: norm.chain, lower: (g, read) => simplifiedLayerNorm(g, read(norm.x), undefined, norm.eps) };
   // weight · normalized (either order): the weight [n] broadcast along the last axis.
-  for (const [wi, ni] of [
-    [0, 1],
-    [1, 0],
-  ] as const) {
+  for (const [wi, ni] of OPERAND_ORDERS) {
     const wb = inner(m, e.inputs[wi]!, "broadcast_in_dim");
     const ne = m.producer.get(e.inputs[ni]!.id);
     const n = ne && m.uses.get(ne.out.id) === 1 && !m.skip.has(ne) ? normalized(m, ne) : undefined;
@@ -122,10 +125,7 @@ function matchRmsNorm(m: Matcher, e: Eqn): Match {
 /** `e` = x · broadcast(rsqrt(Σx²/n + eps)): x, eps and the equations before `e`, or undefined. */
 function normalized(m: Matcher, e: Eqn): { x: Var; eps: number; chain: Eqn[] } | undefined {
   if (e.prim !== "mul") return undefined;
-  for (const [xi, ri] of [
-    [0, 1],
-    [1, 0],
-  ] as const) {
+  for (const [xi, ri] of OPERAND_ORDERS) {
     const x = e.inputs[xi]!;
     const rank = x.aval.shape.length;
     const width = x.aval.shape[rank - 1];
@@ -134,10 +134,7 @@ function normalized(m: Matcher, e: Eqn): { x: Var; eps: number; chain: Eqn[] } |
     const rs = rb && rb.params.dims.every((d, i) => d === i) ? inner(m, rb.inputs[0]!, "rsqrt") : undefined;
     const add = rs && inner(m, rs.inputs[0]!, "add");
     if (!rb || !rs || !add) continue;
-    for (const [di, ei] of [
-      [0, 1],
-      [1, 0],
-    ] as const) {
+    for (const [di, ei] of OPERAND_ORDERS) {
       const div = inner(m, add.inputs[di]!, "div");
       const eps = constantScalar(m, add.inputs[ei]!);
       const count = div && constantScalar(m, div.inputs[1]!);
@@ -220,10 +217,7 @@ function rotatedShape(e: Eqn): readonly number[] | undefined {
 function matchRotary(m: Matcher, e: Eqn): Match {
   const shape = rotatedShape(e);
   if (!shape) return undefined;
-  for (const [xi, ri] of [
-    [0, 1],
-    [1, 0],
-  ] as const) {
+  for (const [xi, ri] of OPERAND_ORDERS) {
     const byCos = inner(m, e.inputs[xi]!, "mul");
     const bySin = inner(m, e.inputs[ri]!, "mul");
     if (!byCos || !bySin) continue;
@@ -253,10 +247,7 @@ function matchRotary(m: Matcher, e: Eqn): Match {
 function matchRotaryBackward(m: Matcher, e: Eqn): Match {
   const shape = rotatedShape(e);
   if (!shape) return undefined;
-  for (const [oi, ti] of [
-    [0, 1],
-    [1, 0],
-  ] as const) {
+  for (const [oi, ti] of OPERAND_ORDERS) {
     const pair = inner(m, e.inputs[oi]!, "add");
     if (!pair) continue;
     const terms = [pair.inputs[0]!, pair.inputs[1]!, e.inputs[ti]!];

@@ -180,6 +180,8 @@ export class XlaExecutor implements Executor {
     readonly plugin: PjrtPluginFound,
     options: XlaClientOptions = {},
   ) {
+    // Read (and checked) first: a bad setting is refused before a client exists.
+    const cacheSettings = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
@@ -189,8 +191,7 @@ export class XlaExecutor implements Executor {
     this.runtime = { api, client, buffers, waiter: new EventWaiter(api), life: new ClientLife(buffers) };
     this.platform = platformOf(client.platformName());
     this.devs = client.devices().map((d, i) => new XlaDevice(`${devicePrefix(this.platform)}:${i}`, this.platform, i, this, d));
-    const cache = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
-    if (cache && !options.distributed) this.cache = new CompilationCache(cache, this.cacheIdentity());
+    if (cacheSettings && !options.distributed) this.cache = new CompilationCache(cacheSettings, this.cacheIdentity());
   }
 
   /** What besides a program decides its executable: the plugin build, its versions, the platform and the devices. */
