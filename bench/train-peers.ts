@@ -69,9 +69,9 @@ function contenders(task: string, preset: string, precision: string, pjrtPlugin?
         name: `torch-${mode}`,
         kind: "full",
         command: py,
-        args: [script, "--modes", mode],
+        args: [script, "--modes", mode, "--precision", bf16 ? "bf16" : "f32"],
         pick: (l) => l.mode === mode,
-        ...(noVenv ? { missing: noVenv } : bf16 ? { missing: "the causal peer runs f32 only" } : {}),
+        ...(noVenv ? { missing: noVenv } : {}),
       });
     return list;
   }

@@ -1,5 +1,6 @@
 # Peer: what a Python user runs today to train a small decoder. Hugging Face LlamaForCausalLM training
-# steps on the CPU with PyTorch 2.13 (AdamW, f32), eager and torch.compile, on the shapes of Kiln's
+# steps on the CPU with PyTorch 2.13 (AdamW; f32, or --precision bf16: the forward and loss under torch's CPU
+# autocast, as a user turns on mixed precision there), eager and torch.compile, on the shapes of Kiln's
 # `bench train --task causal-lm --preset llama-small`: the same config (vocabulary 8192, width 256, 4
 # layers, 4 query and 2 key/value heads, SwiGLU of 688, tied embeddings, rotary positions), batch 32 of
 # 128 uniform random tokens with no padding, the next-token loss over every position (HF shifts the labels
@@ -9,7 +10,7 @@
 # optimizer were made, the peak through the warm-up steps, and the peak over the timed steps alone (the
 # high-water mark reset after the warm-up by writing 5 to /proc/self/clear_refs); run one mode per process.
 # Usage: .venv/bin/python bench/peers/hf_llama_causal_cpu.py [--threads 2] [--modes eager,compile] [--config FILE]
-#        [--batch 32] [--seq 128] [--steps 5] [--attn sdpa|eager]
+#        [--batch 32] [--seq 128] [--steps 5] [--attn sdpa|eager] [--precision f32|bf16]
 import argparse, gc, json, re, time
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -23,6 +24,7 @@ p.add_argument("--seq", type=int, default=128)
 p.add_argument("--steps", type=int, default=5)
 p.add_argument("--warmup", type=int, default=2)
 p.add_argument("--attn", default="sdpa", help="transformers' attn_implementation: sdpa (torch's scaled_dot_product_attention) or eager")
+p.add_argument("--precision", default="f32", choices=["f32", "bf16"])
 a = p.parse_args()
 torch.set_num_threads(a.threads)
 B, T = a.batch, a.seq
@@ -56,7 +58,8 @@ for mode in a.modes.split(","):
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
     f = torch.compile(loss_fn) if mode == "compile" else loss_fn
     def step():
-        loss = f(model, ids, mask)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
+            loss = f(model, ids, mask)
         loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
         return loss.item()
     setup_rss = status_mb("VmRSS")
@@ -72,7 +75,7 @@ for mode in a.modes.split(","):
         t1 = time.perf_counter(); step(); ts.append(time.perf_counter() - t1)
     ts.sort(); med = ts[len(ts) // 2]
     print(json.dumps({"peer": "hf-torch", "model": "LlamaForCausalLM", "task": "causal-lm", "torch": torch.__version__,
-                      "mode": mode, "attn_implementation": model.config._attn_implementation, "precision": "f32",
+                      "mode": mode, "attn_implementation": model.config._attn_implementation, "precision": a.precision,
                       "threads": torch.get_num_threads(), "batch": B, "seq": T, "vocab": V, "params": n, "step_s": med,
                       "tokens_per_s": B * T / med, "tokens_per_second": B * T / med, "warmup_s": warm,
                       "rss_setup_mb": setup_rss, "warmup_peak_rss_mb": warmup_peak,

@@ -16,6 +16,7 @@ import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
 import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
+import { cpuDotLibrary, halfPrecisionCpuOptions, type CpuDotLibrary } from "./cpu-dot-library.js";
 import { startKvStoreCallbacks, type KvStoreCallbacks } from "./distributed/kv-callbacks.js";
 import { distributedCreateOptions, storeKeyPrefix, type DistributedOptions } from "./distributed/options.js";
 import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
@@ -46,6 +47,11 @@ export interface XlaClientOptions {
    * A client that is one of many processes keeps none.
    */
   readonly compilationCache?: CompilationCacheSettings | null;
+  /**
+   * CPU plugins only: the library that runs bf16/f16 products (cpu-dot-library.ts). Default:
+   * KILN_XLA_CPU_DOTS, else oneDNN where the CPU has AMX, else YNNPACK.
+   */
+  readonly cpuDotLibrary?: CpuDotLibrary;
 }
 
 /** Options of XlaExecutor: the plugin (else discovery), and whether the CPU plugin may be taken. */
@@ -78,17 +84,6 @@ export function cudaClientDefaults(env: NodeJS.ProcessEnv = process.env): Record
   }
   return defaults;
 }
-
-/**
- * XLA:CPU keeps the bf16/f16 products the StableHLO lowering lays out for its library kernels (left
- * operand contracting over its last dimensions, see lhsContractingLast) only without its transpose-folding
- * pass, which would fold those transposes back into the dots; a folded one runs in Eigen's scalar bf16
- * loops instead of YNNPACK. With jaxlib 0.11's XLA this made the mlm-small bf16-mixed step 1.9× faster
- * (5,900 → 11,300 tokens/s); XLA's older CPU plugin widens bf16 products to f32 and runs as before. Only
- * programs with 16-bit products compile this way: f32 ones keep the pass. GPUs keep it too (cuBLAS reads
- * transposed operands in place).
- */
-const HALF_PRECISION_CPU_OPTIONS = { xla_disable_hlo_passes: "transpose-folding" } as const;
 
 /** The engine's device name prefix: XLA's CPU devices are not ONNX Runtime's (cpu:N). */
 function devicePrefix(platform: Platform): string {
@@ -175,6 +170,8 @@ export class XlaExecutor implements Executor {
   /** The key-value callbacks' threads, for a client that is one of many processes. */
   private readonly kvStore: KvStoreCallbacks | undefined;
   private readonly cache: CompilationCache | undefined;
+  /** Who runs a CPU program's 16-bit products (GPUs and TPUs ignore it). */
+  readonly dotLibrary: CpuDotLibrary;
 
   constructor(
     readonly plugin: PjrtPluginFound,
@@ -182,6 +179,7 @@ export class XlaExecutor implements Executor {
   ) {
     // Read (and checked) first: a bad setting is refused before a client exists.
     const cacheSettings = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
+    this.dotLibrary = options.cpuDotLibrary ?? cpuDotLibrary();
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
@@ -217,9 +215,9 @@ export class XlaExecutor implements Executor {
   }
 
   /** The plugin's compile, or the executable a persistent cache kept from an earlier one. */
-  private compileLoaded(mlir: string, compileOptions: Uint8Array): PjrtLoadedExecutable {
+  private compileLoaded(mlir: string, compileOptions: Uint8Array, cacheable = true): PjrtLoadedExecutable {
     const { client } = this.runtime;
-    if (!this.cache) return client.compile(mlir, compileOptions);
+    if (!this.cache || !cacheable) return client.compile(mlir, compileOptions);
     const file = this.cache.fileFor(mlir, compileOptions);
     const cached = this.cache.load(file, (bytes) => client.deserialize(bytes));
     if (cached) return cached;
@@ -358,11 +356,14 @@ export class XlaExecutor implements Executor {
   private build(program: Program, donate: readonly boolean[] | undefined, deviceIds: number[], local: XlaDevice[]): XlaExecutable {
     const replicas = deviceIds.length;
     const lowered = lowerToStableHlo(program, { replicas, ...(donate ? { donate } : {}) });
+    const halfPrecisionCpu = this.platform === "cpu" && hasHalfPrecisionProducts(program);
     const compileOptions = compileOptionsProto(
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds },
-      this.platform === "cpu" && hasHalfPrecisionProducts(program) ? HALF_PRECISION_CPU_OPTIONS : {},
+      halfPrecisionCpu ? halfPrecisionCpuOptions(this.dotLibrary) : {},
     );
-    const loaded = this.compileLoaded(lowered.text, compileOptions);
+    // XLA:CPU (jaxlib 0.11) crashes the process serializing an executable that calls oneDNN: such
+    // executables are compiled each run, never written to the compilation cache.
+    const loaded = this.compileLoaded(lowered.text, compileOptions, !(halfPrecisionCpu && this.dotLibrary === "onednn"));
     try {
       const outputs = loaded.numOutputs();
       if (outputs !== program.outputs.length)

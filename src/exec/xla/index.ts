@@ -4,6 +4,7 @@ export type { DiscoveryOptions, PjrtPluginFound, PjrtPluginKind, PjrtPluginNotFo
 export { createXlaExecutor, XlaExecutor, type XlaClientOptions, type XlaExecutorOptions } from "./executor.js";
 export { lowerToStableHlo, type LowerOptions, type LoweredModule } from "./stablehlo/lower.js";
 export { compileOptionsProto, type CompileTarget } from "./proto/compile-options.js";
+export { cpuDotLibrary, CPU_DOT_LIBRARIES, type CpuDotLibrary } from "./cpu-dot-library.js";
 export { PjrtError } from "./pjrt/errors.js";
 export type { ClientOptionValue } from "./pjrt/named-values.js";
 export type { DistributedOptions } from "./distributed/options.js";

@@ -44,3 +44,10 @@ test("debug option overrides ride in env_option_overrides, one map entry each", 
       `3a 2d 0a 16 ${entry("xla_disable_hlo_passes")} 12 13 0a 11 ${entry("transpose-folding")}`,
   );
 });
+
+test("a boolean debug option rides as OptionOverrideProto's bool_field", () => {
+  // env_option_overrides (7, 24 bytes) {key (1) = "xla_cpu_use_onednn"; value (2, 2 bytes) {bool_field (2) = true}}
+  const bytes = hex(compileOptionsProto({ kind: "single" }, { xla_cpu_use_onednn: true }));
+  const key = hex(new TextEncoder().encode("xla_cpu_use_onednn"));
+  assert.equal(bytes, `1a 0f 08 ff ff ff ff ff ff ff ff ff 01 20 01 28 01 20 01 3a 18 0a 12 ${key} 12 02 10 01`);
+});

@@ -3,9 +3,9 @@
 import { ProtoWriter } from "../../../io/protobuf.js";
 
 const COMPILE_OPTIONS = { executableBuildOptions: 3, compilePortableExecutable: 4, envOptionOverrides: 7 } as const;
-/** A map<string, OptionOverrideProto> entry, and the override's string value. */
+/** A map<string, OptionOverrideProto> entry, and the override's value (a string, or a bool for a boolean field). */
 const MAP_ENTRY = { key: 1, value: 2 } as const;
-const OPTION_OVERRIDE = { stringField: 1 } as const;
+const OPTION_OVERRIDE = { stringField: 1, boolField: 2 } as const;
 const BUILD_OPTIONS = { deviceOrdinal: 1, numReplicas: 4, numPartitions: 5, deviceAssignment: 9 } as const;
 const DEVICE_ASSIGNMENT = { replicaCount: 1, computationCount: 2, computationDevices: 3 } as const;
 const COMPUTATION_DEVICE = { replicaDeviceIds: 1 } as const;
@@ -21,8 +21,9 @@ export type CompileTarget =
  * `overrides` set xla.DebugOptions fields by name (`env_option_overrides`, applied by PJRT over the
  * plugin's own defaults, as `jax.jit(...).lower().compile(compiler_options)` passes them). Setting
  * `executable_build_options.debug_options` instead would replace every default with proto3 zeros.
+ * A boolean field takes a boolean: PJRT refuses the string "true" for one.
  */
-export function compileOptionsProto(target: CompileTarget, overrides: Readonly<Record<string, string>> = {}): Uint8Array {
+export function compileOptionsProto(target: CompileTarget, overrides: Readonly<Record<string, string | boolean>> = {}): Uint8Array {
   const replicas = target.kind === "single" ? 1 : target.deviceIds.length;
   if (replicas < 1) throw new Error("compile options: at least one device is needed");
   const options = new ProtoWriter();
@@ -43,7 +44,13 @@ export function compileOptionsProto(target: CompileTarget, overrides: Readonly<R
   if (target.kind === "single") options.boolField(COMPILE_OPTIONS.compilePortableExecutable, true);
   for (const [key, value] of Object.entries(overrides))
     options.nested(COMPILE_OPTIONS.envOptionOverrides, () =>
-      options.stringField(MAP_ENTRY.key, key).nested(MAP_ENTRY.value, () => options.stringField(OPTION_OVERRIDE.stringField, value)),
+      options
+        .stringField(MAP_ENTRY.key, key)
+        .nested(MAP_ENTRY.value, () =>
+          typeof value === "boolean"
+            ? options.boolField(OPTION_OVERRIDE.boolField, value)
+            : options.stringField(OPTION_OVERRIDE.stringField, value),
+        ),
     );
   return options.finish();
 }

@@ -29,12 +29,12 @@ function dims(name: string, xs: readonly number[]): string[] {
   return xs.length ? [`${name} = [${xs.join(", ")}]`] : []; // empty fields are left out, as StableHLO prints them
 }
 
-/** 16-bit float products: the ones XLA:CPU computes in Eigen's scalar loops unless YNNPACK takes them. */
+/** 16-bit float products: the ones XLA:CPU computes in Eigen's scalar loops unless YNNPACK or oneDNN takes them. */
 const isHalf = (d: DType) => d === "bf16" || d === "f16";
 
 /**
  * A bf16/f16 product with its left operand laid out [batch…, free…, contracting…]: a transpose first where
- * it is not. XLA:CPU hands a dot to its fast library kernels (YNNPACK in jaxlib 0.11's XLA) only when the
+ * it is not. XLA:CPU hands a dot to its fast library kernels (YNNPACK or oneDNN in jaxlib 0.11's XLA) only when the
  * left operand contracts over its last dimensions; otherwise the dot runs in Eigen, which computes bf16 in
  * scalar loops. Attention's backward has such products (the value gradient Pᵀ·dO contracts over the query
  * axis of both): in a bf16-mixed step those dots made it slower than f32. The transpose is one copy of the

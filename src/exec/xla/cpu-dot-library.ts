@@ -1,0 +1,55 @@
+// Which library XLA:CPU hands a program's bf16/f16 products to. XLA (jaxlib 0.11's, the
+// lammps-jax-pjrt-cpu plugin) puts them in YNNPACK fusions by default; with its oneDNN options each
+// product is a oneDNN matmul instead, and oneDNN runs bf16 on AMX tiles where the CPU has them. On an
+// Intel Xeon with AMX (2 cores, contenders taking turns) the bf16-mixed training step went from 7,050 to
+// 10,368 tokens/s for mlm-small and from 6,398 to 7,578 for llama-small. Without AMX YNNPACK is kept:
+// it is what made bf16-mixed 1.48× f32 on an AMD EPYC (Zen 5), where oneDNN was not measured.
+// f32 programs are not changed (oneDNN measured no faster than XLA's own f32 dots there).
+import { readFileSync } from "node:fs";
+
+/** A library for half-precision products on XLA's CPU plugin. */
+export type CpuDotLibrary = "onednn" | "ynnpack";
+
+export const CPU_DOT_LIBRARIES: readonly CpuDotLibrary[] = ["onednn", "ynnpack"];
+
+/** The environment variable that names the library, over the choice by CPU. */
+export const CPU_DOT_LIBRARY_ENV = "KILN_XLA_CPU_DOTS";
+
+/** The CPU's feature flags as Linux lists them (empty elsewhere, or where /proc/cpuinfo cannot be read). */
+export function cpuFeatureFlags(cpuinfo?: string): ReadonlySet<string> {
+  let text = cpuinfo;
+  if (text === undefined) {
+    try {
+      text = readFileSync("/proc/cpuinfo", "utf8");
+    } catch {
+      return new Set();
+    }
+  }
+  const line = /^flags\s*:(.*)$/m.exec(text);
+  return new Set(line ? line[1]!.trim().split(/\s+/) : []);
+}
+
+/**
+ * The library for this process: KILN_XLA_CPU_DOTS when set (refused unless it names one), else oneDNN
+ * where the CPU has AMX's bf16 tiles, else YNNPACK.
+ */
+export function cpuDotLibrary(env: NodeJS.ProcessEnv = process.env, flags: ReadonlySet<string> = cpuFeatureFlags()): CpuDotLibrary {
+  const named = env[CPU_DOT_LIBRARY_ENV]?.trim().toLowerCase();
+  if (named) {
+    if ((CPU_DOT_LIBRARIES as readonly string[]).includes(named)) return named as CpuDotLibrary;
+    throw new Error(`${CPU_DOT_LIBRARY_ENV} must be ${CPU_DOT_LIBRARIES.join(" or ")}, got "${env[CPU_DOT_LIBRARY_ENV]}"`);
+  }
+  return flags.has("amx_bf16") ? "onednn" : "ynnpack";
+}
+
+/**
+ * XLA debug options for a CPU program with 16-bit products. Both keep the products' layout for the
+ * library (transpose-folding would fold the lowering's transposes back into the dots, and a folded one
+ * runs in Eigen's scalar bf16 loops; 1.9× on mlm-small's bf16-mixed step). oneDNN also needs YNNPACK's
+ * dot fusions turned off, or they take the products first.
+ */
+export function halfPrecisionCpuOptions(library: CpuDotLibrary): Readonly<Record<string, string | boolean>> {
+  const layout = { xla_disable_hlo_passes: "transpose-folding" };
+  if (library === "ynnpack") return layout;
+  return { ...layout, xla_cpu_use_onednn: true, xla_cpu_experimental_onednn_custom_call: true, xla_cpu_experimental_ynn_fusion_type: "" };
+}
