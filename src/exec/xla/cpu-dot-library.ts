@@ -43,13 +43,19 @@ export function cpuDotLibrary(env: NodeJS.ProcessEnv = process.env, flags: Reado
 }
 
 /**
- * XLA debug options for a CPU program with 16-bit products. Both keep the products' layout for the
- * library (transpose-folding would fold the lowering's transposes back into the dots, and a folded one
- * runs in Eigen's scalar bf16 loops; 1.9× on mlm-small's bf16-mixed step). oneDNN also needs YNNPACK's
- * dot fusions turned off, or they take the products first.
+ * XLA debug options for a CPU program with 16-bit products (the lowering's LowerOptions for it:
+ * leadingSumsAsProducts). Both libraries get:
+ * - the products' layout kept for the library: transpose-folding would fold the lowering's transposes
+ *   back into the dots, and a folded one runs in Eigen's scalar bf16 loops (1.9× on mlm-small's step);
+ * - no tree_reduction_rewriter: it splits every long reduction into reduce-windows, which take no
+ *   producers, so a causal LM's head wrote its f32 logits, NaN flags, label select and exponentials out as
+ *   [4064, 8192] arrays and read them back. Without it the head's cross-entropy fuses into 4 loops over the
+ *   bf16 logits (its value and gradient 229 → 138 ms). Sums over leading axes, which the pass made fast,
+ *   are lowered as products by ones instead.
+ * oneDNN also needs YNNPACK's dot fusions turned off, or they take the products first.
  */
 export function halfPrecisionCpuOptions(library: CpuDotLibrary): Readonly<Record<string, string | boolean>> {
-  const layout = { xla_disable_hlo_passes: "transpose-folding" };
+  const layout = { xla_disable_hlo_passes: "transpose-folding,tree_reduction_rewriter" };
   if (library === "ynnpack") return layout;
   return { ...layout, xla_cpu_use_onednn: true, xla_cpu_experimental_onednn_custom_call: true, xla_cpu_experimental_ynn_fusion_type: "" };
 }

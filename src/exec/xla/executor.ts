@@ -355,8 +355,8 @@ export class XlaExecutor implements Executor {
   /** Compiles for replicas on the devices `deviceIds` (global ids, replica order); `local` are this process's among them, in order. */
   private build(program: Program, donate: readonly boolean[] | undefined, deviceIds: number[], local: XlaDevice[]): XlaExecutable {
     const replicas = deviceIds.length;
-    const lowered = lowerToStableHlo(program, { replicas, ...(donate ? { donate } : {}) });
     const halfPrecisionCpu = this.platform === "cpu" && hasHalfPrecisionProducts(program);
+    const lowered = lowerToStableHlo(program, { replicas, ...(donate ? { donate } : {}), leadingSumsAsProducts: halfPrecisionCpu });
     const compileOptions = compileOptionsProto(
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds },
       halfPrecisionCpu ? halfPrecisionCpuOptions(this.dotLibrary) : {},

@@ -39,10 +39,10 @@ test("oneDNN where the CPU has AMX, YNNPACK elsewhere, and KILN_XLA_CPU_DOTS ove
   assert.throws(() => cpuDotLibrary({ KILN_XLA_CPU_DOTS: "mkl" }, amx), /KILN_XLA_CPU_DOTS must be onednn or ynnpack, got "mkl"/);
 });
 
-test("both keep the products' layout; oneDNN's options turn YNNPACK's dot fusions off", () => {
-  assert.deepEqual(halfPrecisionCpuOptions("ynnpack"), { xla_disable_hlo_passes: "transpose-folding" });
+test("both keep the products' layout and turn the tree reduction rewriter off; oneDNN's options turn YNNPACK's dot fusions off", () => {
+  assert.deepEqual(halfPrecisionCpuOptions("ynnpack"), { xla_disable_hlo_passes: "transpose-folding,tree_reduction_rewriter" });
   assert.deepEqual(halfPrecisionCpuOptions("onednn"), {
-    xla_disable_hlo_passes: "transpose-folding",
+    xla_disable_hlo_passes: "transpose-folding,tree_reduction_rewriter",
     xla_cpu_use_onednn: true,
     xla_cpu_experimental_onednn_custom_call: true,
     xla_cpu_experimental_ynn_fusion_type: "",
@@ -65,7 +65,7 @@ function compileInChild(library: CpuDotLibrary, root: string) {
   assert.equal(child.status, 0, `${library}: ${child.stderr}`);
   const report = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as {
     library: string;
-    worstUnits: number;
+    worstUnits: number[];
     cache: { hits: number; misses: number; written: number };
   };
   const optimized = readdirSync(dump).find((f) => f.endsWith(".cpu_after_optimizations.txt"));
@@ -74,7 +74,8 @@ function compileInChild(library: CpuDotLibrary, root: string) {
 }
 
 test(
-  "on jaxlib 0.11's XLA each library runs the bf16 product, within bf16 rounding; oneDNN's executables are not cached",
+  "on jaxlib 0.11's XLA each library runs the bf16 product, a sum over rows is a product by ones, " +
+    "all within bf16 rounding; oneDNN's executables are not cached",
   { skip: xlaCpuSkip },
   () => {
     const root = mkdtempSync(join(tmpdir(), "kiln-cpu-dots-"));
@@ -86,8 +87,14 @@ test(
         const other = library === "onednn" ? "__ynn_fusion" : "__onednn$matmul";
         assert.ok(program.includes(kernel), `${library}: the compiled program calls ${kernel}`);
         assert.ok(!program.includes(other), `${library}: the compiled program does not call ${other}`);
-        // Products of 512 terms accumulated in f32 and rounded once to bf16: within 2 of bf16's units.
-        assert.ok(report.worstUnits <= 2, `${library}: ${report.worstUnits} bf16 units from the reference`);
+        // Products of 512 terms and sums of 256 rows, accumulated in f32 and rounded once to bf16: within
+        // 2 of bf16's units.
+        const [product, rowSum] = report.worstUnits as [number, number];
+        assert.ok(product <= 2, `${library}: the product is ${product} bf16 units from the reference`);
+        assert.ok(rowSum <= 2, `${library}: the sum over rows is ${rowSum} bf16 units from the reference`);
+        // No reduction split into reduce-windows, and the sum over rows a product by ones, not a reduce.
+        assert.ok(!program.includes("reduce-window"), `${library}: the tree reduction rewriter is off`);
+        assert.ok(!/ reduce\(/.test(program), `${library}: the sum over rows is not a reduce`);
         // Serializing a oneDNN executable crashes XLA:CPU: it is compiled, not written.
         assert.deepEqual(report.cache, library === "onednn" ? { hits: 0, misses: 0, written: 0 } : { hits: 0, misses: 1, written: 1 });
       }

@@ -66,6 +66,12 @@ export interface LowerOptions {
   readonly replicas?: number;
   /** Per program input: whether its buffer may be reused for an output of the same type. */
   readonly donate?: readonly boolean[];
+  /**
+   * Float sums over an array's leading axes (a bias's gradient, [tokens, width] → [width]) as a product
+   * of ones by the array, for XLA:CPU compiled without its tree_reduction_rewriter pass (see
+   * cpu-dot-library.ts): there such a sum would be one strided loop per output column. Default false.
+   */
+  readonly leadingSumsAsProducts?: boolean;
 }
 
 /** A program lowered to StableHLO: the module's text, input-output aliases, and each variable's SSA value. */
@@ -110,7 +116,7 @@ export function lowerToStableHlo(program: Program, opts: LowerOptions = {}): Low
     throw new Error(`${program.name}: donate has ${opts.donate.length} entries for ${program.inputs.length} inputs`);
   }
   const emit = new FunctionEmitter();
-  const cx: LoweringContext = { emit, replicas };
+  const cx: LoweringContext = { emit, replicas, leadingSumsAsProducts: opts.leadingSumsAsProducts ?? false };
   const env = new Map<number, Value>();
   const results = lowerBody(
     cx,

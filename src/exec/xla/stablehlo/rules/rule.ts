@@ -6,6 +6,8 @@ export interface LoweringContext {
   readonly emit: FunctionEmitter;
   /** Replicas the module runs on (all_reduce groups all of them). */
   readonly replicas: number;
+  /** Float sums over leading axes as a product by ones (see LowerOptions.leadingSumsAsProducts). */
+  readonly leadingSumsAsProducts: boolean;
 }
 
 export type LoweringRule<P extends Prim> = (cx: LoweringContext, ins: readonly Value[], params: PrimParams[P], out: AVal) => Value;
