@@ -4,9 +4,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pythonSkip, venvSitePackages } from "../helpers/python.js";
+import { jaxlibCpuPluginPath } from "../helpers/xla-cpu-plugin.js";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 
@@ -37,13 +37,7 @@ test("a bad thread count is refused with the variable's name", () => {
 });
 
 const cpuWheel = () => join(venvSitePackages(), "xla_plugins", "xla_cpu_pjrt", "xla_cpu_pjrt.so");
-const jaxlibPlugin = () => {
-  const dir = join(venvSitePackages(), "lammps_jax_pjrt_cpu");
-  return join(
-    dir,
-    readdirSync(dir).find((f) => f.endsWith(".so"))!,
-  );
-};
+const jaxlibPlugin = jaxlibCpuPluginPath;
 
 /** The lines describing one PJRT plugin (from its "xla: " line to the next unindented one). */
 function pluginBlock(out: string, path: string): string {

@@ -4,15 +4,13 @@
 // compiled for the global device assignment (on one process: every device of the client).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { discoverPjrtPlugin, XlaExecutor } from "../../../src/exec/xla/index.js";
 import { distributedCreateOptions, storeKeyPrefix, type DistributedOptions } from "../../../src/exec/xla/distributed/options.js";
 import { namedValues, readNamedValues } from "../../../src/exec/xla/pjrt/named-values.js";
 import { startStoreInWorker } from "../../helpers/coordination-store-worker.js";
 import { ProgramBuilder } from "../../helpers/program-builder.js";
 import { pythonSkip, venvSitePackages } from "../../helpers/python.js";
-import { xlaCpuPluginPath } from "../../helpers/xla-cpu-plugin.js";
+import { jaxlibCpuPluginPath, xlaCpuPluginPath } from "../../helpers/xla-cpu-plugin.js";
 
 const d: DistributedOptions = { nodeId: 1, numNodes: 2, coordinator: { host: "127.0.0.1", port: 29400 } };
 const CUDA_DEFAULTS = { platform_name: "cuda", preallocate: true, memory_fraction: 0.75 };
@@ -92,9 +90,7 @@ test(
         /is a CPU plugin; XLA's CPU plugins have no cross-process collectives/,
       );
       // jaxlib 0.11.2's XLA (PJRT 0.115) rejects the option names themselves.
-      const dir = join(venvSitePackages(), "lammps_jax_pjrt_cpu");
-      const so = readdirSync(dir).find((f) => f.endsWith(".so"))!;
-      const newer = discoverPjrtPlugin({ pluginPath: join(dir, so) });
+      const newer = discoverPjrtPlugin({ pluginPath: jaxlibCpuPluginPath() });
       assert.ok(!("notFound" in newer));
       assert.throws(
         () => new XlaExecutor(newer, { distributed }),

@@ -84,14 +84,33 @@ function leadingSumAsProduct(emit: FunctionEmitter, x: Value, axes: readonly num
   const cols = shape.slice(sorted.length).reduce((n, d) => n * d, 1);
   if (rows < LEADING_SUM_MIN_ROWS) return undefined;
   const matrix = emit.op("stablehlo.reshape", [convert(emit, x, acc)], { shape: [rows, cols], dtype: acc });
-  const sum = emit.op(
-    "stablehlo.dot_general",
-    [emit.splat(acc, [rows], 1), matrix],
+  const sum = dotGeneral(
+    emit,
+    emit.splat(acc, [rows], 1),
+    matrix,
+    { lhsContract: [0], rhsContract: [0], lhsBatch: [], rhsBatch: [] },
     { shape: [cols], dtype: acc },
-    "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, " +
-      "precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]",
   );
   return convert(emit, emit.op("stablehlo.reshape", [sum], { shape: out.shape, dtype: acc }), out.dtype);
+}
+
+/** stablehlo.dot_general of two values as laid out; f32/f64 products at HIGHEST precision. */
+function dotGeneral(emit: FunctionEmitter, a: Value, b: Value, p: PrimParams["dot_general"], out: AVal): Value {
+  const numbers = [
+    ...dims("lhs_batching_dimensions", p.lhsBatch),
+    ...dims("rhs_batching_dimensions", p.rhsBatch),
+    ...dims("lhs_contracting_dimensions", p.lhsContract),
+    ...dims("rhs_contracting_dimensions", p.rhsContract),
+  ];
+  const d = a.aval.dtype;
+  const precision = d === "f32" || d === "f64" ? "HIGHEST" : "DEFAULT";
+  return emit.op(
+    "stablehlo.dot_general",
+    [a, b],
+    out,
+    `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, ` +
+      `precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
+  );
 }
 
 /** Reduces x over `axes` with `combiner` starting from `init`. */
@@ -137,21 +156,7 @@ function prefixSum(emit: FunctionEmitter, x: Value, axis: number, reverse: boole
 export const REDUCE_LOWERINGS: LoweringTable<"dot_general" | "reduce_sum" | "reduce_max" | "cumsum"> = {
   dot_general: (cx, [a, b], params, out) => {
     const { lhs, p } = lhsContractingLast(cx.emit, a!, params);
-    const numbers = [
-      ...dims("lhs_batching_dimensions", p.lhsBatch),
-      ...dims("rhs_batching_dimensions", p.rhsBatch),
-      ...dims("lhs_contracting_dimensions", p.lhsContract),
-      ...dims("rhs_contracting_dimensions", p.rhsContract),
-    ];
-    const d = a!.aval.dtype;
-    const precision = d === "f32" || d === "f64" ? "HIGHEST" : "DEFAULT";
-    return cx.emit.op(
-      "stablehlo.dot_general",
-      [lhs, b!],
-      out,
-      `dot_dimension_numbers = #stablehlo.dot<${numbers.join(", ")}>, ` +
-        `precision_config = [#stablehlo<precision ${precision}>, #stablehlo<precision ${precision}>]`,
-    );
+    return dotGeneral(cx.emit, lhs, b!, p, out);
   },
   reduce_sum: (cx, [x], { axes }, out) => {
     if (axes.length === 0) return x!;
