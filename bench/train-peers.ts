@@ -168,6 +168,8 @@ export async function run(args: string[]): Promise<void> {
         vs_fastest_equal_peer: equal ? round(tps / equal, 2) : null,
         mfu: peak && flopsPerToken ? round((tps * flopsPerToken) / (peak * 1e9), 3) : null,
         peak_gflops: peak || null,
+        // Every contender's malloc settings (glibc.malloc.hugetlb=1 speeds up XLA's and torch's CPU steps).
+        glibc_tunables: process.env.GLIBC_TUNABLES ?? null,
       }),
     );
   }

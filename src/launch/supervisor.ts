@@ -11,6 +11,7 @@ import { MAX_TIMEOUT_MS } from "../io/store-wire.js";
 import { StoreClient, StoreError } from "./store-client.js";
 import { relayLines } from "./line-relay.js";
 import { PmiServer } from "./pmi-server.js";
+import { launchedGlibcTunables } from "./host-malloc-env.js";
 
 /** Options of supervise: the command, processes per node, the run's nodes and store, the grace period. */
 export interface SuperviseOptions {
@@ -269,10 +270,12 @@ class Run {
 
   private start(localRank: number): void {
     const rank = this.p.firstRank + localRank;
+    const base = this.o.env ?? process.env;
     const env: Record<string, string | undefined> = {
-      ...(this.o.env ?? process.env),
+      ...base,
       // An inherited PMI_FD (a launcher started under mpiexec) would take precedence over PMI_PORT.
       PMI_FD: undefined,
+      GLIBC_TUNABLES: launchedGlibcTunables(base.GLIBC_TUNABLES),
       ...this.pmi.environment(rank),
       ...processEnvironment({
         rank,

@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchedGlibcTunables } from "../../src/launch/host-malloc-env.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const launchLib = new URL("../../src/launch/index.js", import.meta.url).href;
@@ -96,18 +97,21 @@ test(
      const e = process.env;
      console.log(["rank", e.KILN_RANK, e.RANK, "of", e.KILN_WORLD_SIZE, e.WORLD_SIZE, "local", e.KILN_LOCAL_RANK, e.LOCAL_RANK,
        e.KILN_LOCAL_WORLD_SIZE, e.LOCAL_WORLD_SIZE, "node", e.KILN_NODE_RANK, e.KILN_NUM_NODES, "store",
-       e.KILN_COORDINATOR === e.MASTER_ADDR + ":" + e.MASTER_PORT, env.source, "got", other.toString()].join(" "));
+       e.KILN_COORDINATOR === e.MASTER_ADDR + ":" + e.MASTER_PORT, env.source, "got", other.toString(),
+       "tunables", e.GLIBC_TUNABLES].join(" "));
      console.error("two\\nlines"); process.stdout.write("no newline at the end");
      store.close();`,
     );
     const r = await kilnLaunch(["--nproc-per-node", "2", "--", "node", path], 25_000);
     assert.equal(r.code, 0, r.stderr);
     const out = r.stdout.split("\n").filter(Boolean).sort();
+    // On Linux the ranks' malloc asks for huge pages (host-malloc-env.ts), after what this process has.
+    const tunables = launchedGlibcTunables(process.env.GLIBC_TUNABLES) ?? "";
     assert.deepEqual(out, [
       "[rank 0] no newline at the end",
-      "[rank 0] rank 0 0 of 2 2 local 0 0 2 2 node 0 1 store true kiln got from 1",
+      `[rank 0] rank 0 0 of 2 2 local 0 0 2 2 node 0 1 store true kiln got from 1 tunables ${tunables}`,
       "[rank 1] no newline at the end",
-      "[rank 1] rank 1 1 of 2 2 local 1 1 2 2 node 0 1 store true kiln got from 0",
+      `[rank 1] rank 1 1 of 2 2 local 1 1 2 2 node 0 1 store true kiln got from 0 tunables ${tunables}`,
     ]);
     assert.deepEqual(r.stderr.split("\n").filter(Boolean).sort(), ["[rank 0] lines", "[rank 0] two", "[rank 1] lines", "[rank 1] two"]);
   },
