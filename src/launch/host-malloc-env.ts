@@ -4,11 +4,11 @@
 // about 80,000 new 4 KiB pages, and the faults and their zeroing took about a sixth of the step. glibc's
 // tunable glibc.malloc.hugetlb=1 asks for transparent huge pages on those mappings (madvise), 512 times
 // fewer faults: llama-small's bf16-mixed step on XLA:CPU ran 1.2x faster with it, at the same peak memory
-// (README, "Host memory"). Tunables are read when a process starts, so only a launcher can set them, as
+// (README, "Executors", "Host memory on Linux"). Tunables are read when a process starts, so only a launcher can set them, as
 // Intel's CPU launcher for PyTorch (torch.backends.xeon.run_cpu) sets its processes' allocator.
 
 /** The tunable the launcher adds. */
-export const HUGE_PAGE_MALLOC_TUNABLE = "glibc.malloc.hugetlb=1";
+const HUGE_PAGE_MALLOC_TUNABLE = "glibc.malloc.hugetlb=1";
 
 /**
  * GLIBC_TUNABLES for a launched process: the given value with glibc.malloc.hugetlb=1 appended, on Linux,
