@@ -209,10 +209,10 @@ function rotatedShape(e: Eqn): readonly number[] | undefined {
 
 /**
  * x · cos + rotate_half(x) · sin over the last axis (nn/rotary.ts), rotate_half(x) = [-x₂, x₁], with x
- * [...lead, heads, d] and cos, sin [...lead, 1, d] broadcast over the heads, each the same angles twice
- * (concatenate(f, f) on the last axis, as rotaryAngles makes them) → one RotaryEmbedding (com.microsoft,
- * non-interleaved): x as [1, rows, heads · d] with rows = Π lead, position i of row i, and the first
- * halves of cos and sin, [rows, d/2], as its tables.
+ * [...lead, heads, d] and cos, sin [...lead, 1, d] broadcast over the heads, each the same values twice
+ * (one value concatenated with itself on the last axis, as rotaryAngles makes them) → one RotaryEmbedding
+ * (com.microsoft, non-interleaved): x as [1, rows, heads · d] with rows = Π lead, position i of row i, and
+ * the first halves of cos and sin, [rows, d/2], as its tables.
  */
 function matchRotary(m: Matcher, e: Eqn): Match {
   const shape = rotatedShape(e);
@@ -358,7 +358,8 @@ function rotatedHalves(m: Matcher, v: Var, shape: readonly number[]): { x: Var; 
 
 /**
  * `v` = angles [...lead, 1, d] (broadcast over the heads of `shape` where it is) whose two halves are
- * equal by construction: cos, sin (or a convert) of a reshape of concatenate([f, f]) on the last axis.
+ * equal by construction: concatenate([c, c]) on the last axis of one value c (rotaryAngles' cos and sin of
+ * one half), through reshapes, converts, cos or sin.
  * The value (read by other layers too, so not fused) and the broadcast equation.
  */
 function anglesPerRow(m: Matcher, v: Var, shape: readonly number[]): { v: Var; chain: Eqn[] } | undefined {

@@ -79,8 +79,8 @@ test("a training step's rotary embedding: one RotaryEmbedding forward, one back 
     .lower(k.zeros([b, t, heads, d]), k.zeros([b, t], "i32"), k.zeros([b, t, heads, d]));
   const ops = sessionOps(program);
   assert.equal(count(ops, "RotaryEmbedding"), 2, ops.join(", "));
-  // No halves split, negated, concatenated or padded: the one Concat makes the angles, [f, f].
-  assert.ok(!ops.includes("Pad") && !ops.includes("Split") && count(ops, "Concat") === 1, ops.join(", "));
+  // No halves split, negated, concatenated or padded: the two Concats make the angles, [c, c] of cos and of sin.
+  assert.ok(!ops.includes("Pad") && !ops.includes("Split") && count(ops, "Concat") === 2, ops.join(", "));
   const positions = Int32Array.from({ length: b * t }, (_, i) => (i % t) + 3 * Math.floor(i / t));
   await assertOrtMatchesReference(program, [random(r, b * t * heads * d, 2), positions, random(r, b * t * heads * d)]);
 });
