@@ -16,7 +16,7 @@ import { EventWaiter } from "./pjrt/events.js";
 import { DECLARED_API_MINOR } from "./pjrt/structs.js";
 import type { AttributeValue, ClientOptionValue } from "./pjrt/named-values.js";
 import { compileOptionsProto } from "./proto/compile-options.js";
-import { cpuDotLibrary, halfPrecisionCpuOptions, type CpuDotLibrary } from "./cpu-dot-library.js";
+import { cpuCompileOptions, cpuDotLibrary, type CpuDotLibrary } from "./cpu-dot-library.js";
 import { startKvStoreCallbacks, type KvStoreCallbacks } from "./distributed/kv-callbacks.js";
 import { distributedCreateOptions, storeKeyPrefix, type DistributedOptions } from "./distributed/options.js";
 import { ClientLife, XlaDevice, type XlaRuntime } from "./runtime.js";
@@ -355,11 +355,12 @@ export class XlaExecutor implements Executor {
   /** Compiles for replicas on the devices `deviceIds` (global ids, replica order); `local` are this process's among them, in order. */
   private build(program: Program, donate: readonly boolean[] | undefined, deviceIds: number[], local: XlaDevice[]): XlaExecutable {
     const replicas = deviceIds.length;
-    const halfPrecisionCpu = this.platform === "cpu" && hasHalfPrecisionProducts(program);
+    const cpu = this.platform === "cpu";
+    const halfPrecisionCpu = cpu && hasHalfPrecisionProducts(program);
     const lowered = lowerToStableHlo(program, { replicas, ...(donate ? { donate } : {}), leadingSumsAsProducts: halfPrecisionCpu });
     const compileOptions = compileOptionsProto(
       replicas === 1 ? { kind: "single" } : { kind: "replicated", deviceIds },
-      halfPrecisionCpu ? halfPrecisionCpuOptions(this.dotLibrary) : {},
+      cpu ? cpuCompileOptions(this.dotLibrary, halfPrecisionCpu) : {},
     );
     // XLA:CPU (jaxlib 0.11) crashes the process serializing an executable that calls oneDNN: such
     // executables are compiled each run, never written to the compilation cache.
