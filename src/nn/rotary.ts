@@ -19,18 +19,16 @@ export interface RotaryAngles {
   sin: k.Array;
 }
 
-/**
- * cos/sin for positions [batch, seq] (i32, traced), computed in f32 and cast to `dtype` as transformers does.
- * transformers takes cos and sin of the angles concatenated with themselves; here they are taken once,
- * on one half, and the results concatenated: the same values for half the cos/sin calls (which XLA's CPU
- * backend makes one scalar libm call per element). ONNX Runtime's rotary kernel (exec/ort/fused-kernels.ts)
- * recognizes the angles by that concatenation of a value with itself.
- */
+/** cos/sin for positions [batch, seq] (i32, traced), computed in f32 and cast to `dtype` as transformers does. */
 export function rotaryAngles(positions: k.Array, inverseFrequencies: Float32Array, dtype: k.DType): RotaryAngles {
   const [b, t] = positions.shape as [number, number];
   const half = inverseFrequencies.length;
   const inv = k.array(inverseFrequencies, { shape: [1, 1, half] });
   const freqs = positions.astype("f32").reshape([b, t, 1]).mul(inv);
+  // transformers takes cos and sin of the angles concatenated with themselves; here they are taken of one
+  // half and the results concatenated: the same values for half the cos/sin calls (XLA's CPU backend makes
+  // each one a scalar libm call). ONNX Runtime's rotary kernel (exec/ort/fused-kernels.ts) recognizes the
+  // angles by that concatenation of a value with itself.
   const both = (f: k.Array) => k.concat([f, f], -1).reshape([b, t, 1, 2 * half]);
   return { cos: both(k.cos(freqs).astype(dtype)), sin: both(k.sin(freqs).astype(dtype)) };
 }
