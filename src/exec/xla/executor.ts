@@ -28,6 +28,7 @@ import {
 } from "./compilation-cache.js";
 import { lowerToStableHlo } from "./stablehlo/lower.js";
 import { hasHalfPrecisionProducts } from "./stablehlo/rules/reduce.js";
+import { cpuMemoryReuse, keepFreedHostMemory, REUSING_CPU_CLIENT_OPTIONS } from "./cpu-host-memory.js";
 
 /** Options of an XLA client: CPU device count, PJRT client options, distributed setup. */
 export interface XlaClientOptions {
@@ -52,6 +53,12 @@ export interface XlaClientOptions {
    * KILN_XLA_CPU_DOTS, else oneDNN where the CPU has AMX, else YNNPACK.
    */
   readonly cpuDotLibrary?: CpuDotLibrary;
+  /**
+   * CPU plugins only: keep the memory programs free for the next run instead of handing it back to the
+   * kernel, which zeroes it again (cpu-host-memory.ts); programs then run on the thread that starts them.
+   * Default: KILN_XLA_CPU_REUSE_MEMORY, else true.
+   */
+  readonly cpuReuseMemory?: boolean;
 }
 
 /** Options of XlaExecutor: the plugin (else discovery), and whether the CPU plugin may be taken. */
@@ -130,10 +137,23 @@ function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOp
   if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`cpuDeviceCount must be a positive integer, got ${n}`);
   if (n !== undefined && (plugin.kind === "cuda" || plugin.kind === "tpu"))
     throw new Error(`cpuDeviceCount applies to XLA's CPU plugin; ${plugin.path} is a ${plugin.kind.toUpperCase()} plugin`);
-  const defaults = plugin.kind === "cuda" ? cudaClientDefaults() : {};
-  const client = PjrtClient.create(api, { ...defaults, ...o.clientOptions, ...(n !== undefined ? { cpu_device_count: n } : {}) });
-  if (n === undefined) return client;
+  const reuse = o.cpuReuseMemory ?? cpuMemoryReuse();
+  const requested = { ...o.clientOptions, ...(n !== undefined ? { cpu_device_count: n } : {}) };
+  let client =
+    plugin.kind === "cpu" && reuse
+      ? createReusingCpuClient(api, requested)
+      : PjrtClient.create(api, { ...(plugin.kind === "cuda" ? cudaClientDefaults() : {}), ...requested });
   const platform = client.platformName();
+  if (reuse && platformOf(platform) === "cpu") {
+    // An explicit plugin's platform is known only from its client, and GPU plugins refuse options they
+    // do not know; so a CPU one is made again, with the options that go with reusing memory.
+    if (plugin.kind === "explicit") {
+      client.destroy();
+      client = createReusingCpuClient(api, requested);
+    }
+    keepFreedHostMemory();
+  }
+  if (n === undefined) return client;
   const count = platformOf(platform) === "cpu" ? client.devices().length : undefined;
   if (count !== n) {
     client.destroy();
@@ -144,6 +164,20 @@ function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOp
     );
   }
   return client;
+}
+
+/**
+ * A CPU client with the options of one that reuses memory, or, from a plugin that refuses them by name
+ * (one built before XLA read `asynchronous`), one without: freed memory is then still kept, but a
+ * program's working block comes from another thread's arena, where it is mapped afresh each run.
+ */
+function createReusingCpuClient(api: PjrtApi, requested: Readonly<Record<string, ClientOptionValue>>): PjrtClient {
+  try {
+    return PjrtClient.create(api, { ...REUSING_CPU_CLIENT_OPTIONS, ...requested });
+  } catch (e) {
+    if (e instanceof PjrtError && /asynchronous/.test(e.pluginMessage)) return PjrtClient.create(api, requested);
+    throw e;
+  }
 }
 
 /** The engine's platform for a PJRT platform name. */
@@ -180,10 +214,11 @@ export class XlaExecutor implements Executor {
     // Read (and checked) first: a bad setting is refused before a client exists.
     const cacheSettings = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
     this.dotLibrary = options.cpuDotLibrary ?? cpuDotLibrary();
+    const cpuReuseMemory = options.cpuReuseMemory ?? cpuMemoryReuse();
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();
     this.attributes = api.attributes();
-    const { client, kvStore } = createClient(api, plugin, options);
+    const { client, kvStore } = createClient(api, plugin, { ...options, cpuReuseMemory });
     this.kvStore = kvStore;
     const buffers = new PjrtBuffers(api);
     this.runtime = { api, client, buffers, waiter: new EventWaiter(api), life: new ClientLife(buffers) };

@@ -17,5 +17,6 @@ deviceSuite({
   platform: "cpu",
   apiMinor: 115,
   rejectsUnknownOptions: true,
+  runsOnCallerWhenReusing: true,
   casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12),
 });

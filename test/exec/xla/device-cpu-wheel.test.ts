@@ -16,5 +16,6 @@ deviceSuite({
   platform: "cpu",
   apiMinor: 81,
   rejectsUnknownOptions: false,
+  runsOnCallerWhenReusing: false,
   casesPerPrim: Number(process.env.KILN_XLA_CASES ?? 12),
 });

@@ -16,6 +16,7 @@ import { PjrtApi } from "../../../src/exec/xla/pjrt/api.js";
 import { PjrtBuffers, PjrtClient } from "../../../src/exec/xla/pjrt/client.js";
 import { ClientLife, type XlaRuntime } from "../../../src/exec/xla/runtime.js";
 import { PjrtError } from "../../../src/exec/xla/pjrt/errors.js";
+import { S } from "../../../src/exec/xla/pjrt/structs.js";
 import { lowerToStableHlo } from "../../../src/exec/xla/stablehlo/lower.js";
 import { compileOptionsProto } from "../../../src/exec/xla/proto/compile-options.js";
 import { loweringCases } from "./lowering-cases.js";
@@ -34,6 +35,11 @@ export interface SuiteTarget {
   readonly apiMinor?: number;
   /** Whether PJRT_Client_Create refuses option names it does not know (newer CPU plugins) or ignores them. */
   readonly rejectsUnknownOptions?: boolean;
+  /**
+   * CPU plugins: whether a client that reuses memory (cpuReuseMemory, the default) runs programs on the
+   * calling thread, as plugins that read the create option `asynchronous` do (jaxlib 0.11's XLA).
+   */
+  readonly runsOnCallerWhenReusing?: boolean;
   /** Random programs per primitive (half with lazily broadcast operands). */
   readonly casesPerPrim: number;
 }
@@ -267,7 +273,10 @@ export function deviceSuite(target: SuiteTarget): void {
   });
 
   test("execute() returns before a long program finishes, and the event loop runs meanwhile", { skip }, async () => {
-    const device = xla().devices()[0]!;
+    // A CPU client that reuses memory runs programs on the calling thread (the test after this one).
+    const cpu = platform() === "cpu";
+    const x = cpu ? new XlaExecutor(plugin, { cpuReuseMemory: false }) : xla();
+    const device = x.devices()[0]!;
     // Long enough to watch on each kind of device: 24 products of 384² take tens of ms on XLA's CPU plugin
     // but 0.1 ms on an H100/H200, where 4096² ones take about 60 ms (3.3 TFLOP at its f32 rate).
     const n = device.platform === "cpu" ? 384 : 4096;
@@ -282,8 +291,8 @@ export function deviceSuite(target: SuiteTarget): void {
     };
     const a = k.array(Float32Array.from(randn(rng(5), n * n)), { shape: [n, n], device });
     const program = k.jit(f, { device, name: "long_chain" }).lower(a);
-    const exe = xla().compile(program);
-    const input = xla().fromHost(a.dataSync(), program.inputs[0]!.aval, device);
+    const exe = x.compile(program);
+    const input = x.fromHost(a.dataSync(), program.inputs[0]!.aval, device);
     await input.ready;
     // A first run loads the program onto the device; the timed run that follows only dispatches it.
     const [warm] = exe.execute([[input]])[0]!;
@@ -307,7 +316,46 @@ export function deviceSuite(target: SuiteTarget): void {
     out!.dispose();
     input.dispose();
     exe.dispose();
+    if (cpu) x.close();
   });
+
+  test(
+    "a CPU client that reuses memory runs a program on the calling thread: its outputs are ready when execute() returns",
+    { skip: skip || (target.runsOnCallerWhenReusing === undefined && "whether this plugin reads the asynchronous option is not pinned") },
+    async () => {
+      const device = xla().devices()[0]!;
+      // The long program of the test before: tens of ms on XLA's CPU plugin.
+      const n = 384;
+      const f = (a: k.Array) => {
+        let y = a;
+        for (let i = 0; i < 24; i++)
+          y = y
+            .matmul(y)
+            .mul(1 / n)
+            .tanh();
+        return y;
+      };
+      const a = k.array(Float32Array.from(randn(rng(5), n * n)), { shape: [n, n], device });
+      const program = k.jit(f, { device, name: "long_chain_on_the_caller" }).lower(a);
+      const exe = xla().compile(program);
+      const input = xla().fromHost(a.dataSync(), program.inputs[0]!.aval, device);
+      await input.ready;
+      const [out] = exe.execute([[input]])[0]!;
+      // Asked of the plugin itself: the executor learns of readiness from a worker thread, later.
+      const api = PjrtApi.load(plugin.path, plugin.preload);
+      const event = new PjrtBuffers(api).readyEvent((out as XlaBuffer).handle);
+      const state = api.call("PJRT_Event_IsReady", S.Event_IsReady, (e) => e.set("event", event));
+      const readyAtReturn = state.bool("is_ready");
+      state.free();
+      api.run("PJRT_Event_Await", S.Event_Await, (e) => e.set("event", event));
+      api.run("PJRT_Event_Destroy", S.Event_Destroy, (e) => e.set("event", event));
+      assert.equal(readyAtReturn, target.runsOnCallerWhenReusing);
+      await out!.ready;
+      out!.dispose();
+      input.dispose();
+      exe.dispose();
+    },
+  );
 
   test("the plugin's own message comes back for a program it cannot parse or verify", { skip }, () => {
     const api = PjrtApi.load(plugin.path, plugin.preload);
