@@ -1,8 +1,9 @@
 // The Kiln contender of `npm run bench -- train --task sequence-classification`: fine-tuning steps of a
 // BERT classifier of all-MiniLM-L6-v2's shapes (random init) on the batches of FILE (see
 // classify-batches.ts), each batch length its own compiled program. A warm-up pass runs one batch of each
-// length (the compiles), then the timed pass runs every batch in order; one JSON line on stdout.
-//   node dist/bench/lib/classify-train-process.js FILE
+// length (the compiles), then the timed pass runs every batch in order; one JSON line on stdout. The
+// executor is ONNX Runtime, or XLA's CPU plugin with `xla` (and the plugin's path, else discovery's).
+//   node dist/bench/lib/classify-train-process.js FILE [ort|xla [PLUGIN]]
 import { readFileSync } from "node:fs";
 import * as k from "../../src/index.js";
 import { AdamW } from "../../src/optim/adamw.js";
@@ -10,10 +11,11 @@ import { makeTrainStep, type TrainState } from "../../src/train/train-step.js";
 import { tokenCounts, type ClassifyBatch, type ClassifyBatchSpec } from "./classify-batches.js";
 import { MINILM_SHAPES, minilmClassifier, modelFlops } from "./classify-model.js";
 import { measuredMatmulPeak } from "../../src/train/bench-train.js";
+import { selectDevices } from "../../src/distribute/devices.js";
 
-const file = process.argv[2]!;
+const [file, executor = "ort", pjrtPlugin] = process.argv.slice(2) as [string, "ort" | "xla" | undefined, string | undefined];
 const spec = JSON.parse(readFileSync(file, "utf8")) as ClassifyBatchSpec & { batches: ClassifyBatch[] };
-const device = k.getDefaultDevice();
+const device = selectDevices({ accelerator: "cpu", executor, devices: 1, ...(pjrtPlugin ? { pjrtPlugin } : {}) })[0]!;
 const { model, objective } = minilmClassifier(spec.vocab);
 const optimizer = new AdamW({ learningRate: 5e-5, weightDecay: 0.01 });
 const params = k.jit((key: k.Array) => model.init(key), { name: "init", device })(k.randomKey(0, device));

@@ -6,6 +6,8 @@
 //
 //   npm run bench -- train --task sequence-classification [--rounds 3] [--examples 512] [--batch 32]
 //                          [--max-length 128] [--only kiln,torch-eager,torch-compile]
+//                          [--executor ort|xla] [--pjrt-plugin PATH]   (what runs Kiln's steps: ONNX Runtime by
+//                                                                      default, or XLA's CPU plugin, discovery's or PATH)
 //
 // Lines: {"bench":"train","task":"sequence-classification","round":R,"contender":NAME,...} per run, then one
 // per contender with its medians: tokens_per_s (real tokens: attention mask 1) and padded_tokens_per_s
@@ -33,8 +35,12 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
       batch: { type: "string", default: "32" },
       "max-length": { type: "string", default: "128" },
       only: { type: "string" },
+      executor: { type: "string", default: "ort" },
+      "pjrt-plugin": { type: "string" },
     },
   });
+  if (values.executor !== "ort" && values.executor !== "xla")
+    throw new Error(`bench train --task ${TASK}: --executor must be ort or xla, got "${values.executor}"`);
   const spec: ClassifyBatchSpec = {
     examples: Number(values.examples),
     batch: Number(values.batch),
@@ -63,7 +69,12 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
       {
         name: "kiln",
         command: process.execPath,
-        args: [join(repoRoot, "dist", "bench", "lib", "classify-train-process.js"), file],
+        args: [
+          join(repoRoot, "dist", "bench", "lib", "classify-train-process.js"),
+          file,
+          values.executor,
+          ...(values["pjrt-plugin"] ? [values["pjrt-plugin"]] : []),
+        ],
         pick: (l) => l.contender === "kiln",
         // The peers' 2 threads, on any machine.
         env: { KILN_CPU_THREADS: process.env.KILN_CPU_THREADS ?? "2" },

@@ -272,13 +272,13 @@ export function deviceSuite(target: SuiteTarget): void {
     step.dispose();
   });
 
-  test("execute() returns before a long program finishes, and the event loop runs meanwhile", { skip }, async () => {
-    // A CPU client that reuses memory runs programs on the calling thread (the test after this one).
-    const cpu = platform() === "cpu";
-    const x = cpu ? new XlaExecutor(plugin, { cpuReuseMemory: false }) : xla();
+  /**
+   * A long program on `x`'s first device, compiled, and its input there: long enough to watch on each kind of
+   * device, since 24 products of 384² take tens of ms on XLA's CPU plugin but 0.1 ms on an H100/H200, where
+   * 4096² ones take about 60 ms (3.3 TFLOP at its f32 rate).
+   */
+  async function longChain(x: XlaExecutor) {
     const device = x.devices()[0]!;
-    // Long enough to watch on each kind of device: 24 products of 384² take tens of ms on XLA's CPU plugin
-    // but 0.1 ms on an H100/H200, where 4096² ones take about 60 ms (3.3 TFLOP at its f32 rate).
     const n = device.platform === "cpu" ? 384 : 4096;
     const f = (a: k.Array) => {
       let y = a;
@@ -294,6 +294,14 @@ export function deviceSuite(target: SuiteTarget): void {
     const exe = x.compile(program);
     const input = x.fromHost(a.dataSync(), program.inputs[0]!.aval, device);
     await input.ready;
+    return { exe, input };
+  }
+
+  test("execute() returns before a long program finishes, and the event loop runs meanwhile", { skip }, async () => {
+    // A CPU client that reuses memory runs programs on the calling thread (the test after this one).
+    const cpu = platform() === "cpu";
+    const x = cpu ? new XlaExecutor(plugin, { cpuReuseMemory: false }) : xla();
+    const { exe, input } = await longChain(x);
     // A first run loads the program onto the device; the timed run that follows only dispatches it.
     const [warm] = exe.execute([[input]])[0]!;
     await warm!.ready;
@@ -323,23 +331,7 @@ export function deviceSuite(target: SuiteTarget): void {
     "a CPU client that reuses memory runs a program on the calling thread: its outputs are ready when execute() returns",
     { skip: skip || (target.runsOnCallerWhenReusing === undefined && "whether this plugin reads the asynchronous option is not pinned") },
     async () => {
-      const device = xla().devices()[0]!;
-      // The long program of the test before: tens of ms on XLA's CPU plugin.
-      const n = 384;
-      const f = (a: k.Array) => {
-        let y = a;
-        for (let i = 0; i < 24; i++)
-          y = y
-            .matmul(y)
-            .mul(1 / n)
-            .tanh();
-        return y;
-      };
-      const a = k.array(Float32Array.from(randn(rng(5), n * n)), { shape: [n, n], device });
-      const program = k.jit(f, { device, name: "long_chain_on_the_caller" }).lower(a);
-      const exe = xla().compile(program);
-      const input = xla().fromHost(a.dataSync(), program.inputs[0]!.aval, device);
-      await input.ready;
+      const { exe, input } = await longChain(xla());
       const [out] = exe.execute([[input]])[0]!;
       // Asked of the plugin itself: the executor learns of readiness from a worker thread, later.
       const api = PjrtApi.load(plugin.path, plugin.preload);
