@@ -6,6 +6,7 @@ import type { CompileOptions, Device, DeviceBuffer, Executor, ExecutorAbilities,
 import type { AVal, Program } from "../../core/ir.js";
 import { fmtAVal } from "../../core/ir.js";
 import { sizeOf } from "../../core/shape.js";
+import { OptionError } from "../../core/option-error.js";
 import { XlaBuffer } from "./buffer.js";
 import { discoverPjrtPlugin, type PjrtPluginFound } from "./discovery.js";
 import { XlaExecutable } from "./executable.js";
@@ -214,6 +215,13 @@ export class XlaExecutor implements Executor {
     // Read (and checked) first: a bad setting is refused before a client exists.
     const cacheSettings = options.compilationCache === undefined ? compilationCacheFromEnv() : options.compilationCache;
     this.dotLibrary = options.cpuDotLibrary ?? cpuDotLibrary();
+    if (options.cpuReuseMemory !== undefined && typeof options.cpuReuseMemory !== "boolean")
+      throw new OptionError({
+        option: "cpuReuseMemory",
+        value: options.cpuReuseMemory,
+        why: "must be true or false",
+        where: "XlaExecutor",
+      });
     const cpuReuseMemory = options.cpuReuseMemory ?? cpuMemoryReuse();
     const api = PjrtApi.load(plugin.path, plugin.preload);
     api.initialize();

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { cpuMemoryReuse, REUSING_CPU_CLIENT_OPTIONS } from "../../../src/exec/xla/cpu-host-memory.js";
-import { xlaCpuSkip } from "../../helpers/xla-cpu-plugin.js";
+import { createXlaExecutor } from "../../../src/exec/xla/index.js";
+import { jaxlibCpuPluginPath, xlaCpuSkip } from "../../helpers/xla-cpu-plugin.js";
 
 test("CPU clients reuse memory unless KILN_XLA_CPU_REUSE_MEMORY is 0; other values are refused", () => {
   assert.equal(cpuMemoryReuse({}), true);
@@ -18,6 +19,13 @@ test("CPU clients reuse memory unless KILN_XLA_CPU_REUSE_MEMORY is 0; other valu
   assert.equal(cpuMemoryReuse({ KILN_XLA_CPU_REUSE_MEMORY: "false" }), false);
   assert.throws(() => cpuMemoryReuse({ KILN_XLA_CPU_REUSE_MEMORY: "yes" }), /KILN_XLA_CPU_REUSE_MEMORY must be 1 or 0, got "yes"/);
   assert.deepEqual(REUSING_CPU_CLIENT_OPTIONS, { asynchronous: false });
+});
+
+test("the option cpuReuseMemory takes true or false only, refused before a client exists", { skip: xlaCpuSkip }, () => {
+  assert.throws(
+    () => createXlaExecutor({ pluginPath: jaxlibCpuPluginPath(), cpuReuseMemory: "no" as unknown as boolean }),
+    /XlaExecutor: cpuReuseMemory = "no" \(a string\) must be true or false/,
+  );
 });
 
 const BLOCK = 4096 * 8192 * 4;
