@@ -11,9 +11,9 @@ import { makeTrainStep, type TrainState } from "../../src/train/train-step.js";
 import { tokenCounts, type ClassifyBatch, type ClassifyBatchSpec } from "./classify-batches.js";
 import { MINILM_SHAPES, minilmClassifier, modelFlops } from "./classify-model.js";
 import { measuredMatmulPeak } from "../../src/train/bench-train.js";
-import { selectDevices } from "../../src/distribute/devices.js";
+import { selectDevices, type CpuExecutorName } from "../../src/distribute/devices.js";
 
-const [file, executor = "ort", pjrtPlugin] = process.argv.slice(2) as [string, "ort" | "xla" | undefined, string | undefined];
+const [file, executor = "ort", pjrtPlugin] = process.argv.slice(2) as [string, CpuExecutorName | undefined, string | undefined];
 const spec = JSON.parse(readFileSync(file, "utf8")) as ClassifyBatchSpec & { batches: ClassifyBatch[] };
 const device = selectDevices({ accelerator: "cpu", executor, devices: 1, ...(pjrtPlugin ? { pjrtPlugin } : {}) })[0]!;
 const { model, objective } = minilmClassifier(spec.vocab);

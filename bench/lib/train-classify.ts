@@ -22,6 +22,7 @@ import { repoRoot, venvPython } from "./python-peer.js";
 import { runContender, type ContenderProcess } from "./contender-process.js";
 import { makeClassifyBatches, tokenCounts, writeClassifyBatches, type ClassifyBatchSpec } from "./classify-batches.js";
 import { MINILM_SHAPES, modelFlops } from "./classify-model.js";
+import { CPU_EXECUTORS } from "../../src/distribute/devices.js";
 
 const TASK = "sequence-classification";
 
@@ -39,8 +40,8 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
       "pjrt-plugin": { type: "string" },
     },
   });
-  if (values.executor !== "ort" && values.executor !== "xla")
-    throw new Error(`bench train --task ${TASK}: --executor must be ort or xla, got "${values.executor}"`);
+  if (!(CPU_EXECUTORS as readonly string[]).includes(values.executor))
+    throw new Error(`bench train --task ${TASK}: --executor must be ${CPU_EXECUTORS.join(" or ")}, got "${values.executor}"`);
   const spec: ClassifyBatchSpec = {
     examples: Number(values.examples),
     batch: Number(values.batch),

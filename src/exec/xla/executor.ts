@@ -103,7 +103,10 @@ function devicePrefix(platform: Platform): string {
  * CPU plugins. An explicit plugin's platform is known only from its client, so one that turns out not
  * to be a CPU plugin while a CPU device count was asked for is refused (and its client destroyed).
  */
-function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): { client: PjrtClient; kvStore?: KvStoreCallbacks } {
+/** Client options with the memory reuse settled (the option, else its variable) before any client exists. */
+type SettledClientOptions = XlaClientOptions & { readonly cpuReuseMemory: boolean };
+
+function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: SettledClientOptions): { client: PjrtClient; kvStore?: KvStoreCallbacks } {
   if (!o.distributed) return { client: createLocalClient(api, plugin, o) };
   const d = o.distributed;
   if (o.cpuDeviceCount !== undefined)
@@ -133,12 +136,12 @@ function createClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions
   return { client, kvStore };
 }
 
-function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: XlaClientOptions): PjrtClient {
+function createLocalClient(api: PjrtApi, plugin: PjrtPluginFound, o: SettledClientOptions): PjrtClient {
   const n = o.cpuDeviceCount;
   if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`cpuDeviceCount must be a positive integer, got ${n}`);
   if (n !== undefined && (plugin.kind === "cuda" || plugin.kind === "tpu"))
     throw new Error(`cpuDeviceCount applies to XLA's CPU plugin; ${plugin.path} is a ${plugin.kind.toUpperCase()} plugin`);
-  const reuse = o.cpuReuseMemory ?? cpuMemoryReuse();
+  const reuse = o.cpuReuseMemory;
   const requested = { ...o.clientOptions, ...(n !== undefined ? { cpu_device_count: n } : {}) };
   let client =
     plugin.kind === "cpu" && reuse
