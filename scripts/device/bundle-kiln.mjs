@@ -1,8 +1,8 @@
 // The bundle's kiln/: a package root that mirrors the repository for what a GPU run needs: package.json
 // (its "type": "module" makes dist/ ESM), dist/ compiled from src/, bench/ and test/ without source maps
 // or declarations, the non-compiled files the device tests read, and koffi with its linux-x64 build only.
-// No onnxruntime-node: an XLA-only run never loads ONNX Runtime (src/exec/ort/ort-api.ts loads it on
-// first use), and its 288 MB would not fit.
+// No ONNX Runtime (neither vendor/ nor onnxruntime-node): an XLA-only run never loads it
+// (src/exec/ort/ort-api.ts loads it on first use), and its 46 MB for linux-x64 alone would not fit.
 import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

@@ -53,6 +53,13 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+// A reader that stops early (`kiln devices | head -2`) closes the pipe: the output it wanted is written,
+// so the command ends quietly, as Unix tools do, instead of dying on an unhandled EPIPE.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE") throw err;
+  process.exit(process.exitCode ?? 0);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     // A command that set its own exit status keeps it (kiln launch: a rank's failure, 128 + a signal's number).

@@ -1,5 +1,5 @@
 // The executors of this process, in order of preference, each registered with a discovery hook that
-// says whether what it needs is here: ONNX Runtime's executor needs onnxruntime-node's library (loaded
+// says whether what it needs is here: ONNX Runtime's executor needs ONNX Runtime's library (loaded
 // by its hook), the reference interpreter nothing, and XLA's executors are registered once a PJRT plugin
 // was found and its client made. Code that needs an ability asks for it (`findExecutor`) rather than
 // naming an executor, and lists of what can run here leave out the executors whose discovery failed.

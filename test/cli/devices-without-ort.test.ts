@@ -1,7 +1,7 @@
-// `kiln devices` where onnxruntime-node is not installed: the built package copied beside a
-// node_modules holding every installed package but onnxruntime-node (an install without it, as the GPU
-// bundle is) says what ONNX Runtime's executor needs, and lists none of its devices: only the devices of
-// executors that can run here.
+// `kiln devices` where ONNX Runtime's library is nowhere: the built package without its vendor/ copied
+// beside a node_modules holding every installed package but onnxruntime-node (as the GPU bundle is) says
+// what ONNX Runtime's executor needs, and lists none of its devices: only the devices of executors that
+// can run here.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 
-test("without onnxruntime-node, kiln devices lists ONNX Runtime as unavailable, with no devices", () => {
+test("without ONNX Runtime's library, kiln devices lists ONNX Runtime as unavailable, with no devices", () => {
   const root = repoRoot();
   const dir = mkdtempSync(join(tmpdir(), "kiln-no-ort-"));
   try {
@@ -33,9 +33,16 @@ test("without onnxruntime-node, kiln devices lists ONNX Runtime as unavailable, 
     const lines = r.stdout.split("\n");
     assert.match(
       lines[0]!,
-      /^ort: unavailable: the ONNX Runtime executor \(cpu:N, the default device\) needs npm package onnxruntime-node, /,
+      /^ort: unavailable: the ONNX Runtime executor \(cpu:N, the default device\) needs ONNX Runtime's C library \(libonnxruntime/,
     );
-    assert.match(lines[0]!, /, which is not installed: install it with `npm install onnxruntime-node@/);
+    assert.match(
+      lines[0]!,
+      /Kiln's package lacks its copy \(.*vendor\/onnxruntime\/linux-x64\/libonnxruntime\.so\.1; reinstall the package\)/,
+    );
+    assert.match(
+      lines[0]!,
+      /and npm package onnxruntime-node is not installed: install npm package onnxruntime-node \(`npm install onnxruntime-node@/,
+    );
     assert.match(lines[1]!, /^ref: reference interpreter/);
     assert.deepEqual(
       lines.filter((l) => l.startsWith("  devices: ")),

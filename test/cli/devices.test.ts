@@ -19,7 +19,10 @@ test("kiln devices shows the CPU executor's version, threads and devices, then t
     encoding: "utf8",
   });
   const lines = out.trim().split("\n");
-  assert.equal(lines[0], `ort: ONNX Runtime ${ortVersion} (CPU execution provider), 3 threads, 2 devices`);
+  // The library is the copy in the package's vendor/ (scripts/vendor-onnxruntime.mjs), not onnxruntime-node's.
+  const library = fileURLToPath(new URL(`../../../vendor/onnxruntime/${process.platform}-${process.arch}/`, import.meta.url));
+  const file = process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
+  assert.equal(lines[0], `ort: ONNX Runtime ${ortVersion} (CPU execution provider; ${library}${file}), 3 threads, 2 devices`);
   assert.equal(lines[1], "  devices: cpu:0, cpu:1");
   assert.match(lines[2]!, /^ref: reference interpreter/);
 });
@@ -84,3 +87,10 @@ test(
     }
   },
 );
+
+test("a reader that closes the pipe first ends kiln devices quietly, with status 0", () => {
+  // `true` exits before Node has loaded Kiln, so every write of the command meets a closed pipe (EPIPE).
+  const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${main}" devices | true`], { encoding: "utf8" });
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+});

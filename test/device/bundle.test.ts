@@ -171,7 +171,7 @@ test(
     assert.equal(r.status, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^ort: unavailable: .*needs npm package onnxruntime-node, which is not installed: install it with `npm install/m,
+      /^ort: unavailable: .*needs ONNX Runtime's C library .*and npm package onnxruntime-node is not installed: install npm package/m,
     );
     assert.match(r.stdout, /^xla: XLA through the PJRT plugin .*\n {2}PJRT C API 0\.\d+/m);
     assert.match(r.stdout, /xla-cpu:0/);
@@ -216,7 +216,7 @@ test("from the unpacked bundle, kiln train and kiln bench train run on XLA witho
   assert.equal(ort.status, 1);
   assert.match(
     ort.stderr,
-    /^kiln: the ONNX Runtime executor .*needs npm package onnxruntime-node, which is not installed: install it with/m,
+    /^kiln: the ONNX Runtime executor .*needs ONNX Runtime's C library .*and npm package onnxruntime-node is not installed: install/m,
   );
 });
 

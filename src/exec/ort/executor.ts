@@ -100,7 +100,7 @@ export class OrtExecutor implements Executor {
   describe(): string {
     const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
     return (
-      `ONNX Runtime ${this.version()} (CPU execution provider), ` +
+      `ONNX Runtime ${this.version()} (CPU execution provider; ${ortRuntime().api.library}), ` +
       `${plural(this.threads, "thread")}, ${plural(this.devs.length, "device")}`
     );
   }
@@ -149,8 +149,8 @@ export class OrtExecutor implements Executor {
 }
 
 /**
- * The ONNX Runtime executor's discovery: loads onnxruntime-node's library, and says what is missing
- * (the package, or its library for this platform) where it cannot.
+ * The ONNX Runtime executor's discovery: loads ONNX Runtime's library (ortLibraryPath), and says what is
+ * missing where it cannot.
  */
 export function discoverOnnxRuntime(): string | undefined {
   try {

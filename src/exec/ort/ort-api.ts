@@ -1,5 +1,5 @@
-// The ONNX Runtime C API, called through koffi on the shared library bundled with npm
-// `onnxruntime-node`. The official Node binding copies every output and blocks the event loop; the C
+// The ONNX Runtime C API, called through koffi on ONNX Runtime's shared library (Kiln's package carries
+// it: vendor/onnxruntime/). The official Node binding copies every output and blocks the event loop; the C
 // API lets Kiln bind tensors over memory it owns and call Run from a worker thread.
 //
 // OrtApi is a table of function pointers that only ever grows at the end, so each function has a fixed
@@ -10,6 +10,7 @@ import koffi from "koffi";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export type Ptr = bigint;
 
@@ -46,37 +47,45 @@ const ORT_LOGGING_LEVEL_FATAL = 4;
 const OrtArenaAllocator = 1,
   OrtMemTypeDefault = 0;
 
-/** What to do when the package or its library is missing: install it, or compute on XLA instead. */
-const INSTALL_ORT =
-  "install it with `npm install onnxruntime-node@^1.30.0` in the project using Kiln, or compute on an XLA device " +
-  "(a GPU/TPU, or xla-cpu:N on XLA's CPU plugin), which does not need it";
+/** The platforms whose ONNX Runtime library Kiln's package carries (scripts/vendor-onnxruntime.mjs copies them). */
+const SHIPPED_FOR = ["linux-x64", "linux-arm64", "darwin-arm64"];
+
+/** What to do where neither Kiln's package nor the project has the library: install it, or compute on XLA instead. */
+const GET_ORT =
+  "install npm package onnxruntime-node (`npm install onnxruntime-node@^1.30.0`) in the project using Kiln, or compute on an " +
+  "XLA device (a GPU/TPU, or xla-cpu:N on XLA's CPU plugin), which does not need it";
 
 /**
- * The path of the C library inside the installed `onnxruntime-node` package. Resolved on first use,
- * not when Kiln is imported: a process that computes only on XLA devices (a GPU bundle ships without
- * the 288 MB package) never needs it.
+ * The path of ONNX Runtime's C library: the copy in Kiln's own package (vendor/onnxruntime/, for the
+ * platforms in SHIPPED_FOR), else the one inside an `onnxruntime-node` that the project installed (any
+ * version with C API 16 or newer). Resolved on first use, not when Kiln is imported: a process that
+ * computes only on XLA devices never needs it (the GPU bundle ships without it).
  */
-function ortLibraryPath(): string {
-  const require = createRequire(import.meta.url);
+export function ortLibraryPath(): string {
+  const platform = `${process.platform}-${process.arch}`;
+  const file =
+    process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
+  // dist/src/exec/ort/ -> the package root
+  const shipped = fileURLToPath(new URL(`../../../../vendor/onnxruntime/${platform}/${file}`, import.meta.url));
+  if (existsSync(shipped)) return shipped;
+  const why = SHIPPED_FOR.includes(platform)
+    ? `Kiln's package lacks its copy (${shipped}; reinstall the package)`
+    : `Kiln's package carries it for ${SHIPPED_FOR.join(", ")}, not for ${platform}`;
   let pkg: string;
   try {
-    pkg = dirname(require.resolve("onnxruntime-node/package.json"));
+    pkg = dirname(createRequire(import.meta.url).resolve("onnxruntime-node/package.json"));
   } catch (e) {
     if ((e as { code?: string }).code !== "MODULE_NOT_FOUND") throw e;
     throw new Error(
-      `the ONNX Runtime executor (cpu:N, the default device) needs npm package onnxruntime-node, which is not installed: ${INSTALL_ORT}`,
+      `the ONNX Runtime executor (cpu:N, the default device) needs ONNX Runtime's C library (${file}): ${why}, and npm package ` +
+        `onnxruntime-node is not installed: ${GET_ORT}`,
     );
   }
-  if (process.platform !== "linux" && process.platform !== "darwin" && process.platform !== "win32") {
-    throw new Error(`the ONNX Runtime executor does not support platform ${process.platform}`);
-  }
-  const file =
-    process.platform === "win32" ? "onnxruntime.dll" : process.platform === "darwin" ? "libonnxruntime.1.dylib" : "libonnxruntime.so.1";
   const path = join(pkg, "bin", "napi-v6", process.platform, process.arch, file);
   if (!existsSync(path))
     throw new Error(
-      `the ONNX Runtime executor needs ${path}, which onnxruntime-node at ${pkg} does not have ` +
-        `(for ${process.platform}-${process.arch}): ${INSTALL_ORT}`,
+      `the ONNX Runtime executor (cpu:N, the default device) needs ONNX Runtime's C library (${file}): ${why}, and ` +
+        `onnxruntime-node at ${pkg} does not have ${path}: ${GET_ORT}`,
     );
   return path;
 }
@@ -85,6 +94,8 @@ type Fn = (...args: any[]) => any;
 
 export interface OrtApi {
   readonly version: string;
+  /** The file the library was loaded from (ortLibraryPath). */
+  readonly library: string;
   /** Throws an Error with ORT's message when `status` is non-null (and releases the status). */
   check(status: Ptr | null, what: string): void;
   /** The process's OrtEnv, with one intra-op thread pool of `threads` threads that sessions may share. */
@@ -114,7 +125,8 @@ const loaded: object[] = [];
 /** Loads the library once per thread and binds the functions Kiln uses. */
 export function ortApi(): OrtApi {
   if (cached) return cached;
-  const lib = koffi.load(ortLibraryPath());
+  const library = ortLibraryPath();
+  const lib = koffi.load(library);
   loaded.push(lib);
   const base = lib.func("void *OrtGetApiBase()")() as Ptr;
   const [getApi, getVersion] = koffi.decode(base, "void *", 2) as [Ptr, Ptr];
@@ -168,6 +180,7 @@ export function ortApi(): OrtApi {
 
   cached = {
     version,
+    library,
     check,
     createEnv(threads) {
       const t = out();
