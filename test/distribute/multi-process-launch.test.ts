@@ -6,7 +6,7 @@ import test, { before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../helpers/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -56,14 +56,6 @@ function kilnLaunch(args: string[], limitMs: number): Promise<Ran> {
       resolve({ code, stdout, stderr });
     }),
   );
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** The run's result lines (rank 0's only), behind the launcher's "[rank 0] " where it ran under kiln launch. */

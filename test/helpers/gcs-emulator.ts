@@ -4,7 +4,7 @@
 // CI=true a missing emulator fails instead).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 import { join } from "node:path";
 import { repoRoot } from "./repo-paths.js";
 
@@ -16,14 +16,6 @@ export interface GcsEmulator {
   /** http://127.0.0.1:PORT, for STORAGE_EMULATOR_HOST. */
   host: string;
   stop(): void;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** Starts the emulator with `bucket` as its default bucket and waits until it answers HTTP. */

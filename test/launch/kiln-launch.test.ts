@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { freePort } from "../helpers/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,14 +76,6 @@ async function waitFor(what: () => boolean, limitMs: number): Promise<void> {
     if (Date.now() - t0 > limitMs) throw new Error("timed out waiting");
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 test(

@@ -8,7 +8,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../helpers/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../../src/index.js";
@@ -100,16 +100,6 @@ function writeCase(dir: string, c: Case, deviceIds: number[]): void {
     }),
   );
   writeFileSync(join(dir, "manifest.json"), JSON.stringify({ module: "module.mlir", compile_options: "compile-options.bin", replicas }));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once("error", reject);
-  });
 }
 
 /** Runs the script as `processes` processes at once; each must end with a JSON line within 2 minutes. */
