@@ -53,7 +53,7 @@ test("a new project installs the packed package as README says, runs README's pr
   assert.equal(pkg.repository?.url?.startsWith("git+https://"), true, "package.json names its repository");
 
   const dir = mkdtempSync(join(tmpdir(), "kiln-pack-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true })); // the project's node_modules is some 150 MB
+  t.after(() => rmSync(dir, { recursive: true, force: true })); // the project's node_modules is some 200 MB
   const home = join(dir, "home");
   mkdirSync(home);
   const env = userEnv(home);
