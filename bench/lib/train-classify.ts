@@ -6,8 +6,9 @@
 //
 //   npm run bench -- train --task sequence-classification [--rounds 3] [--examples 512] [--batch 32]
 //                          [--max-length 128] [--only kiln,torch-eager,torch-compile]
-//                          [--executor ort|xla] [--pjrt-plugin PATH]   (what runs Kiln's steps: ONNX Runtime by
-//                                                                      default, or XLA's CPU plugin, discovery's or PATH)
+//                          [--executor ort|xla] [--pjrt-plugin PATH]   (what runs Kiln's steps: by default what
+//                                  `kiln train` picks here, the executor probe's choice for this shape, cached
+//                                  per machine; or ONNX Runtime, or XLA's CPU plugin, discovery's or PATH)
 //
 // Lines: {"bench":"train","task":"sequence-classification","round":R,"contender":NAME,...} per run, then one
 // per contender with its medians: tokens_per_s (real tokens: attention mask 1) and padded_tokens_per_s
@@ -22,7 +23,10 @@ import { repoRoot, venvPython } from "./python-peer.js";
 import { runContender, type ContenderProcess } from "./contender-process.js";
 import { makeClassifyBatches, tokenCounts, writeClassifyBatches, type ClassifyBatchSpec } from "./classify-batches.js";
 import { MINILM_SHAPES, modelFlops } from "./classify-model.js";
-import { CPU_EXECUTORS } from "../../src/distribute/devices.js";
+import "../../src/index.js"; // registers the executors the probe compares
+import { CPU_EXECUTORS, type CpuExecutorName } from "../../src/distribute/devices.js";
+import { classifierConfig } from "../../src/models/classification/config.js";
+import { chooseCpuExecution } from "../../src/train/choose-execution.js";
 
 const TASK = "sequence-classification";
 
@@ -36,11 +40,11 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
       batch: { type: "string", default: "32" },
       "max-length": { type: "string", default: "128" },
       only: { type: "string" },
-      executor: { type: "string", default: "ort" },
+      executor: { type: "string" },
       "pjrt-plugin": { type: "string" },
     },
   });
-  if (!(CPU_EXECUTORS as readonly string[]).includes(values.executor))
+  if (values.executor !== undefined && !(CPU_EXECUTORS as readonly string[]).includes(values.executor))
     throw new Error(`bench train --task ${TASK}: --executor must be ${CPU_EXECUTORS.join(" or ")}, got "${values.executor}"`);
   const spec: ClassifyBatchSpec = {
     examples: Number(values.examples),
@@ -58,6 +62,7 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
   }))
     if (!(Number.isInteger(Number(v)) && Number(v) >= 1))
       throw new Error(`bench train --task ${TASK}: --${name} must be a whole number ≥ 1`);
+  const executor = (values.executor as CpuExecutorName | undefined) ?? (await probedExecutor(spec, values["pjrt-plugin"]));
   const dir = mkdtempSync(join(tmpdir(), "kiln-bench-classify-"));
   try {
     const file = join(dir, "batches.json");
@@ -73,7 +78,7 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
         args: [
           join(repoRoot, "dist", "bench", "lib", "classify-train-process.js"),
           file,
-          values.executor,
+          executor,
           ...(values["pjrt-plugin"] ? [values["pjrt-plugin"]] : []),
         ],
         pick: (l) => l.contender === "kiln",
@@ -108,6 +113,7 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
         JSON.stringify({
           ...head,
           contender: c.name,
+          ...(c.name === "kiln" ? { executor } : {}),
           model: "all-MiniLM-L6-v2 shapes (BERT, 6 × 384, 12 heads, 1536, vocab 30522), random init",
           batches: batches.length,
           batch: spec.batch,
@@ -127,4 +133,21 @@ export async function runClassifyTrainBench(args: string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What `kiln train --task sequence-classification` runs these shapes on here: the executor probe's choice
+ * for a two-class classifier of MiniLM's shapes at this batch and length (measured once, then cached).
+ */
+async function probedExecutor(spec: ClassifyBatchSpec, pjrtPlugin: string | undefined): Promise<CpuExecutorName> {
+  const config = classifierConfig(MINILM_SHAPES, "all-MiniLM-L6-v2's shapes", { numLabels: 2 });
+  const choice = await chooseCpuExecution({
+    config,
+    batch: spec.batch,
+    maxLength: spec.maxLength,
+    ...(pjrtPlugin ? { pjrtPlugin } : {}),
+    notice: (line) => console.error(`bench train --task ${TASK}: ${line}`),
+  });
+  console.error(`bench train --task ${TASK}: ${choice.line}`);
+  return choice.executor;
 }

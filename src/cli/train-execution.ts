@@ -3,7 +3,12 @@
 // (train/choose-execution.ts: a probe at the first run of a shape, cached per user). GPUs and TPUs
 // always run on XLA, and ranks of a multi-process run must not each decide on their own measurement:
 // neither is probed.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { UsageError } from "./args.js";
+import { isGcsPath } from "../data/storage/index.js";
+import { openClassificationDataset } from "../data/pipeline/classification-dataset.js";
+import { classifierConfig, type ClassifierConfig } from "../models/classification/config.js";
 import { loadAcceleratorExecutor, type CpuExecutorName } from "../distribute/devices.js";
 import { processPlace } from "../distribute/multi-process.js";
 import { discoverPjrtPlugin } from "../exec/xla/index.js";
@@ -65,8 +70,30 @@ export async function trainExecution(f: TrainExecutionFlags): Promise<{ executor
 }
 
 /**
- * The executor and precision as given, for a task the probe does not measure (a classifier's step is
- * its language model's plus a head, but its batch lengths vary): --precision auto is refused.
+ * The shape a classifier's run probes: the --init-from directory's config with the data's classes, and
+ * the data's longest padded length (its batches vary in length; the longest carry most of the work).
+ * Undefined where they cannot be read here, before the run's own checks (data on gs://, a directory
+ * or a file those checks refuse): the run then takes the default executor, and its checks say what
+ * is wrong in their own words.
+ */
+export async function classifierProbeShape(
+  initFrom: string | undefined,
+  trainData: readonly string[],
+): Promise<{ config: ClassifierConfig; maxLength: number } | undefined> {
+  if (initFrom === undefined || trainData.some(isGcsPath)) return undefined;
+  try {
+    const file = join(initFrom, "config.json");
+    const raw = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    const data = await openClassificationDataset({ files: [...trainData], batchSize: 1, shuffle: false });
+    return { config: classifierConfig(raw, file, { labels: data.labels }), maxLength: Math.max(...data.paddedLengths) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The executor and precision as given, where the run's shape is not known before its checks (a
+ * classifier's, see classifierProbeShape): --precision auto, which must measure, is refused.
  */
 export function givenExecution(
   executor: CpuExecutorName | undefined,

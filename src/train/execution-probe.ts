@@ -4,12 +4,15 @@
 // cuDNN's benchmark mode, it measures the real compiled kernels rather than guessing from flags.
 //
 // The shape is the run's own (width, heads, feed-forward size, vocabulary, sequence length and its
-// objective) cut to one layer and at most PROBE_TOKENS tokens per step: the executors differ per
-// layer and per token, and XLA's compile time grows with depth (mlm-small: about 3 s for one layer,
-// 10 s for two), so more depth would cost compile time and tell little more. Its parameters, data
+// objective) cut to one layer (a classifier's to two) and at most PROBE_TOKENS tokens per step: the
+// executors differ per layer and per token, and XLA's compile time grows with depth (mlm-small: about
+// 3 s for one layer, 10 s for two), so more depth would cost compile time and tell little more. Its parameters, data
 // and random streams are its own: the run's numbers depend only on the executor and precision chosen.
 import * as k from "../core/index.js";
 import { createModel, modelSpec, type ModelConfig } from "../models/index.js";
+import type { ClassifierConfig } from "../models/classification/config.js";
+import { createSequenceClassifier } from "../models/classification/model.js";
+import { sequenceClassificationObjective } from "./objectives/sequence-classification.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
 import type { CpuExecutorName } from "../distribute/devices.js";
@@ -39,9 +42,19 @@ export interface ProbeShape {
   readonly maxLength: number;
 }
 
-/** The probe shape of a run that trains `config` on batches of `batch` records of `maxLength` tokens. */
+/** Whether a probe shape is a sequence classifier's (its config has the classes: num_labels). */
+export function isClassifierShape(config: ModelConfig): config is ClassifierConfig {
+  return typeof (config as Partial<ClassifierConfig>).num_labels === "number";
+}
+
+/**
+ * The probe shape of a run that trains `config` on batches of `batch` records of `maxLength` tokens. A
+ * classifier keeps two layers: its last one computes the first token's row alone (what its head reads),
+ * so one layer would leave out the full layers that make up the rest of the model.
+ */
 export function probeShape(config: ModelConfig, batch: number, maxLength: number): ProbeShape {
-  const depth = "n_layer" in config ? { n_layer: 1 } : { num_hidden_layers: 1 };
+  const layers = isClassifierShape(config) ? 2 : 1;
+  const depth = "n_layer" in config ? { n_layer: layers } : { num_hidden_layers: layers };
   return {
     config: { ...config, ...depth } as ModelConfig,
     batch: Math.max(1, Math.min(batch, Math.floor(PROBE_TOKENS / maxLength))),
@@ -68,6 +81,8 @@ export function probeShapeClass(s: ProbeShape): Record<string, string | number> 
     ...field("num_attention_heads", "n_head"),
     ...field("num_key_value_heads"),
     ...field("hidden_act", "activation_function"),
+    // A classifier's step differs from a language model's of the same shape (its head, its last layer).
+    ...(isClassifierShape(s.config) ? { task: "sequence-classification", num_labels: s.config.num_labels } : {}),
     vocab_size: s.config.vocab_size,
     batch: s.batch,
     max_length: s.maxLength,
@@ -76,8 +91,10 @@ export function probeShapeClass(s: ProbeShape): Record<string, string | number> 
 
 /** A short human description of a probe shape ("roberta width 256, vocab 8192, 8×128 tokens, 1 layer"). */
 export function describeProbeShape(s: ProbeShape): string {
-  const { width } = modelSpec(s.config).layersAndWidth(s.config);
-  return `${s.config.model_type} width ${width}, vocab ${s.config.vocab_size}, ${s.batch}×${s.maxLength} tokens, 1 layer`;
+  const { width, layers } = modelSpec(s.config).layersAndWidth(s.config);
+  const what = isClassifierShape(s.config) ? `${s.config.model_type} classifier` : s.config.model_type;
+  const depth = `${layers} layer${layers === 1 ? "" : "s"}`;
+  return `${what} width ${width}, vocab ${s.config.vocab_size}, ${s.batch}×${s.maxLength} tokens, ${depth}`;
 }
 
 /** How long a probe may measure (compiles apart) and how many rounds it times. */
@@ -98,11 +115,12 @@ function probeSession(
   precision: PrecisionName,
   device: k.Device,
 ): { step(): Promise<number>; compileSeconds(): number } {
-  const model = createModel(shape.config);
+  const classifier = isClassifierShape(shape.config) ? createSequenceClassifier(shape.config) : undefined;
+  const model = classifier ?? createModel(shape.config);
   const vocab = shape.config.vocab_size;
   // The masking of a masked LM draws its own positions (ids 0-4 special, as the benchmark's synthetic batches).
   const settings = modelSpec(shape.config).task === "causal-lm" ? {} : maskingSettings(vocab);
-  const objective = objectiveFor(model, settings);
+  const objective = classifier ? sequenceClassificationObjective({ model: classifier }) : objectiveFor(model, settings);
   const policy = precisionPolicy(precision);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const params = k.jit((key: k.Array) => model.init(key), { name: "probe_init", device })(k.randomKey(0, device));
@@ -123,6 +141,15 @@ function probeSession(
     attentionMask: k.array(new Int32Array(ids.length).fill(1), { shape: [batch, maxLength], device }),
     exampleOffset: k.array(new Int32Array([0]), { shape: [], device }),
     epoch: k.array(new Int32Array([0]), { shape: [], device }),
+    // A classifier's batches carry one class per record.
+    ...(classifier
+      ? {
+          labels: k.array(
+            Int32Array.from({ length: batch }, (_, i) => i % classifier.config.num_labels),
+            { shape: [batch], device },
+          ),
+        }
+      : {}),
   };
   let done = 0;
   return {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import "../../src/index.js";
-import { presetConfig } from "../../src/models/index.js";
+import { classifierConfig, presetConfig } from "../../src/models/index.js";
 import { OptionError } from "../../src/core/option-error.js";
 import { chooseCpuExecution, type CpuExecutionOptions } from "../../src/train/choose-execution.js";
 import { PROBE_CACHE_FILE, readProbeCache } from "../../src/train/probe-cache.js";
@@ -81,6 +81,32 @@ test(
     assert.equal(third.fromCache, false);
     assert.notEqual(third.probedAt, first.probedAt);
     assert.equal((await readProbeCache(path)).entries.length, 2);
+  },
+);
+
+test(
+  "a classifier's shape is probed as a classifier (two layers, its classes) and cached apart from its language model's",
+  { skip: xlaCpuSkip },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kiln-choose-classifier-"));
+    const lm = options(dir).config;
+    const config = classifierConfig(lm, "the test's config", { numLabels: 3 });
+    const classifier = await chooseCpuExecution({ ...options(dir), config });
+    assert.equal(classifier.fromCache, false);
+    assert.deepEqual(
+      classifier.timings.map((t) => `${t.executor} ${t.precision}`),
+      ["ort 32", "xla 32"],
+    );
+    assert.match(classifier.line, /per step of roberta classifier width 32, vocab 64, 2×16 tokens, 2 layers\b/);
+    const [entry] = (await readProbeCache(join(dir, PROBE_CACHE_FILE))).entries;
+    const shape = JSON.parse(entry!.key.shape) as Record<string, unknown>;
+    assert.equal(shape.task, "sequence-classification");
+    assert.equal(shape.num_labels, 3);
+    // The language model of the same shape is another key: probed, not read from the classifier's entry.
+    const language = await chooseCpuExecution(options(dir));
+    assert.equal(language.fromCache, false);
+    assert.match(language.line, /per step of roberta width 32, vocab 64, 2×16 tokens, 1 layer\b/);
+    assert.equal((await chooseCpuExecution({ ...options(dir), config })).fromCache, true);
   },
 );
 

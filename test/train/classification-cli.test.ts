@@ -5,17 +5,19 @@
 // transformers' AutoModelForSequenceClassification loads it with no missing keys and the same logits.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
-import { loadModel } from "../../src/models/index.js";
+import { createModel, loadModel, presetConfig, saveModel } from "../../src/models/index.js";
 import type { Params } from "../../src/models/language-model.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { maxAbsDiff, padBatch, writeBatch } from "../helpers/hf-interop.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { LABELS, MAX_LENGTH, makeTinyClassification } from "../helpers/tiny-classification.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
@@ -196,3 +198,27 @@ test("a classifier's settings that cannot train are refused by flag, before any 
   assert.notEqual(lm.code, 0);
   assert.match(lm.stderr, /--class-weights is for --task sequence-classification, not --task mlm/);
 });
+
+test(
+  "a classifier 128 wide trains on the CPU executor a probe of its own shape chose (two layers, its data's length)",
+  { skip: xlaCpuSkip },
+  async () => {
+    const tokenizer = await loadTokenizer(data.tokenizerDir);
+    const config = { ...presetConfig("mlm-tiny", tokenizer, MAX_LENGTH), hidden_size: 128, intermediate_size: 256 };
+    const model = createModel(config);
+    const wide = join(data.dir, "wide-base");
+    await saveModel(wide, model, k.jit((key: k.Array) => model.init(key))(k.randomKey(5)));
+    cpSync(join(data.tokenizerDir, "tokenizer.json"), join(wide, "tokenizer.json"));
+    // A cache of its own: the probe runs here rather than reading an earlier run's choice.
+    const env = { ...process.env, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), "kiln-probe-cache-")) };
+    const args = [main, "train", "--task", "sequence-classification", "--init-from", wide, "--tokenizer", data.tokenizerDir];
+    args.push("--train-data", data.train, "--per-replica-batch-size", "16", "--max-steps", "1", "--quiet");
+    args.push("--output-dir", join(data.dir, "wide-classifier"));
+    const r = spawnSync(process.execPath, args, { env, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    // Batches of 16 records padded to at most 32 tokens (the data's maxLength): the probe's 16×32.
+    assert.match(r.stderr, /^kiln train: executor (ort|xla) \(32\): .*ort f32 \d+ ms, xla f32 \d+ ms per step of /m);
+    assert.match(r.stderr, / per step of roberta classifier width 128, vocab \d+, 16×32 tokens, 2 layers\b/);
+    assert.match(r.stderr, /tokens, 2 layers\), probed .*, cached in /);
+  },
+);

@@ -20,7 +20,7 @@ import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
 import { trainingModel, trainingModelPlan, type TrainingModel } from "../../train/training-model.js";
 import { classifierTrainingModel, openClassifierData } from "../../train/classifier-training.js";
-import { givenExecution, trainExecution } from "../train-execution.js";
+import { classifierProbeShape, givenExecution, trainExecution } from "../train-execution.js";
 import type { Command } from "./types.js";
 import { rankPrefix } from "../../distribute/multi-process.js";
 import { launchedStore } from "../launched-store.js";
@@ -90,8 +90,10 @@ async function runTrain(argv: string[]): Promise<void> {
       });
   if (spec.labelledData && v.resume) await checkSameOptimizerOfRun(outputs.localDir, v.optimizer);
 
-  // Who runs the CPU: --executor, or the faster here by a cached measurement of this model's shape.
-  const execution = plan
+  // Who runs the CPU: --executor, or the faster here by a cached measurement of this model's shape (a
+  // classifier's read from --init-from and its data, where they can be read before the checks).
+  const shape = plan ?? (v.precision === "auto" ? undefined : await classifierProbeShape(initFrom, v["train-data"]));
+  const execution = shape
     ? await trainExecution({
         executor: v.executor,
         precision: v.precision,
@@ -99,8 +101,8 @@ async function runTrain(argv: string[]): Promise<void> {
         pjrtPlugin: v["pjrt-plugin"],
         devices: v.devices,
         batch: batch / accum,
-        maxLength: plan.maxLength,
-        config: plan.config,
+        maxLength: shape.maxLength,
+        config: shape.config,
         say: (line) => console.error(`kiln train: ${line}`),
       })
     : givenExecution(v.executor, v.precision, task);
