@@ -2,9 +2,9 @@
 // BERT classifier of all-MiniLM-L6-v2's shapes (random init) on the batches of FILE (see
 // classify-batches.ts), each batch length its own compiled program. A warm-up pass runs every batch (the
 // compiles, and each program past its first runs: on ONNX Runtime, a pass right after one run of each
-// length timed about 1,150 real tokens/s, and the passes after it about 1,650),
-// then the timed pass runs every batch again in order; one JSON line on stdout. The
-// executor is ONNX Runtime, or XLA's CPU plugin with `xla` (and the plugin's path, else discovery's).
+// length timed about 1,150 real tokens/s, and the passes after it about 1,650), then the timed pass runs
+// every batch again in order; one JSON line on stdout. The executor is ONNX Runtime, or XLA's CPU plugin
+// with `xla` (and the plugin's path, else discovery's).
 //   node dist/bench/lib/classify-train-process.js FILE [ort|xla [PLUGIN]]
 import { readFileSync } from "node:fs";
 import * as k from "../../src/index.js";

@@ -6,13 +6,13 @@
 // The shape is the run's own (width, heads, feed-forward size, vocabulary, sequence length and its
 // objective) cut to one layer (a classifier's to two) and at most PROBE_TOKENS tokens per step: the
 // executors differ per layer and per token, and XLA's compile time grows with depth (mlm-small: about
-// 3 s for one layer, 10 s for two), so more depth would cost compile time and tell little more. Its parameters, data
-// and random streams are its own: the run's numbers depend only on the executor and precision chosen.
+// 3 s for one layer, 10 s for two), so more depth would cost compile time and tell little more. Its
+// parameters, data and random streams are its own: the run's numbers depend only on the executor and
+// precision chosen.
 import * as k from "../core/index.js";
 import { createModel, modelSpec, type ModelConfig } from "../models/index.js";
 import type { ClassifierConfig } from "../models/classification/config.js";
 import { createSequenceClassifier } from "../models/classification/model.js";
-import { sequenceClassificationObjective } from "./objectives/sequence-classification.js";
 import { AdamW } from "../optim/adamw.js";
 import { precisionPolicy, type PrecisionName } from "../optim/precision.js";
 import type { CpuExecutorName } from "../distribute/devices.js";
@@ -118,9 +118,10 @@ function probeSession(
   const classifier = isClassifierShape(shape.config) ? createSequenceClassifier(shape.config) : undefined;
   const model = classifier ?? createModel(shape.config);
   const vocab = shape.config.vocab_size;
-  // The masking of a masked LM draws its own positions (ids 0-4 special, as the benchmark's synthetic batches).
-  const settings = modelSpec(shape.config).task === "causal-lm" ? {} : maskingSettings(vocab);
-  const objective = classifier ? sequenceClassificationObjective({ model: classifier }) : objectiveFor(model, settings);
+  // The masking of a masked LM draws its own positions (ids 0-4 special, as the benchmark's synthetic
+  // batches); a causal LM and a classifier have none. The model's task picks the objective, as in a run.
+  const settings = classifier || modelSpec(shape.config).task === "causal-lm" ? {} : maskingSettings(vocab);
+  const objective = objectiveFor(model, settings);
   const policy = precisionPolicy(precision);
   const optimizer = new AdamW({ learningRate: 1e-4, weightDecay: 0.01 });
   const params = k.jit((key: k.Array) => model.init(key), { name: "probe_init", device })(k.randomKey(0, device));

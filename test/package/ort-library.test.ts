@@ -17,9 +17,9 @@ interface Manifest {
   onnxruntimeNode: string;
   files: Record<string, { bytes: number; sha256: string }>;
 }
+const manifest = JSON.parse(readFileSync(join(vendor, "manifest.json"), "utf8")) as Manifest;
 
 test("vendor/onnxruntime holds onnxruntime-node's own library for each platform, as its manifest says", () => {
-  const manifest = JSON.parse(readFileSync(join(vendor, "manifest.json"), "utf8")) as Manifest;
   const ortNode = dirname(createRequire(join(root, "package.json")).resolve("onnxruntime-node/package.json"));
   const version = (JSON.parse(readFileSync(join(ortNode, "package.json"), "utf8")) as { version: string }).version;
   assert.equal(manifest.onnxruntimeNode, version, "the copy is of the onnxruntime-node that is installed");
@@ -47,7 +47,6 @@ test("npm pack packs every vendored library, the manifest, and ONNX Runtime's li
     }),
   ) as [{ files: { path: string }[] }];
   const files = packed.files.map((f) => f.path).filter((p) => p.startsWith("vendor/"));
-  const manifest = JSON.parse(readFileSync(join(vendor, "manifest.json"), "utf8")) as Manifest;
   assert.deepEqual(
     files.sort(),
     [

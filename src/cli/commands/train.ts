@@ -91,8 +91,10 @@ async function runTrain(argv: string[]): Promise<void> {
   if (spec.labelledData && v.resume) await checkSameOptimizerOfRun(outputs.localDir, v.optimizer);
 
   // Who runs the CPU: --executor, or the faster here by a cached measurement of this model's shape (a
-  // classifier's read from --init-from and its data, where they can be read before the checks).
-  const shape = plan ?? (v.precision === "auto" ? undefined : await classifierProbeShape(initFrom, v["train-data"]));
+  // classifier's read from --init-from and its data, where they can be read before the checks; only when
+  // the probe may run: no --executor, and not --precision auto, which a classifier's run refuses).
+  const probeClassifier = !plan && v.executor === undefined && v.precision !== "auto";
+  const shape = plan ?? (probeClassifier ? await classifierProbeShape(initFrom, v["train-data"]) : undefined);
   const execution = shape
     ? await trainExecution({
         executor: v.executor,
