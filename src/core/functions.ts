@@ -85,7 +85,7 @@ export function sigmoid(x: Array): Array {
 
 /** SiLU (swish): x · σ(x), the gate of Llama's SwiGLU feed-forward. */
 export function silu(x: Array): Array {
-  return mul(x, sigmoid(x));
+  return bind("silu", [x], {});
 }
 
 /**

@@ -39,6 +39,11 @@ export interface PrimParams {
    * kept their values for the backward pass (which here is computed from x).
    */
   gelu: {};
+  /**
+   * SiLU (swish): x·σ(x), Llama's gate activation. A primitive for its gradient, σ + y·(1 − σ) from the
+   * result y: two products over the activations where autodiff of x·σ(x) wrote four.
+   */
+  silu: {};
   rsqrt: {};
   sqrt: {};
   abs: {};

@@ -35,14 +35,16 @@ export function hashBits(k0: Array | number, k1: Array | number, counter: Array 
   return mix(u(k0), u(k1), u(counter));
 }
 
+/** The Weyl step's multiplier. */
+const WEYL = 0x9e3779b1;
+
 function mix(k0: Array, k1: Array, counter: Array): Array {
-  return mixFrom(k0, add(counter, k1));
+  return finalize(bitXor(mul(add(counter, k1), WEYL), k0));
 }
 
-/** The hash of `start` = counter + k1 (mod 2^32), so that scalars can be summed before a large counter. */
-function mixFrom(k0: Array, start: Array): Array {
-  let h = bitXor(mul(start, 0x9e3779b1), k0);
-  h = bitXor(h, shiftRightLogical(h, 16));
+/** MurmurHash3's finalizer of the Weyl step's value ⊕ k0. */
+function finalize(weyl: Array): Array {
+  let h = bitXor(weyl, shiftRightLogical(weyl, 16));
   h = mul(h, 0x85ebca6b);
   h = bitXor(h, shiftRightLogical(h, 13));
   h = mul(h, 0xc2b2ae35);
@@ -65,7 +67,9 @@ function flatBits(key: Array, n: number, offset: number | Array): Array {
   // (i + offset) + k1 = i + (offset + k1) mod 2^32: the scalars are summed first, so a large draw pays
   // one addition per element, not two.
   const base = offset instanceof Array ? add(k1, astype(offset, "u32").reshape([])) : offset ? add(k1, offset >>> 0) : k1;
-  return mixFrom(k0, add(iota([n], 0, "u32"), base));
+  // (i + base)·W = i·W + base·W (mod 2^32): the counters' products are a constant an executor folds
+  // when it compiles the program, so a draw pays one addition per element for the Weyl step, not two passes.
+  return finalize(bitXor(add(mul(iota([n], 0, "u32"), WEYL), mul(base, WEYL)), k0));
 }
 
 /** n new independent keys (u32[n,2]) derived from key; take one with splitKey(key, n)[i]. */

@@ -37,7 +37,11 @@ export function selfAttention(
   const tq = queries.shape[1]!;
   const d = h / heads;
   const split = (y: k.Array, rows: number) => y.reshape([b, rows, heads, d]);
-  const q = split(dense(p.query, queries), tq).mul(1 / Math.sqrt(d));
+  // The 1/√d scale applied to the query projection's weight and bias ([hidden, hidden] and [hidden]
+  // values) instead of to every query ([batch, seq, hidden]), forward and back; the same values where
+  // the scale is a power of two (head size 64: 1/8).
+  const scale = 1 / Math.sqrt(d);
+  const q = split(dense({ weight: p.query.weight.mul(scale), bias: p.query.bias.mul(scale) }, queries), tq);
   const kk = split(dense(p.key, x), t);
   const v = split(dense(p.value, x), t);
   const scores = k.einsum("bqhd,bkhd->bhqk", q, kk).add(bias);

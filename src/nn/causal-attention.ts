@@ -100,11 +100,16 @@ export function groupedAttention(
   const [b, t, heads, d] = q.shape as [number, number, number, number];
   const kvHeads = keys.shape[1]!;
   const grouped = q.reshape([b, t, kvHeads, heads / kvHeads, d]);
-  const scores = k.einsum("btngd,bnsd->bngts", grouped, keys.astype(q.dtype));
-  const masked = maskedScores(scores.astype(accumulationDtype(q.dtype)), visible, scale, MASKED_SCORE);
+  // Scores laid out [batch, kvHeads, t, groups, s]: the product's own order (its free query axes t and
+  // groups stay in q's order), so neither product nor its gradients transposes the [t, s] score arrays, the
+  // largest of the layer; only q-sized arrays move. The mask is read in the same order.
+  const scores = k.einsum("btngd,bnsd->bntgs", grouped, keys.astype(q.dtype));
+  const ranked = visible.reshape([...globalThis.Array<number>(5 - visible.ndim).fill(1), ...visible.shape]);
+  const shown = k.transpose(ranked, [0, 1, 3, 2, 4]);
+  const masked = maskedScores(scores.astype(accumulationDtype(q.dtype)), shown, scale, MASKED_SCORE);
   let probs = k.softmax(masked, -1).astype(q.dtype);
   if (dropout) probs = dropout.sites.apply(probs, dropout.rate, dropout.site);
-  return k.einsum("bngts,bnsd->btngd", probs, values.astype(q.dtype)).reshape([b, t, heads * d]);
+  return k.einsum("bntgs,bnsd->btngd", probs, values.astype(q.dtype)).reshape([b, t, heads * d]);
 }
 
 /**

@@ -61,6 +61,8 @@ const CASES: Record<string, Make> = {
   log: unary((x) => x.log(), positive),
   tanh: unary((x) => x.tanh()),
   logistic: unary((x) => k.logistic(x)),
+  // x·x: the product rule's two terms on one operand (the rule gives it 2·ct·x whole).
+  square: unary((x) => x.mul(x)),
   erf: unary((x) => x.erf()),
   rsqrt: unary((x) => x.rsqrt(), positive),
   sqrt: unary((x) => x.sqrt(), positive),

@@ -112,6 +112,7 @@ export const SHAPE_RULES: ShapeRuleTable = {
   logistic: unaryFloat("logistic"),
   erf: unaryFloat("erf"),
   gelu: unaryFloat("gelu"),
+  silu: unaryFloat("silu"),
   rsqrt: unaryFloat("rsqrt"),
   sqrt: unaryFloat("sqrt"),
   sin: unaryFloat("sin"),

@@ -6,7 +6,7 @@ import { isFloat } from "../dtype.js";
 import type { Prim, PrimParams } from "../ir.js";
 import { bind } from "../ops/dispatch.js";
 import { full, zerosLike } from "../ops/creation.js";
-import { add, astype, compare, cos, div, erf, exp, log, mul, neg, sin, stopGradient, sub, where } from "../ops/elementwise.js";
+import { add, astype, compare, cos, div, erf, exp, log, logistic, mul, neg, sin, stopGradient, sub, where } from "../ops/elementwise.js";
 import { max, sum } from "../ops/reduce.js";
 import { expandDims, reshape, sliceAxis, transpose } from "../ops/shape.js";
 
@@ -108,6 +108,11 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
     const pdf = mul(exp(mul(mul(x!, x!), -0.5)), INV_SQRT_2PI);
     return [mul(ct, add(cdf, mul(x!, pdf)))];
   },
+  // d/dx x·σ(x) = σ + x·σ·(1 − σ) = σ + y·(1 − σ), with y the result.
+  silu: (ct, [x], out) => {
+    const s = logistic(x!);
+    return [mul(ct, add(s, mul(out, sub(1, s))))];
+  },
   rsqrt: (ct, [x], out) => [mul(ct, mul(div(out, x!), -0.5))],
   sqrt: (ct, _i, out) => [div(mul(ct, 0.5), out)],
   abs: (ct, [x]) => [where(compare(x!, 0, "gt"), ct, where(compare(x!, 0, "lt"), neg(ct), 0))],
@@ -118,7 +123,10 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
 
   add: (ct) => [ct, ct],
   sub: (ct) => [ct, neg(ct)],
-  mul: (ct, [a, b]) => [mul(ct, b!), mul(ct, a!)],
+  // A square (x·x, as norms compute a variance) gets its whole cotangent 2·ct·x on one operand: one
+  // product over x's shape where ct·x + ct·x took two and a sum (ct is often a row value broadcast
+  // later, where the doubling is nearly free). Doubling is exact, so the values are the same.
+  mul: (ct, [a, b]) => (a === b ? [mul(add(ct, ct), a!), null] : [mul(ct, b!), mul(ct, a!)]),
   div: (ct, [, b], out) => [div(ct, b!), neg(div(mul(ct, out), b!))],
   pow: (ct, [a, b], out) => [
     mul(ct, mul(b!, bind("pow", [a!, sub(b!, 1)], {}))),

@@ -34,6 +34,19 @@ const gelu: Lowering<"gelu"> = (g, [x], _p, out) => {
   return g.cast(y, out.dtype);
 };
 
+/**
+ * SiLU: x · Sigmoid(x), which ONNX Runtime's optimizer fuses into one QuickGelu kernel where nothing else
+ * reads the Sigmoid. That kernel is f32 only and the fusion does not check, so f64 is written
+ * x / (1 + e^-x) instead (e^-x overflowing to ∞ gives the limit, -0).
+ */
+const silu: Lowering<"silu"> = (g, [x], _p, out) => {
+  const c = computeDtype(x!.dtype);
+  const v = g.cast(x!, c);
+  if (c !== "f64") return g.cast(g.elementwise("Mul", [v, g.elementwise("Sigmoid", [v], c)], c), out.dtype);
+  const onePlus = g.elementwise("Add", [g.elementwise("Exp", [g.elementwise("Neg", [v], c)], c), g.scalar(c, 1, v.full.length)], c);
+  return g.cast(g.elementwise("Div", [v, onePlus], c), out.dtype);
+};
+
 /** An arithmetic op in the operands' compute dtype (integers natively: ORT's CPU kernels wrap). */
 function arithmetic(op: string): Lowering<any> {
   return (g, [a, b], _p, out) => {
@@ -206,6 +219,7 @@ export const ELEMENTWISE_LOWERINGS = {
   // The CPU provider has Erf for float only: f64 erf is computed in f32 (about 1e-7 relative).
   erf: unary("Erf", false),
   gelu,
+  silu,
   rsqrt,
   sqrt: unary("Sqrt"),
   abs,

@@ -10,7 +10,7 @@ import { GraphBuilder, type Val } from "./graph-builder.js";
 import { LOWERINGS } from "./lowering-table.js";
 import type { Lowering } from "./lowering-signature.js";
 import type { ScanLowering } from "./lower-scan.js";
-import { foldTransposedProducts } from "./rewrite.js";
+import { foldTransposedProducts, scaleRowsAfterProducts } from "./rewrite.js";
 import { mergeSharedOperandProducts } from "./merge-products.js";
 import { findFusions } from "./fused-kernels.js";
 import { inPlaceInputs } from "./in-place.js";
@@ -119,7 +119,7 @@ export function lowerProgram(source: Program, replicas: number, producerVersion:
 }
 
 export function lowerGraph(source: Program, replicas: number, opts: { relayOutConstants?: boolean } = {}): LoweredGraph {
-  const program = foldTransposedProducts(source);
+  const program = scaleRowsAfterProducts(foldTransposedProducts(source));
   const g = new GraphBuilder("", opts.relayOutConstants ?? false);
   const inputs: ValueInfoDef[] = [];
   const envs = Array.from({ length: replicas }, (_, r) => {

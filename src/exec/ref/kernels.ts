@@ -31,6 +31,11 @@ export type ReplicatedKernel<P extends Prim> = (
   interpret: Interpret,
 ) => HostTensor[][];
 
+/** σ(x) from e^-|x|, which never overflows. */
+function sigmoid(x: number): number {
+  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+}
+
 function unary(f: (x: number) => number): Kernel<any> {
   return ([x], _p, out) => {
     const a = numbers(x!);
@@ -153,10 +158,10 @@ export const REF_KERNELS: { [P in Prim]: P extends "scan" ? ReplicatedKernel<P> 
   exp: unary(Math.exp),
   log: unary(Math.log),
   tanh: unary(Math.tanh),
-  // From e^-|x|, which never overflows.
-  logistic: unary((x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)))),
+  logistic: unary(sigmoid),
   erf: unary(erf),
   gelu: unary((x) => 0.5 * x * (1 + erf(x * Math.SQRT1_2))),
+  silu: unary((x) => x * sigmoid(x)),
   rsqrt: unary((x) => 1 / Math.sqrt(x)),
   sqrt: unary(Math.sqrt),
   abs: unary(Math.abs),

@@ -206,6 +206,8 @@ export const CASES: { [P in Prim]: Maker } = {
   // So does GELU (ORT's Gelu kernel is f32, its tail 0.5·x·(1 + erf) a cancellation: -1.7e-11 at
   // x = -6.9 comes out 0); "wide" holds NaN and infinities.
   gelu: unary("gelu", FLOATS, "wide", () => ({ ...F32_ELEMENTWISE, atol: 1e-6 })),
+  // x · Sigmoid(x): MLAS's Sigmoid accuracy (above), and f64 as well.
+  silu: unary("silu", FLOATS, "normal", (d) => (d === "f64" ? { rtol: 1e-12 } : { rtol: 4e-6, atol: 1e-7 })),
   rsqrt: unary("rsqrt", FLOATS, "positive"),
   sqrt: unary("sqrt", FLOATS, "positive"),
   abs: unary("abs", NUMERIC, "wide"),

@@ -34,7 +34,7 @@ function build(name: string, f: (b: ProgramBuilder) => k.Var[], options?: LowerO
   return { name, program: b.build(name, f(b)), ...(options ? { options } : {}) };
 }
 
-const UNARY_FLOAT = ["neg", "exp", "log", "tanh", "logistic", "erf", "gelu", "rsqrt", "sqrt", "sin", "cos", "is_finite"] as const;
+const UNARY_FLOAT = ["neg", "exp", "log", "tanh", "logistic", "erf", "gelu", "silu", "rsqrt", "sqrt", "sin", "cos", "is_finite"] as const;
 const BINARY_NUMERIC = ["add", "sub", "mul", "div", "pow", "max", "min"] as const;
 const BITWISE = ["and", "or", "xor", "shift_left", "shift_right_logical"] as const;
 

@@ -86,6 +86,7 @@ export const ELEMENTWISE_LOWERINGS: LoweringTable<
   | "log"
   | "tanh"
   | "logistic"
+  | "silu"
   | "erf"
   | "rsqrt"
   | "sqrt"
@@ -115,6 +116,8 @@ export const ELEMENTWISE_LOWERINGS: LoweringTable<
   log: unary("stablehlo.log"),
   tanh: unary("stablehlo.tanh"),
   logistic: unary("stablehlo.logistic"),
+  // x·σ(x): XLA fuses the two into one loop.
+  silu: (cx, [x], _p, out) => cx.emit.op("stablehlo.multiply", [x!, cx.emit.op("stablehlo.logistic", [x!], out)], out),
   rsqrt: unary("stablehlo.rsqrt"),
   sqrt: unary("stablehlo.sqrt"),
   sin: unary("stablehlo.sine"),
