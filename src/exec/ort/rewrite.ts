@@ -1,4 +1,5 @@
-// IR rewrites applied before lowering, each exact (same values) and each saving real work on the CPU.
+// IR rewrites applied before lowering, each saving real work on the CPU: exact (the same values), or
+// the same up to rounding where a scaling moves past a sum.
 import type { DType } from "../../core/dtype.js";
 import { allEquations, eqnOuts, type Eqn, type PrimParams, type Program, type Var } from "../../core/ir.js";
 
