@@ -54,7 +54,12 @@ export function foldTransposedProducts(program: Program): Program {
  */
 export function scaleRowsAfterProducts(program: Program): Program {
   const readers = new Map<number, Eqn[]>();
-  for (const e of program.eqns) for (const v of e.inputs) readers.set(v.id, [...(readers.get(v.id) ?? []), e]);
+  for (const e of program.eqns)
+    for (const v of e.inputs) {
+      const list = readers.get(v.id);
+      if (list) list.push(e);
+      else readers.set(v.id, [e]);
+    }
   const outputs = new Set(program.outputs.map((v) => v.id));
   const movable = new Set<Eqn>();
   for (const e of program.eqns) {

@@ -9,24 +9,35 @@ import { mismatch } from "./compare.js";
 const cpu = k.findDevice("cpu:0"),
   ref = k.findDevice("ref:0");
 
+/** Values of `shape` on `device`: sin(i · seed) for element i. */
+const arr = (shape: number[], device: k.Device, seed: number) =>
+  k.array(
+    Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * seed)),
+    { shape, device },
+  );
+
+/** The gradients `g` computes on ONNX Runtime are the reference interpreter's, to f32 rounding. */
+function assertSameGradients(g: (...xs: k.Array[]) => k.Array[], args: (d: k.Device) => readonly k.Array[]): void {
+  const want = k
+    .jit(g, { device: ref })(...args(ref))
+    .map((a) => a.dataSync());
+  const got = k
+    .jit(g, { device: cpu })(...args(cpu))
+    .map((a) => a.dataSync());
+  want.forEach((w, i) => assert.equal(mismatch("f32", got[i]!, w, { rtol: 1e-5, normwise: true }), undefined, `gradient ${i}`));
+}
+
 test("weight gradients are computed in place: transpose(dot_general) folds into one dot_general", () => {
   // Batched and plain products, gradients for both operands of each.
   const loss = (w: k.Array, v: k.Array, x: k.Array) => k.einsum("bsd,bde->bse", x.matmul(w).tanh(), v).square().sum();
   const g = (w: k.Array, v: k.Array, x: k.Array) => k.grad(loss, { argnums: [0, 1, 2] })(w, v, x) as k.Array[];
-  const arr = (shape: number[], device: k.Device, seed: number) =>
-    k.array(
-      Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * seed)),
-      { shape, device },
-    );
   const args = (d: k.Device) => [arr([5, 6], d, 1), arr([3, 6, 4], d, 2), arr([3, 7, 5], d, 3)] as const;
   const program = k.jit(g).lower(...args(ref));
   const rewritten = foldTransposedProducts(program);
   const transposes = (p: k.Program) => p.eqns.filter((e) => e.prim === "transpose").length;
   assert.ok(transposes(rewritten) < transposes(program), `${transposes(program)} transposes before, ${transposes(rewritten)} after`);
   assert.equal(rewritten.eqns.length, program.eqns.length - (transposes(program) - transposes(rewritten)));
-  const want = (k.jit(g, { device: ref })(...args(ref)) as k.Array[]).map((a) => a.dataSync());
-  const got = (k.jit(g, { device: cpu })(...args(cpu)) as k.Array[]).map((a) => a.dataSync());
-  want.forEach((w, i) => assert.equal(mismatch("f32", got[i]!, w, { rtol: 1e-5, normwise: true }), undefined, `gradient ${i}`));
+  assertSameGradients(g, args);
 });
 
 test("a vocabulary head's gradient scales rows on the products' side: no multiply over the logits, the same gradients", () => {
@@ -38,11 +49,6 @@ test("a vocabulary head's gradient scales rows on the products' side: no multipl
   );
   const loss = (w: k.Array, h: k.Array) => k.crossEntropy(h.tanh().matmul(w.transpose()), labels, { reduction: "sum" }).mul(0.37);
   const g = (w: k.Array, h: k.Array) => k.grad(loss, { argnums: [0, 1] })(w, h) as k.Array[];
-  const arr = (shape: number[], device: k.Device, seed: number) =>
-    k.array(
-      Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * seed)),
-      { shape, device },
-    );
   const args = (d: k.Device) => [arr([9, 6], d, 1), arr([12, 6], d, 2)] as const;
   const program = foldTransposedProducts(k.jit(g).lower(...args(ref)));
   const rewritten = scaleRowsAfterProducts(program);
@@ -67,7 +73,5 @@ test("a vocabulary head's gradient scales rows on the products' side: no multipl
     n.inputs.some((i) => ["Exp", "Softmax"].includes(producer(i) ?? ""));
   assert.ok(graph.nodes.some(probabilities), "the probabilities are read");
   assert.ok(!graph.nodes.some((n) => n.op === "Mul" && probabilities(n)), "no Mul reads the probabilities");
-  const want = (k.jit(g, { device: ref })(...args(ref)) as k.Array[]).map((a) => a.dataSync());
-  const got = (k.jit(g, { device: cpu })(...args(cpu)) as k.Array[]).map((a) => a.dataSync());
-  want.forEach((w, i) => assert.equal(mismatch("f32", got[i]!, w, { rtol: 1e-5, normwise: true }), undefined, `gradient ${i}`));
+  assertSameGradients(g, args);
 });
