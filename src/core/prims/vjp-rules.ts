@@ -29,7 +29,6 @@ export function attachScanVjp(rule: MultiVjpRule<"scan">): void {
   scanRule = rule;
 }
 const TWO_OVER_SQRT_PI = 1.1283791670955126;
-const INV_SQRT_2PI = 0.3989422804014327;
 
 function inversePerm(perm: readonly number[]): number[] {
   const inv = new globalThis.Array<number>(perm.length);
@@ -102,11 +101,14 @@ export const VJP_RULES: { [P in Prim]: P extends "scan" ? MultiVjpRule<P> : VjpR
   tanh: (ct, _i, out) => [mul(ct, sub(1, mul(out, out)))],
   logistic: (ct, _i, out) => [mul(ct, mul(out, sub(1, out)))],
   erf: (ct, [x]) => [mul(ct, mul(exp(neg(mul(x!, x!))), TWO_OVER_SQRT_PI))],
-  // d/dx x·Φ(x) = Φ(x) + x·φ(x), with Φ(x) = (1 + erf(x/√2))/2 and φ(x) = exp(−x²/2)/√(2π).
+  // d/dx x·Φ(x) = Φ(x) + x·φ(x), with Φ(x) = (1 + erf(x/√2))/2 and φ(x) = exp(−x²/2)/√(2π). Written in
+  // w = −x/√2: Φ = (1 − erf(w))/2 and x·φ = −(w / e^(w²))/√π, so the cotangent is
+  // ct·(1 − erf(w) − (2/√π)·w / e^(w²))/2: ten passes over x's shape where the rule as written took eleven.
+  // Past |x| ≈ 13.3, e^(w²) overflows to ∞ and w / ∞ = 0 is the limit.
   gelu: (ct, [x]) => {
-    const cdf = mul(add(erf(mul(x!, Math.SQRT1_2)), 1), 0.5);
-    const pdf = mul(exp(mul(mul(x!, x!), -0.5)), INV_SQRT_2PI);
-    return [mul(ct, add(cdf, mul(x!, pdf)))];
+    const w = mul(x!, -Math.SQRT1_2);
+    const tail = mul(div(w, exp(mul(w, w))), TWO_OVER_SQRT_PI);
+    return [mul(mul(ct, sub(1, add(erf(w), tail))), 0.5)];
   },
   // d/dx x·σ(x) = σ + x·σ·(1 − σ) = σ + y·(1 − σ), with y the result.
   silu: (ct, [x], out) => {

@@ -1,6 +1,7 @@
 // A pool of encoder worker threads. Tasks go to the worker with the fewest tasks in flight; results
 // come back as flat id arrays.
 import { Worker } from "node:worker_threads";
+import { workerExecArgv } from "../../io/worker-options.js";
 import type { LineBatch } from "./task-builder.js";
 
 export interface WorkerSetup {
@@ -35,7 +36,7 @@ export class EncoderPool {
   constructor(setup: WorkerSetup, size: number) {
     const url = new URL("./worker.js", import.meta.url);
     this.slots = Array.from({ length: Math.max(1, size) }, () => {
-      const slot: Slot = { worker: new Worker(url, { workerData: setup }), inFlight: 0 };
+      const slot: Slot = { worker: new Worker(url, { workerData: setup, execArgv: workerExecArgv() }), inFlight: 0 };
       slot.worker.on("message", (reply: EncodeReply) => {
         slot.inFlight--;
         const waiter = this.waiting.get(reply.id)!;

@@ -60,6 +60,8 @@ export class GraphBuilder {
   private readonly derived = new Map<string, Val>();
   /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
   private readonly reshapeInput = new Map<string, Val>();
+  /** Each Transpose written, by its input's name and perm: a value is transposed the same way once. */
+  private readonly transposes = new Map<string, Val>();
 
   /** `prefix` keeps a subgraph's names (a loop body's) apart from the enclosing graph's. */
   /**
@@ -181,7 +183,17 @@ export class GraphBuilder {
       full = perm.map((p) => v.full[p]!);
     const kept = perm.filter((p) => v.shape[p] !== 1);
     if (kept.every((p, i) => i === 0 || kept[i - 1]! < p)) return this.reshapeActual(v, shape, full);
-    return { name: this.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape, full };
+    const key = `${v.name} ${perm.join(",")}`;
+    const done = this.transposes.get(key);
+    if (done) return { ...done, full };
+    const t: Val = { name: this.node("Transpose", [v.name], { perm: { kind: "ints", value: perm } }), dtype: v.dtype, shape, full };
+    this.transposes.set(key, t);
+    return t;
+  }
+
+  /** The Transpose of `v` by `perm` already written, if one was. */
+  writtenTranspose(v: Val, perm: readonly number[]): Val | undefined {
+    return this.transposes.get(`${v.name} ${perm.join(",")}`);
   }
 
   /** The value with every broadcast dimension filled in (one Expand). */

@@ -4,7 +4,7 @@ import type { DType } from "../../core/dtype.js";
 import type { Shape } from "../../core/shape.js";
 import type { PrimParams } from "../../core/ir.js";
 import { GraphBuilder, computeDtype, type Val } from "./graph-builder.js";
-import { attr, ONNX_TYPE, type GraphDef, type ValueInfoDef } from "../../io/onnx/proto.js";
+import { attr, MS_DOMAIN, ONNX_TYPE, type GraphDef, type ValueInfoDef } from "../../io/onnx/proto.js";
 import { sizeOf } from "../../core/shape.js";
 import type { Lowering } from "./lowering-signature.js";
 
@@ -21,7 +21,11 @@ interface Arranged {
  * Brings a materialized operand to [...batch, |first|, |second|]. When the operand's dims already come
  * in the order batch, first, second this is a Reshape (free); when they come as batch, second, first it
  * is a Reshape to the swapped matrix, marked `transposed` for the product to read it transposed instead
- * of copying it. Other orders need a real Transpose.
+ * of copying it. Other orders need a real Transpose, unless the operand was already transposed to the
+ * swapped matrix for another product: attention's keys are [batch, heads, dim, keys] for the scores and
+ * [batch, heads, keys, dim] for the queries' gradient, its values the other way round for the context and
+ * the probabilities' gradient, and each was transposed twice (the second, 2 of mlm-small's 7 [32, 128, 4,
+ * 64] Transposes per layer, is now a product reading the first transposed).
  */
 function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: readonly number[], second: readonly number[]): Arranged {
   const batchShape = batch.map((d) => v.shape[d]!);
@@ -34,6 +38,8 @@ function arrange(g: GraphBuilder, v: Val, batch: readonly number[], first: reado
   if (leadingBatch && same(rest, [...first, ...second])) return { v: g.reshape(v, target), transposed: false };
   if (leadingBatch && same(rest, [...second, ...first]))
     return { v: g.reshape(v, [...batchShape, prod(v, second), prod(v, first)]), transposed: true };
+  const swapped = g.writtenTranspose(v, [...batch, ...second, ...first]);
+  if (swapped) return { v: g.reshape(swapped, [...batchShape, prod(v, second), prod(v, first)]), transposed: true };
   return { v: g.reshape(g.transpose(v, [...batch, ...first, ...second]), target), transposed: false };
 }
 
@@ -113,13 +119,17 @@ const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
   // Transpose before a MatMul is folded into it by ORT's optimizer only while no Add was fused into the
   // MatMul first: the gradient of a tied embedding (logits' cotangent transposed, [4064 × 8192]) was
   // copied that way, 6% of a causal training step.
+  // A batched product reads it through FusedMatMul's (ORT's contrib kernel, f32 only; a session's graph
+  // only, as an exported model keeps to standard ONNX), where a Transpose then a MatMul relied on ORT's
+  // optimizer folding them, which it may instead merge with an earlier Transpose into a new copy.
+  const trans = { transA: { kind: "int", value: A.transposed ? 1 : 0 }, transB: { kind: "int", value: B.transposed ? 1 : 0 } } as const;
   const gemm = mnShape.length === 2 && (A.transposed || B.transposed) && (c === "f32" || c === "f64");
+  const fused = !gemm && (A.transposed || B.transposed) && c === "f32" && g.relayOutConstants;
   const name = gemm
-    ? g.node("Gemm", [A.v.name, B.v.name], {
-        transA: { kind: "int", value: A.transposed ? 1 : 0 },
-        transB: { kind: "int", value: B.transposed ? 1 : 0 },
-      })
-    : g.node("MatMul", [untransposed(g, A).name, untransposed(g, B).name]);
+    ? g.node("Gemm", [A.v.name, B.v.name], trans)
+    : fused
+      ? g.node("FusedMatMul", [A.v.name, B.v.name], trans, MS_DOMAIN)
+      : g.node("MatMul", [untransposed(g, A).name, untransposed(g, B).name]);
   const product: Val = { name, dtype: c, shape: mnShape, full: mnShape };
   return g.cast(g.reshape(product, out.shape), out.dtype);
 };

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { FLUSH_DENORMALS, keepingFloatEnvironment } from "./flush-denormals.js";
 
 export type Ptr = bigint;
 
@@ -36,8 +37,10 @@ const SLOT = {
   DisablePerSessionThreads: 120,
   CreateThreadingOptions: 121,
   ReleaseThreadingOptions: 122,
+  AddSessionConfigEntry: 130,
   SetGlobalIntraOpNumThreads: 147,
   SetGlobalInterOpNumThreads: 148,
+  SetGlobalDenormalAsZero: 155,
 } as const;
 
 /** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
@@ -133,7 +136,7 @@ export function ortApi(): OrtApi {
   const version = koffi.call(getVersion, koffi.proto("const char *OrtGetVersionString()")) as string;
   const table = koffi.call(getApi, koffi.proto("void *OrtGetApi(uint32_t version)"), ORT_API_VERSION) as Ptr | null;
   if (!table) throw new Error(`ONNX Runtime ${version} does not provide C API version ${ORT_API_VERSION}`);
-  const slots = koffi.decode(table, "void *", 150) as Ptr[];
+  const slots = koffi.decode(table, "void *", 156) as Ptr[];
   const fn = (slot: number, signature: string): Fn => koffi.decode(slots[slot]!, koffi.proto(signature)) as Fn;
 
   const getErrorMessage = fn(SLOT.GetErrorMessage, "const char *OrtGetErrorMessage(void *status)");
@@ -147,6 +150,7 @@ export function ortApi(): OrtApi {
   const releaseThreadingOptions = fn(SLOT.ReleaseThreadingOptions, "void OrtReleaseThreadingOptions(void *opts)");
   const setGlobalIntra = fn(SLOT.SetGlobalIntraOpNumThreads, "void *OrtSetGlobalIntraOpNumThreads(void *opts, int n)");
   const setGlobalInter = fn(SLOT.SetGlobalInterOpNumThreads, "void *OrtSetGlobalInterOpNumThreads(void *opts, int n)");
+  const setGlobalDenormalAsZero = fn(SLOT.SetGlobalDenormalAsZero, "void *OrtSetGlobalDenormalAsZero(void *opts)");
   const createSessionFromArray = fn(
     SLOT.CreateSessionFromArray,
     "void *OrtCreateSessionFromArray(void *env, const void *data, size_t len, void *opts, _Out_ void **out)",
@@ -160,6 +164,7 @@ export function ortApi(): OrtApi {
   const setOptLevel = fn(SLOT.SetSessionGraphOptimizationLevel, "void *OrtSetSessionGraphOptimizationLevel(void *opts, int level)");
   const setIntra = fn(SLOT.SetIntraOpNumThreads, "void *OrtSetIntraOpNumThreads(void *opts, int n)");
   const setInter = fn(SLOT.SetInterOpNumThreads, "void *OrtSetInterOpNumThreads(void *opts, int n)");
+  const addConfigEntry = fn(SLOT.AddSessionConfigEntry, "void *OrtAddSessionConfigEntry(void *opts, const char *key, const char *value)");
   const createTensor = fn(
     SLOT.CreateTensorWithDataAsOrtValue,
     "void *OrtCreateTensorWithDataAsOrtValue(void *info, void *data, size_t len, const void *shape, size_t rank, " +
@@ -188,6 +193,7 @@ export function ortApi(): OrtApi {
       try {
         check(setGlobalIntra(t[0], threads), "SetGlobalIntraOpNumThreads");
         check(setGlobalInter(t[0], 1), "SetGlobalInterOpNumThreads");
+        if (FLUSH_DENORMALS) check(setGlobalDenormalAsZero(t[0]), "SetGlobalDenormalAsZero");
         const o = out();
         check(createEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_FATAL, "kiln", t[0], o), "CreateEnvWithGlobalThreadPools");
         return o[0]!;
@@ -205,13 +211,15 @@ export function ortApi(): OrtApi {
         check(setIntra(opts, threads), "SetIntraOpNumThreads");
         // Programs are one long chain of dependent steps: ops run one after another, each on all threads.
         check(setInter(opts, 1), "SetInterOpNumThreads");
+        if (FLUSH_DENORMALS) check(addConfigEntry(opts, "session.set_denormal_as_zero", "1"), "AddSessionConfigEntry");
       }
       return opts;
     },
     releaseSessionOptions: (opts) => releaseSessionOptions(opts),
     createSession(env, model, opts) {
       const o = out();
-      check(createSessionFromArray(env, model, model.byteLength, opts, o), "CreateSessionFromArray");
+      // ORT sets the first session's denormal flag on the thread creating it: this thread keeps its own.
+      keepingFloatEnvironment(() => check(createSessionFromArray(env, model, model.byteLength, opts, o), "CreateSessionFromArray"));
       return o[0]!;
     },
     releaseSession: (s) => releaseSession(s),

@@ -2,6 +2,7 @@
 // promise, or synchronously by blocking on the shared state with Atomics.wait), and runs deferred
 // releases once the runs that used a resource have finished.
 import { Worker } from "node:worker_threads";
+import { workerExecArgv } from "../../io/worker-options.js";
 import {
   DONE,
   FAILED_LEN,
@@ -98,7 +99,7 @@ export class RunQueue {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const data: WorkerData = { state: this.stateBuffer, errorText: this.errorBuffer };
-    const worker = new Worker(new URL("./run-worker.js", import.meta.url), { workerData: data });
+    const worker = new Worker(new URL("./run-worker.js", import.meta.url), { workerData: data, execArgv: workerExecArgv() });
     worker.on("message", (m: DoneMessage) => this.finished(m));
     worker.on("error", (e) => this.crashed(e));
     worker.unref();

@@ -3,6 +3,7 @@
 // sessions, tensors and memory are created and released by the JS thread.
 import { parentPort, workerData } from "node:worker_threads";
 import { ortApi } from "./ort-api.js";
+import { flushDenormalsOnThisThread } from "./flush-denormals.js";
 import {
   DONE,
   FAILED_LEN,
@@ -16,6 +17,9 @@ import {
 } from "./run-protocol.js";
 
 const api = ortApi();
+// This thread computes a share of every kernel of every run, beside the pool's threads, so it flushes
+// denormals as they do (flush-denormals.ts).
+flushDenormalsOnThisThread();
 const { state: stateBuffer, errorText: errorBuffer } = workerData as WorkerData;
 const state = new Int32Array(stateBuffer);
 const errorText = new Uint8Array(errorBuffer);

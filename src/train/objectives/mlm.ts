@@ -16,7 +16,7 @@ export interface MaskedLmObjectiveOptions {
   labelledPositionsOnly?: boolean;
   /**
    * How many labelled positions of a micro-batch the vocabulary head has room for (default maskCapacity:
-   * 8 standard deviations above the expected count). Labelled positions beyond it are counted in `dropped`.
+   * 6 standard deviations above the expected count). Labelled positions beyond it are counted in `dropped`.
    */
   labelCapacity?: number;
 }

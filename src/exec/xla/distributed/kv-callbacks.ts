@@ -3,6 +3,7 @@
 // JS main thread (see kv-callback-worker.ts for why). Starting them is synchronous, like
 // PJRT_Client_Create itself: this thread waits (Atomics.wait) until the workers are connected.
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { workerExecArgv } from "../../../io/worker-options.js";
 import type { KvCallbackWorkerData, KvWorkerReady } from "./kv-callback-worker.js";
 import type { StoreConnectionData } from "./store-connection-worker.js";
 
@@ -44,7 +45,11 @@ export function startKvStoreCallbacks(o: KvStoreCallbacksOptions): KvStoreCallba
     lanes: lanes.map((l) => ({ port: l.channel.port1, signal: l.signal })),
   };
   const workers = [
-    new Worker(workerUrl("store-connection-worker"), { workerData: connection, transferList: lanes.map((l) => l.channel.port1) }),
+    new Worker(workerUrl("store-connection-worker"), {
+      workerData: connection,
+      execArgv: workerExecArgv(),
+      transferList: lanes.map((l) => l.channel.port1),
+    }),
   ];
   roles.forEach((role, i) => {
     const data: KvCallbackWorkerData = {
@@ -58,7 +63,9 @@ export function startKvStoreCallbacks(o: KvStoreCallbacksOptions): KvStoreCallba
       ready: ready[i]!.port2,
       readySignal,
     };
-    workers.push(new Worker(workerUrl("kv-callback-worker"), { workerData: data, transferList: [data.lane, data.ready] }));
+    workers.push(
+      new Worker(workerUrl("kv-callback-worker"), { workerData: data, execArgv: workerExecArgv(), transferList: [data.lane, data.ready] }),
+    );
   });
   for (const w of workers) w.unref();
   const close = async () => {
