@@ -26,48 +26,53 @@ const FENV_BYTES = 32,
 /** MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) bits. */
 const MXCSR_FTZ_DAZ = 0x8040;
 
-interface FloatEnvironment {
+/** libm's fegetenv and fesetenv, loaded on first use. */
+interface Fenv {
   get(env: Buffer): number;
   set(env: Buffer): number;
 }
-
-let libm: FloatEnvironment | undefined;
-function floatEnvironment(): FloatEnvironment {
-  if (libm) return libm;
+let loaded: Fenv | undefined;
+function fenv(): Fenv {
+  if (loaded) return loaded;
   const lib = koffi.load("libm.so.6");
-  return (libm = {
-    get: lib.func("int fegetenv(void *env)") as FloatEnvironment["get"],
-    set: lib.func("int fesetenv(const void *env)") as FloatEnvironment["set"],
+  return (loaded = {
+    get: lib.func("int fegetenv(void *env)") as Fenv["get"],
+    set: lib.func("int fesetenv(const void *env)") as Fenv["set"],
   });
+}
+
+/** A copy of the calling thread's floating-point environment (glibc's fenv_t). */
+function readEnvironment(): Buffer {
+  const env = Buffer.alloc(FENV_BYTES);
+  if (fenv().get(env) !== 0) throw new Error("fegetenv failed: cannot read this thread's floating-point environment");
+  return env;
+}
+
+/** Makes `env` the calling thread's floating-point environment. */
+function writeEnvironment(env: Buffer): void {
+  if (fenv().set(env) !== 0) throw new Error("fesetenv failed: cannot set this thread's floating-point environment");
 }
 
 /** Sets flush-to-zero and denormals-are-zero on the calling thread where FLUSH_DENORMALS holds. */
 export function flushDenormalsOnThisThread(): void {
   if (!FLUSH_DENORMALS) return;
-  const fe = floatEnvironment();
-  const env = Buffer.alloc(FENV_BYTES);
-  if (fe.get(env) !== 0) throw new Error("fegetenv failed: cannot read this thread's floating-point environment");
+  const env = readEnvironment();
   env.writeUInt32LE((env.readUInt32LE(MXCSR_OFFSET) | MXCSR_FTZ_DAZ) >>> 0, MXCSR_OFFSET);
-  if (fe.set(env) !== 0) throw new Error("fesetenv failed: cannot set flush-to-zero on this thread");
+  writeEnvironment(env);
 }
 
 /** Whether the calling thread flushes denormals (MXCSR's bits; false where FLUSH_DENORMALS does not hold). */
 export function flushesDenormalsOnThisThread(): boolean {
-  if (!FLUSH_DENORMALS) return false;
-  const env = Buffer.alloc(FENV_BYTES);
-  if (floatEnvironment().get(env) !== 0) throw new Error("fegetenv failed: cannot read this thread's floating-point environment");
-  return (env.readUInt32LE(MXCSR_OFFSET) & MXCSR_FTZ_DAZ) === MXCSR_FTZ_DAZ;
+  return FLUSH_DENORMALS && (readEnvironment().readUInt32LE(MXCSR_OFFSET) & MXCSR_FTZ_DAZ) === MXCSR_FTZ_DAZ;
 }
 
 /** Runs `fn` and puts the calling thread's floating-point environment back as it was, whatever `fn` set. */
 export function keepingFloatEnvironment<T>(fn: () => T): T {
   if (!FLUSH_DENORMALS) return fn();
-  const fe = floatEnvironment();
-  const saved = Buffer.alloc(FENV_BYTES);
-  if (fe.get(saved) !== 0) throw new Error("fegetenv failed: cannot read this thread's floating-point environment");
+  const saved = readEnvironment();
   try {
     return fn();
   } finally {
-    fe.set(saved);
+    writeEnvironment(saved);
   }
 }

@@ -119,9 +119,10 @@ const dotGeneral: Lowering<"dot_general"> = (g, [lhs, rhs], p, out) => {
   // Transpose before a MatMul is folded into it by ORT's optimizer only while no Add was fused into the
   // MatMul first: the gradient of a tied embedding (logits' cotangent transposed, [4064 × 8192]) was
   // copied that way, 6% of a causal training step.
-  // A batched product reads it through FusedMatMul's (ORT's contrib kernel, f32 only; a session's graph
-  // only, as an exported model keeps to standard ONNX), where a Transpose then a MatMul relied on ORT's
-  // optimizer folding them, which it may instead merge with an earlier Transpose into a new copy.
+  // A batched product reads a transposed operand through FusedMatMul's transA/transB (ORT's contrib
+  // kernel: f32 only, and in a session's graph only, as an exported model keeps to standard ONNX). A
+  // Transpose then a MatMul relied on ORT's optimizer folding them, which it may instead merge with an
+  // earlier Transpose into a new copy.
   const trans = { transA: { kind: "int", value: A.transposed ? 1 : 0 }, transB: { kind: "int", value: B.transposed ? 1 : 0 } } as const;
   const gemm = mnShape.length === 2 && (A.transposed || B.transposed) && (c === "f32" || c === "f64");
   const fused = !gemm && (A.transposed || B.transposed) && c === "f32" && g.relayOutConstants;
