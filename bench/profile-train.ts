@@ -1,17 +1,19 @@
 // `npm run bench -- profile-train [--task causal-lm] [--preset llama-small] [--batch 32] [--seq 128] [--vocab N] [--threads 2]
 // [--steps 3] [--top 12]`: where a compiled training step spends its time (`--task sequence-classification`: the
 // step of the classifier of all-MiniLM-L6-v2's shapes `bench train --task sequence-classification` times). The step `bench train` times
-// is lowered to its ONNX graph and run in onnxruntime-node's InferenceSession with ONNX Runtime's
-// profiler on (same graph, same thread settings); the node events of the timed steps are summed by op
-// type and by node, printed as JSON lines with "bench": "profile-train", largest first.
+// is compiled by Kiln's CPU executor with ONNX Runtime's profiler on (the same graph, generated kernels
+// included, and thread settings); the node events of the timed steps are summed by op type and by node,
+// printed as JSON lines with "bench": "profile-train", largest first.
 import * as k from "../src/index.js";
 import { AdamW } from "../src/optim/adamw.js";
 import { benchModel } from "../src/train/bench-train.js";
 import { makeTrainStep, type TrainState } from "../src/train/train-step.js";
 import type { TrainingTask } from "../src/train/objectives/objective.js";
 import { TASK_SPECS, taskSpec } from "../src/train/tasks/index.js";
-import { benchExecutor, lowered, tensor } from "./lib/ort-peer.js";
-import { flag, profileSession } from "./lib/ort-profile.js";
+import { benchExecutor } from "./lib/ort-peer.js";
+import { flag, profileProgram } from "./lib/ort-profile.js";
+import { lowerGraph } from "../src/exec/ort/lower-program.js";
+import { pointwiseCompiler } from "../src/exec/ort/pointwise-library.js";
 import { MINILM_SHAPES, minilmClassifier } from "./lib/classify-model.js";
 
 export async function run(args: string[]): Promise<void> {
@@ -49,12 +51,15 @@ export async function run(args: string[]): Promise<void> {
   const step = k.array(new Int32Array([0]), { shape: [], device });
   const fn = k.jit(makeTrainStep({ objective, optimizer, dropoutSeed: 1 }), { device });
   const program = fn.lower(state, inputs, step);
-  const lo = lowered(program, executor);
+  const nodes = lowerGraph(program, 1, { relayOutConstants: true, pointwise: pointwiseCompiler() !== null }).nodeCount;
   const leaves = k.leaves<k.Array>([state, inputs, step] as unknown as k.PyTree);
-  const feeds = Object.fromEntries(leaves.map((a, i) => [lo.inputNames[i]!, tensor(a.dtype, a.dataSync(), a.shape)]));
 
-  // The first run (allocations, first-touch) is left out of the sums.
-  const profile = await profileSession(lo.model, feeds, { threads, runs: steps, prefix: "train" });
+  // The first runs (allocations, first-touch) are left out of the sums.
+  const profile = await profileProgram(
+    program,
+    leaves.map((a) => a.dataSync()),
+    { threads, runs: steps, prefix: "train" },
+  );
   const total = profile.totalUs;
   const ms = (us: number) => Number((us / 1000 / steps).toFixed(1));
   const wallMs = profile.wallMs;
@@ -66,7 +71,7 @@ export async function run(args: string[]): Promise<void> {
       batch,
       seq,
       threads,
-      onnx_nodes: lo.nodeCount,
+      onnx_nodes: nodes,
       step_ms: Number(wallMs.toFixed(1)),
       kernel_ms_per_step: ms(total),
     }),

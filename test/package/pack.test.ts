@@ -93,7 +93,11 @@ test("a new project installs the packed package as README says, runs README's pr
     lap(command);
   }
   const installed = join(project, "node_modules", ...NAME.split("/"));
-  assert.deepEqual(readdirSync(installed).sort(), ["README.md", "dist", "examples", "package.json", "vendor"], "what the package holds");
+  assert.deepEqual(
+    readdirSync(installed).sort(),
+    ["README.md", "dist", "examples", "native", "package.json", "vendor"],
+    "what the package holds",
+  );
   assert.deepEqual(readdirSync(join(installed, "dist")), ["src"], "only dist/src is packed");
   assert.deepEqual(
     readdirSync(join(installed, "examples")).sort(),

@@ -106,6 +106,12 @@ export class OrtExecutable implements Executable {
     return outs;
   }
 
+  /** Ends the profile of an executor made with `profile` (OrtExecutorOptions), and returns the file it wrote. */
+  endProfiling(): string {
+    if (this.session === undefined) throw new Error(`${this.program.name}: nothing runs, so nothing was profiled`);
+    return this.rt.api.endProfiling(this.session);
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -14,6 +14,7 @@ import { sizeOf } from "../../core/shape.js";
 import { OrtBuffer } from "./buffer.js";
 import { OrtExecutable } from "./executable.js";
 import { lowerProgram } from "./lower-program.js";
+import { pointwiseCompiler, pointwiseLibrary } from "./pointwise-library.js";
 import { nativeBytes } from "./native-memory.js";
 import { ortApi, type Ptr } from "./ort-api.js";
 import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
@@ -24,6 +25,11 @@ export interface OrtExecutorOptions {
   readonly threads?: number;
   /** Virtual CPU devices for replicas (default: env KILN_CPU_DEVICES, else 1). */
   readonly devices?: number;
+  /**
+   * Record ONNX Runtime's profile of every program compiled (its kernels' times, as JSON) to files
+   * whose names start with this path; an executable's `endProfiling()` ends one and returns its file.
+   */
+  readonly profile?: string;
 }
 
 /** The CPU executor: runs programs as ONNX models on ONNX Runtime. */
@@ -45,8 +51,10 @@ export class OrtExecutor implements Executor {
   };
   private threadCount: number | undefined;
   private deviceList: Device[] | undefined;
+  private readonly profile: string | undefined;
 
   constructor(options: OrtExecutorOptions = {}) {
+    this.profile = options.profile;
     if (options.threads !== undefined) this.threadCount = positiveInt("threads", options.threads, 1);
     if (options.devices !== undefined) this.deviceList = this.makeDevices(positiveInt("devices", options.devices, 1));
   }
@@ -135,11 +143,13 @@ export class OrtExecutor implements Executor {
 
     const rt = ortRuntime();
     // The model's bytes (the weights, where they are compiled in) are not kept once the session holds them.
-    const { model, ...lowered } = lowerProgram(program, replicas, rt.api.version);
+    const { model, ...lowered } = lowerProgram(program, replicas, rt.api.version, { pointwise: pointwiseCompiler() !== null });
     let session: Ptr | undefined;
     if (lowered.outputNames.length) {
       try {
-        session = rt.createSession(model, this.threads);
+        const library =
+          lowered.pointwise.length || lowered.rowKernels.length ? pointwiseLibrary(lowered.pointwise, lowered.rowKernels) : undefined;
+        session = rt.createSession(model, this.threads, { library, profile: this.profile });
       } catch (e) {
         throw new Error(`${program.name}: ${(e as Error).message}`);
       }

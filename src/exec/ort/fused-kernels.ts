@@ -12,7 +12,8 @@ import type { Eqn, PrimParams, Program, Var } from "../../core/ir.js";
 import { shapesEqual } from "../../core/shape.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { MS_DOMAIN } from "../../io/onnx/proto.js";
-import { nanAmong } from "./lower-contraction.js";
+import { CONTRACTION_LOWERINGS, nanAmong } from "./lower-contraction.js";
+import { softmaxRows } from "./row-kernels.js";
 
 /** The two orders of a binary equation's operands, for matching commutative ops either way round. */
 const OPERAND_ORDERS = [
@@ -41,13 +42,19 @@ export function findFusions(program: Program, consts: ReadonlyMap<number, HostAr
     for (const v of e.inputs) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
   }
   for (const v of program.outputs) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
+  const crossEntropyLogits = new Set(program.eqns.filter((e) => e.prim === "softmax_cross_entropy").map((e) => e.inputs[0]!.id));
   const skip = new Set<Eqn>();
   const at = new Map<Eqn, FusedLowering>();
   const m: Matcher = { producer, uses, consts, skip, halves: new Map() };
   // From the last equation back, so a chain is matched whole at its end (the RMS norm with its weight).
   for (const e of [...program.eqns].reverse()) {
     if (skip.has(e)) continue;
-    const fused = matchRmsNorm(m, e) ?? matchArgmax(m, e) ?? matchRotary(m, e) ?? matchRotaryBackward(m, e);
+    const fused =
+      matchRmsNorm(m, e) ??
+      matchArgmax(m, e) ??
+      matchRotary(m, e) ??
+      matchRotaryBackward(m, e) ??
+      matchCrossEntropyMax(m, e, crossEntropyLogits);
     if (!fused) continue;
     for (const inner of fused.chain) skip.add(inner);
     at.set(e, fused.lower);
@@ -89,6 +96,27 @@ function maxBroadcastBack(m: Matcher, v: Var, x: Var): Eqn[] | undefined {
   const source = red.inputs[0]!;
   if (!lastAxisOnly(red.params.axes, rank) || !shapesEqual(source.aval.shape, b.out.aval.shape) || source.id !== x.id) return undefined;
   return [b, r, red];
+}
+
+/**
+ * The max over the last axis of logits that a softmax cross-entropy also reads (a language model's
+ * accuracy): the max the rows' softmax kernel computes with the loss (row-kernels.ts), where the graph
+ * has one; else the ordinary lowering.
+ */
+function matchCrossEntropyMax(m: Matcher, e: Eqn, crossEntropyLogits: ReadonlySet<number>): Match {
+  if (e.prim !== "reduce_max") return undefined;
+  const x = e.inputs[0]!;
+  const { axes } = e.params as PrimParams["reduce_max"];
+  if (!crossEntropyLogits.has(x.id) || x.aval.dtype !== "f32" || !lastAxisOnly(axes, x.aval.shape.length)) return undefined;
+  void m;
+  return {
+    chain: [],
+    lower: (g, read) => {
+      const rows = softmaxRows(g, g.materialize(read(x)));
+      if (rows) return g.reshapeActual(rows.max, e.out.aval.shape, e.out.aval.shape);
+      return CONTRACTION_LOWERINGS.reduce_max(g, [read(x)], e.params as PrimParams["reduce_max"], e.out.aval);
+    },
+  };
 }
 
 /** The scalar value of `v` if it is a constant (or a constant broadcast), else undefined. */

@@ -60,6 +60,13 @@ export class GraphBuilder {
   private readonly derived = new Map<string, Val>();
   /** The data input of each Reshape node, by its output: a reshape of a reshape reads the first one's input. */
   private readonly reshapeInput = new Map<string, Val>();
+  /** Whether nodes may run kernels Kiln generates (pointwise-library.ts): set for a session's graph where they are on. */
+  generatedKernels = false;
+  /**
+   * The dtype and ONNX shape of every elementwise node's operands and result, by name: what grouping
+   * them into generated kernels needs (pointwise-groups.ts).
+   */
+  readonly valueInfo = new Map<string, { readonly dtype: DType; readonly shape: Shape }>();
   /** Each Transpose written, by its input's name and perm: a value is transposed the same way once. */
   private readonly transposes = new Map<string, Val>();
 
@@ -131,7 +138,14 @@ export class GraphBuilder {
 
   cast(v: Val, to: DType): Val {
     if (v.dtype === to) return v;
-    return { name: this.node("Cast", [v.name], { to: { kind: "int", value: ONNX_TYPE[to] } }), dtype: to, shape: v.shape, full: v.full };
+    const out: Val = {
+      name: this.node("Cast", [v.name], { to: { kind: "int", value: ONNX_TYPE[to] } }),
+      dtype: to,
+      shape: v.shape,
+      full: v.full,
+    };
+    this.noteValues([v, out]);
+    return out;
   }
 
   /** Reshapes a materialized value (ORT's Reshape aliases its input: no copy). */
@@ -211,7 +225,7 @@ export class GraphBuilder {
     const bdim = (ds: number[]) => ds.find((d) => d !== 1) ?? 1;
     const shape = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.shape[i]!)));
     const full = Array.from({ length: rank }, (_, i) => bdim(ins.map((v) => v.full[i]!)));
-    return {
+    const out: Val = {
       name: this.node(
         op,
         ins.map((v) => v.name),
@@ -222,6 +236,20 @@ export class GraphBuilder {
       shape,
       full,
     };
+    this.noteValues([...ins, out]);
+    return out;
+  }
+
+  /** The ReduceSum nodes over the last axis (no kept dimension), by their output's name. */
+  readonly rowSums = new Set<string>();
+
+  noteRowSum(x: Val, sum: Val): void {
+    this.rowSums.add(sum.name);
+    this.noteValues([x, sum]);
+  }
+
+  private noteValues(vs: readonly Val[]): void {
+    for (const v of vs) this.valueInfo.set(v.name, { dtype: v.dtype, shape: v.shape });
   }
 
   /** where(pred, a, b) for every dtype (the CPU provider's Where lacks u32, bool and bf16). */

@@ -148,6 +148,9 @@ function reduce(g: GraphBuilder, op: string, x: Val, real: readonly number[], ax
   const reduced = x.shape.filter((_, i) => !real.includes(i));
   const name =
     (op === "ReduceSum" && sumOfLeadingAxes(g, x, real)) || g.node(op, [x.name, g.int64s(real)], { keepdims: { kind: "int", value: 0 } });
+  // A sum along rows may join the pointwise kernel computing its operand (pointwise-groups.ts).
+  if (op === "ReduceSum" && real.length === 1 && real[0] === x.shape.length - 1)
+    g.noteRowSum(x, { name, dtype: x.dtype, shape: reduced, full: reduced });
   return g.reshapeActual({ name, dtype: x.dtype, shape: reduced, full: reduced }, actual, outShape);
 }
 

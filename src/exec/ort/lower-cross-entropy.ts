@@ -4,11 +4,14 @@
 // [rows, V] tensor but measured 2.2× slower than LogSoftmax on [4064, 8192] logits with 2 threads.)
 // The probabilities are Exp of the forward pass's log-probabilities where the same graph computed them
 // (a training step), one pass where a Softmax makes three: on [4064, 8192] logits 16 ms against 24,
-// within about |log p|·2⁻²⁴ of the Softmax relatively. 16-bit floats compute in f32 and round once at the end.
+// within about |log p|·2⁻²⁴ of the Softmax relatively. Where the graph runs generated kernels, one kernel
+// computes the probabilities and each row's log-sum-exp instead (row-kernels.ts): the loss is log-sum-exp
+// minus the label's logit. 16-bit floats compute in f32 and round once at the end.
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
 import { clampIndices } from "./lower-indexing.js";
 import type { Lowering } from "./lowering-signature.js";
+import { softmaxRows } from "./row-kernels.js";
 
 /** The logits in their compute dtype, materialized, with the class axis and its size. */
 function logitsIn(g: GraphBuilder, x: Val): { logits: Val; axis: number; classes: number } {
@@ -29,6 +32,18 @@ const logProbabilities = new WeakMap<GraphBuilder, Map<string, string>>();
 const softmaxCrossEntropy: Lowering<"softmax_cross_entropy"> = (g, [x, labels], _p, out) => {
   const { logits, axis, classes } = logitsIn(g, x!);
   const column = [...out.shape, 1];
+  const rows = softmaxRows(g, logits);
+  if (rows) {
+    // log Σ exp(x) − x[label], from the rows' kernel (row-kernels.ts), which the gradient reads too.
+    const label: Val = {
+      name: g.node("GatherElements", [logits.name, labelColumn(g, labels!, classes).name], { axis: { kind: "int", value: axis } }),
+      dtype: logits.dtype,
+      shape: column,
+      full: column,
+    };
+    const lse = g.reshape(rows.logSumExp, column);
+    return g.cast(g.reshape(g.elementwise("Sub", [lse, label], logits.dtype), out.shape), out.dtype);
+  }
   const logp = g.node("LogSoftmax", [logits.name], { axis: { kind: "int", value: axis } });
   if (!logProbabilities.has(g)) logProbabilities.set(g, new Map());
   logProbabilities.get(g)!.set(logits.name, logp);
@@ -45,9 +60,10 @@ const softmaxCrossEntropyGrad: Lowering<"softmax_cross_entropy_grad"> = (g, [x, 
   const { logits, axis, classes } = logitsIn(g, x!);
   const c = logits.dtype;
   const logp = logProbabilities.get(g)?.get(logits.name);
+  const rows = logp ? undefined : softmaxRows(g, logits);
   const probs: Val = {
     ...logits,
-    name: logp ? g.node("Exp", [logp]) : g.node("Softmax", [logits.name], { axis: { kind: "int", value: axis } }),
+    name: rows ? rows.probs.name : logp ? g.node("Exp", [logp]) : g.node("Softmax", [logits.name], { axis: { kind: "int", value: axis } }),
   };
   // The cotangent stays lazily broadcast for the Mul (a summed loss's is one value for every row), and
   // ones need none (scaleRowsAfterProducts leaves ones where the products it feeds scale the rows).

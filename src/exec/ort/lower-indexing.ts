@@ -4,6 +4,7 @@ import { fromNumbers } from "../../core/dtype.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
 import { computeDtype } from "./graph-builder.js";
 import type { Lowering } from "./lowering-signature.js";
+import { scatterRows } from "./row-kernels.js";
 
 /** The counts along `dim` as a constant with size-1 dims elsewhere (a lazy broadcast: no full-size data). */
 const iota: Lowering<"iota"> = (g, _ins, { shape, dim, dtype }) => {
@@ -46,6 +47,11 @@ const scatterAdd: Lowering<"scatter_add"> = (g, [x, idx, upd], { axis }, out) =>
   const updShape = [...base.shape.slice(0, axis), m, ...base.shape.slice(axis + 1)];
   const updates = g.cast(g.reshape(g.materialize(upd!), updShape), c);
   const i = g.cast(g.materialize(clampIndices(g, idx!, base.shape[axis]!)), "i32");
+  // An embedding's gradient (rows added into a large table): the generated kernel, where the graph has them.
+  if (rank === 2 && axis === 0) {
+    const rows = scatterRows(g, base, g.reshape(i, [m]), updates);
+    if (rows) return g.cast(rows, out.dtype);
+  }
   const table = rank === 2 && axis === 0 && (c === "f32" || c === "f64") ? base.shape[0]! : Infinity;
   if (table <= ONE_HOT_MAX_ROWS && m >= ONE_HOT_MIN_UPDATES)
     return g.cast(oneHotScatter(g, base, g.reshape(i, [m, 1]), updates), out.dtype);

@@ -14,6 +14,8 @@ import { foldTransposedProducts, scaleRowsAfterProducts } from "./rewrite.js";
 import { mergeSharedOperandProducts } from "./merge-products.js";
 import { findFusions } from "./fused-kernels.js";
 import { inPlaceInputs } from "./in-place.js";
+import { groupPointwise, type PointwiseGroup } from "./pointwise-groups.js";
+import { rowKernels, type RowKernel } from "./row-kernels.js";
 
 /** Where one program output of one replica comes from. */
 export type OutputSource =
@@ -35,6 +37,9 @@ export interface LoweredProgram {
    */
   readonly inPlace: readonly number[];
   readonly nodeCount: number;
+  /** The generated kernels the graph's POINTWISE_DOMAIN nodes run (pointwise-library.ts builds them). */
+  readonly pointwise: readonly PointwiseGroup[];
+  readonly rowKernels: readonly RowKernel[];
 }
 
 function valueInfo(name: string, aval: AVal): ValueInfoDef {
@@ -112,15 +117,28 @@ function lowerEqns(g: GraphBuilder, program: Program, envs: Map<number, Val>[], 
 /** A program lowered to an ONNX graph (not yet wrapped in a model): what lowerProgram encodes. */
 export type LoweredGraph = Omit<LoweredProgram, "model"> & { readonly graph: GraphDef };
 
-/** For a session: constant matrices are laid out for their products (see GraphBuilder's `relayOutConstants`). */
-export function lowerProgram(source: Program, replicas: number, producerVersion: string): LoweredProgram {
-  const { graph, ...rest } = lowerGraph(source, replicas, { relayOutConstants: true });
+/**
+ * For a session: constant matrices are laid out for their products (see GraphBuilder's
+ * `relayOutConstants`), and with `pointwise`, chains of elementwise nodes become generated kernels.
+ */
+export function lowerProgram(
+  source: Program,
+  replicas: number,
+  producerVersion: string,
+  opts: { pointwise?: boolean } = {},
+): LoweredProgram {
+  const { graph, ...rest } = lowerGraph(source, replicas, { relayOutConstants: true, pointwise: opts.pointwise });
   return { model: encodeKilnModel(graph, producerVersion), ...rest };
 }
 
-export function lowerGraph(source: Program, replicas: number, opts: { relayOutConstants?: boolean } = {}): LoweredGraph {
+export function lowerGraph(
+  source: Program,
+  replicas: number,
+  opts: { relayOutConstants?: boolean; pointwise?: boolean } = {},
+): LoweredGraph {
   const program = scaleRowsAfterProducts(foldTransposedProducts(source));
   const g = new GraphBuilder("", opts.relayOutConstants ?? false);
+  g.generatedKernels = opts.pointwise ?? false;
   const inputs: ValueInfoDef[] = [];
   const envs = Array.from({ length: replicas }, (_, r) => {
     const env = new Map<number, Val>();
@@ -167,7 +185,10 @@ export function lowerGraph(source: Program, replicas: number, opts: { relayOutCo
   );
 
   const live = g.liveNodes(outputNames);
-  const nodes = g.relayOutConstants ? mergeSharedOperandProducts(g, live) : live;
+  const merged = g.relayOutConstants ? mergeSharedOperandProducts(g, live) : live;
+  const { nodes, groups: pointwise } = opts.pointwise
+    ? groupPointwise(merged, outputNames, g.valueInfo, g.rowSums)
+    : { nodes: merged, groups: [] };
   const graph: GraphDef = {
     name: program.name,
     nodes,
@@ -176,5 +197,15 @@ export function lowerGraph(source: Program, replicas: number, opts: { relayOutCo
     outputs: outputNames.map((n, i) => valueInfo(n, outputAvals[i]!)),
   };
   const inPlace = replicas === 1 ? inPlaceInputs(graph, sources[0]!) : outputNames.map(() => -1);
-  return { graph, inputNames: inputs.map((i) => i.name), outputNames, outputAvals, sources, inPlace, nodeCount: graph.nodes.length };
+  return {
+    graph,
+    inputNames: inputs.map((i) => i.name),
+    outputNames,
+    outputAvals,
+    sources,
+    inPlace,
+    nodeCount: graph.nodes.length,
+    pointwise,
+    rowKernels: rowKernels(g),
+  };
 }

@@ -24,15 +24,19 @@ const SLOT = {
   CreateSessionFromArray: 8,
   Run: 9,
   CreateSessionOptions: 10,
+  EnableProfiling: 14,
   SetSessionGraphOptimizationLevel: 23,
   SetIntraOpNumThreads: 24,
   SetInterOpNumThreads: 25,
   CreateTensorWithDataAsOrtValue: 49,
   CreateCpuMemoryInfo: 69,
+  AllocatorFree: 76,
+  GetAllocatorWithDefaultOptions: 78,
   ReleaseStatus: 93,
   ReleaseSession: 95,
   ReleaseValue: 96,
   ReleaseSessionOptions: 100,
+  SessionEndProfiling: 110,
   CreateEnvWithGlobalThreadPools: 119,
   DisablePerSessionThreads: 120,
   CreateThreadingOptions: 121,
@@ -99,6 +103,8 @@ export interface OrtApi {
   readonly version: string;
   /** The file the library was loaded from (ortLibraryPath). */
   readonly library: string;
+  /** OrtGetApiBase(): what a library of custom ops registers itself with. */
+  readonly apiBase: Ptr;
   /** Throws an Error with ORT's message when `status` is non-null (and releases the status). */
   check(status: Ptr | null, what: string): void;
   /** The process's OrtEnv, with one intra-op thread pool of `threads` threads that sessions may share. */
@@ -106,6 +112,10 @@ export interface OrtApi {
   /** Options for sessions with their own pool of `threads` threads, or that use the env's pool ("shared"). */
   createSessionOptions(threads: number | "shared"): Ptr;
   releaseSessionOptions(opts: Ptr): void;
+  /** Makes sessions created with `opts` record ONNX Runtime's profile, to a file whose name starts with `prefix`. */
+  enableProfiling(opts: Ptr, prefix: string): void;
+  /** Ends a session's profile and returns the file it wrote. */
+  endProfiling(session: Ptr): string;
   createSession(env: Ptr, model: Uint8Array, opts: Ptr): Ptr;
   releaseSession(session: Ptr): void;
   cpuMemoryInfo(): Ptr;
@@ -174,6 +184,13 @@ export function ortApi(): OrtApi {
   const releaseSession = fn(SLOT.ReleaseSession, "void OrtReleaseSession(void *session)");
   const releaseValue = fn(SLOT.ReleaseValue, "void OrtReleaseValue(void *value)");
   const releaseSessionOptions = fn(SLOT.ReleaseSessionOptions, "void OrtReleaseSessionOptions(void *opts)");
+  const enableProfiling = fn(SLOT.EnableProfiling, "void *OrtEnableProfiling(void *opts, const char *prefix)");
+  const sessionEndProfiling = fn(
+    SLOT.SessionEndProfiling,
+    "void *OrtSessionEndProfiling(void *session, void *allocator, _Out_ void **out)",
+  );
+  const getDefaultAllocator = fn(SLOT.GetAllocatorWithDefaultOptions, "void *OrtGetAllocatorWithDefaultOptions(_Out_ void **out)");
+  const allocatorFree = fn(SLOT.AllocatorFree, "void *OrtAllocatorFree(void *allocator, void *p)");
 
   const check = (status: Ptr | null, what: string) => {
     if (!status) return;
@@ -186,6 +203,7 @@ export function ortApi(): OrtApi {
   cached = {
     version,
     library,
+    apiBase: base,
     check,
     createEnv(threads) {
       const t = out();
@@ -216,6 +234,18 @@ export function ortApi(): OrtApi {
       return opts;
     },
     releaseSessionOptions: (opts) => releaseSessionOptions(opts),
+    enableProfiling: (opts, prefix) => check(enableProfiling(opts, prefix), "EnableProfiling"),
+    endProfiling(session) {
+      const a = out();
+      check(getDefaultAllocator(a), "GetAllocatorWithDefaultOptions");
+      const file = out();
+      check(sessionEndProfiling(session, a[0], file), "SessionEndProfiling");
+      try {
+        return koffi.decode(file[0]!, "char", -1) as string;
+      } finally {
+        check(allocatorFree(a[0], file[0]), "AllocatorFree");
+      }
+    },
     createSession(env, model, opts) {
       const o = out();
       // ORT sets the first session's denormal flag on the thread creating it: this thread keeps its own.

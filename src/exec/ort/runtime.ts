@@ -5,6 +5,7 @@ import { availableParallelism } from "node:os";
 import { ortApi, type OrtApi, type Ptr } from "./ort-api.js";
 import { RunQueue } from "./run-queue.js";
 import { MemoryPool } from "./memory-pool.js";
+import type { PointwiseLibrary } from "./pointwise-library.js";
 
 /** A positive integer from an option or environment variable, with an error naming it (and what leaving it out means). */
 export function positiveInt(name: string, value: string | number | undefined, fallback: number, unsetMeans?: string): number {
@@ -19,6 +20,14 @@ export function positiveInt(name: string, value: string | number | undefined, fa
 export function defaultThreads(): number {
   const cores = availableParallelism();
   return positiveInt("KILN_CPU_THREADS", process.env.KILN_CPU_THREADS, cores, `use every core, ${cores} here`);
+}
+
+/** What a session may have besides its model and threads. */
+export interface SessionExtras {
+  /** Generated kernels its graph runs (pointwise-library.ts). */
+  readonly library?: PointwiseLibrary;
+  /** Record ONNX Runtime's profile, to a file whose name starts with this. */
+  readonly profile?: string;
 }
 
 export class OrtRuntime {
@@ -38,18 +47,34 @@ export class OrtRuntime {
   private shared = true;
   private readonly options = new Map<number | "shared", Ptr>();
 
-  /** A session for `model` whose runs use `threads` intra-op threads. */
-  createSession(model: Uint8Array, threads: number): Ptr {
+  /**
+   * A session for `model` whose runs use `threads` intra-op threads, with the kernels of `library`, and
+   * recording ONNX Runtime's profile to a file starting with `profile`.
+   */
+  createSession(model: Uint8Array, threads: number, extra: SessionExtras = {}): Ptr {
     if (threads === this.sharedThreads && this.shared) {
       try {
-        return this.api.createSession(this.env, model, this.sessionOptions("shared"));
+        return this.createWith(model, "shared", extra);
       } catch {
         // ORT's env is a process singleton: if the official binding made it first, it has no shared
         // pool and sessions must bring their own (any other failure repeats below and is reported).
         this.shared = false;
       }
     }
-    return this.api.createSession(this.env, model, this.sessionOptions(threads));
+    return this.createWith(model, threads, extra);
+  }
+
+  private createWith(model: Uint8Array, threads: number | "shared", { library, profile }: SessionExtras): Ptr {
+    if (!library && profile === undefined) return this.api.createSession(this.env, model, this.sessionOptions(threads));
+    // Options of their own: a library's kernels are added to the options, and other programs have other kernels.
+    const opts = this.api.createSessionOptions(threads);
+    try {
+      if (library) this.api.check(library.register(opts, this.api.apiBase), `adding the pointwise kernels of ${library.path}`);
+      if (profile !== undefined) this.api.enableProfiling(opts, profile);
+      return this.api.createSession(this.env, model, opts);
+    } finally {
+      this.api.releaseSessionOptions(opts);
+    }
   }
 
   private sessionOptions(threads: number | "shared"): Ptr {

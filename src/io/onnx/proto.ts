@@ -196,12 +196,18 @@ export const MS_DOMAIN = "com.microsoft";
 
 /**
  * A model of Kiln's: `graph` with the IR version and opset every graph Kiln lowers is written for, and
- * ONNX Runtime's domain where a node (one of a session's, never an exported model's) is in it.
+ * each other domain its nodes use (ONNX Runtime's, or Kiln's generated kernels'; only in a session's
+ * graph, never in an exported model's), at version 1.
  */
 export function encodeKilnModel(graph: GraphDef, producerVersion: string): Uint8Array {
-  const opsets = [{ domain: "", version: OPSET }];
-  const inDomain = (nodes: readonly NodeDef[]): boolean =>
-    nodes.some((n) => n.domain === MS_DOMAIN || Object.values(n.attrs ?? {}).some((a) => a.kind === "graph" && inDomain(a.value.nodes)));
-  if (inDomain(graph.nodes)) opsets.push({ domain: MS_DOMAIN, version: 1 });
+  const domains = new Set<string>();
+  const visit = (nodes: readonly NodeDef[]): void => {
+    for (const n of nodes) {
+      if (n.domain) domains.add(n.domain);
+      for (const a of Object.values(n.attrs ?? {})) if (a.kind === "graph") visit(a.value.nodes);
+    }
+  };
+  visit(graph.nodes);
+  const opsets = [{ domain: "", version: OPSET }, ...[...domains].sort().map((domain) => ({ domain, version: 1 }))];
   return encodeModel({ irVersion: IR_VERSION, opsets, producerName: "kiln", producerVersion, graph });
 }
