@@ -104,8 +104,10 @@ export const POINTWISE_OPS: ReadonlyMap<string, Signature> = new Map<string, Sig
 ]);
 
 /**
- * Fewer elements than this are left to ONNX Runtime: a kernel's pass over them costs less than its
- * dispatch, and small programs (most of the tests', an eager op's) compile no library.
+ * A program gets kernels only where one of its values computed elementwise has at least this many
+ * elements: small programs (most of the tests', an eager op's) compile no library, where its build
+ * would cost more than it saves. In a program that has them, chains of any size are fused: an AdamW
+ * update of a norm's [256] weight is thirteen ONNX Runtime nodes, each costing its dispatch.
  */
 export const MIN_GROUP_ELEMENTS = 1 << 16;
 
@@ -138,7 +140,7 @@ function fusable(n: NodeDef, info: ReadonlyMap<string, ValueInfo>): ValueInfo | 
   const signature = POINTWISE_OPS.get(n.op);
   if (!signature || (n.domain ?? "") !== (n.op === "Gelu" ? MS_DOMAIN : "") || n.outputs.length !== 1) return undefined;
   const out = info.get(n.outputs[0]!);
-  if (!out || sizeOf(out.shape) < MIN_GROUP_ELEMENTS) return undefined;
+  if (!out) return undefined;
   const ins = n.inputs.map((i) => info.get(i));
   if (ins.some((v) => !v || !accessOf(v.shape, out.shape))) return undefined;
   return signature(
@@ -160,6 +162,7 @@ export function groupPointwise(
   info: ReadonlyMap<string, ValueInfo>,
   rowSums: ReadonlySet<string> = new Set(),
 ): { nodes: NodeDef[]; groups: PointwiseGroup[] } {
+  if (!nodes.some((n) => sizeOf(fusable(n, info)?.shape ?? []) >= MIN_GROUP_ELEMENTS)) return { nodes: [...nodes], groups: [] };
   const groupOf = new Map<number, Building>();
   const producedBy = new Map<string, Building>();
   nodes.forEach((n, i) => {
