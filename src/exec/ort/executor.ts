@@ -14,7 +14,7 @@ import { sizeOf } from "../../core/shape.js";
 import { OrtBuffer } from "./buffer.js";
 import { OrtExecutable } from "./executable.js";
 import { lowerProgram } from "./lower-program.js";
-import { pointwiseCompiler, pointwiseLibrary } from "./pointwise-library.js";
+import { disablePointwiseKernels, pointwiseCompiler, pointwiseLibrary, type PointwiseLibrary } from "./pointwise-library.js";
 import { nativeBytes } from "./native-memory.js";
 import { ortApi, type Ptr } from "./ort-api.js";
 import { defaultThreads, ortRuntime, positiveInt } from "./runtime.js";
@@ -143,12 +143,21 @@ export class OrtExecutor implements Executor {
 
     const rt = ortRuntime();
     // The model's bytes (the weights, where they are compiled in) are not kept once the session holds them.
-    const { model, ...lowered } = lowerProgram(program, replicas, rt.api.version, { pointwise: pointwiseCompiler() !== null });
+    let { model, ...lowered } = lowerProgram(program, replicas, rt.api.version, { pointwise: pointwiseCompiler() !== null });
+    let library: PointwiseLibrary | undefined;
+    if (lowered.pointwise.length || lowered.rowKernels.length) {
+      try {
+        library = pointwiseLibrary(lowered.pointwise, lowered.rowKernels);
+      } catch (e) {
+        // A library that cannot be built (a broken compiler, an unwritable cache) costs speed, not the run:
+        // the program is lowered again without kernels, and the reason is said once.
+        disablePointwiseKernels((e as Error).message);
+        ({ model, ...lowered } = lowerProgram(program, replicas, rt.api.version));
+      }
+    }
     let session: Ptr | undefined;
     if (lowered.outputNames.length) {
       try {
-        const library =
-          lowered.pointwise.length || lowered.rowKernels.length ? pointwiseLibrary(lowered.pointwise, lowered.rowKernels) : undefined;
         session = rt.createSession(model, this.threads, { library, profile: this.profile });
       } catch (e) {
         throw new Error(`${program.name}: ${(e as Error).message}`);

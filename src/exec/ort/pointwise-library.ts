@@ -53,6 +53,16 @@ export function pointwiseCompiler(): Compiler | null {
   return (compiler = { command, version: probe.stdout.split("\n")[0]! });
 }
 
+/** Turns pointwise kernels off for the rest of the process, saying why once (a library could not be built). */
+export function disablePointwiseKernels(reason: string): void {
+  if (compiler === null) return;
+  compiler = null;
+  why = reason;
+  process.emitWarning(`Kiln's pointwise kernels are off for this process, and programs run slower: ${reason}`, {
+    code: "KILN_POINTWISE_KERNELS",
+  });
+}
+
 /** Why pointwise kernels are off in this process (undefined where they are on). */
 export function whyNoPointwiseKernels(): string | undefined {
   pointwiseCompiler();
@@ -68,6 +78,7 @@ export interface PointwiseLibrary {
 
 /** Loaded libraries stay referenced: koffi would unload one whose handle is collected, and sessions run its code. */
 const loaded = new Map<string, PointwiseLibrary>();
+const handles: object[] = [];
 
 function cacheDir(): string {
   return join(process.env.KILN_CACHE_DIR ?? join(tmpdir(), "kiln"), "pointwise-kernels");
@@ -91,12 +102,9 @@ export function pointwiseLibrary(groups: readonly PointwiseGroup[], rowKernels: 
   const register = lib.func("void *kiln_register_pointwise(void *options, void *base)");
   const library: PointwiseLibrary = { path, register: (options, base) => register(options, base) as Ptr | null };
   loaded.set(hash, library);
-  // koffi's handle must outlive every session that runs the library's code.
-  keep.push(lib);
+  handles.push(lib);
   return library;
 }
-
-const keep: object[] = [];
 
 /** Compiles `source` into `path`: written beside it under a unique name, then renamed (atomic), so a reader never sees half a library. */
 function build(cc: Compiler, source: string, dir: string, path: string): void {

@@ -5,7 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../../src/index.js";
@@ -161,6 +161,26 @@ test("KILN_POINTWISE_KERNELS=0 lowers without kernels, and another value is refu
   assert.equal(runWith("yes"), 'KILN_POINTWISE_KERNELS must be 0 (off) or 1 (on where a C compiler is found), got "yes"');
 });
 
+test("a library that cannot be built costs speed, not the run: one warning, and the program's values", () => {
+  const script =
+    `import * as k from ${JSON.stringify(new URL("../../../src/index.js", import.meta.url).href)};` +
+    `const f = k.jit((x) => k.sqrt(x.mul(x).add(1)), { name: "unbuildable_pointwise" });` +
+    `console.log(f(k.ones([${A}, ${B}, ${C}])).dataSync()[0], f(k.ones([${A}, ${B}, ${C}])).dataSync()[1]);`;
+  // The cache directory cannot be made below a file, even by root.
+  const dir = mkdtempSync(join(tmpdir(), "kiln-pointwise-"));
+  writeFileSync(join(dir, "file"), "");
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, KILN_CACHE_DIR: join(dir, "file") },
+    timeout: 120_000,
+  });
+  rmSync(dir, { recursive: true, force: true });
+  const v = String(Math.fround(Math.SQRT2));
+  assert.equal(r.stdout.trim(), `${v} ${v}`, r.stderr);
+  assert.equal(r.stderr.match(/pointwise kernels are off for this process/g)?.length, 1, r.stderr);
+  assert.match(r.stderr, /ENOTDIR/);
+});
+
 test("a library is built once and found in the cache by the next process", () => {
   const dir = mkdtempSync(join(tmpdir(), "kiln-pointwise-"));
   const script =
@@ -168,7 +188,11 @@ test("a library is built once and found in the cache by the next process", () =>
     `const f = k.jit((x) => k.sqrt(x.mul(x).add(1)), { name: "cached_pointwise" });` +
     `console.log(f(k.ones([${A}, ${B}, ${C}])).dataSync()[0]);`;
   const runOnce = () =>
-    spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, KILN_CACHE_DIR: dir } });
+    spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: { ...process.env, KILN_CACHE_DIR: dir },
+      timeout: 120_000,
+    });
   const first = runOnce();
   assert.equal(first.stdout.trim(), String(Math.fround(Math.SQRT2)), first.stderr);
   const libs = readdirSync(`${dir}/pointwise-kernels`).filter((f) => f.endsWith(".so"));
