@@ -54,7 +54,7 @@ export function findFusions(program: Program, consts: ReadonlyMap<number, HostAr
       matchArgmax(m, e) ??
       matchRotary(m, e) ??
       matchRotaryBackward(m, e) ??
-      matchCrossEntropyMax(m, e, crossEntropyLogits);
+      matchCrossEntropyMax(e, crossEntropyLogits);
     if (!fused) continue;
     for (const inner of fused.chain) skip.add(inner);
     at.set(e, fused.lower);
@@ -103,12 +103,11 @@ function maxBroadcastBack(m: Matcher, v: Var, x: Var): Eqn[] | undefined {
  * accuracy): the max the rows' softmax kernel computes with the loss (row-kernels.ts), where the graph
  * has one; else the ordinary lowering.
  */
-function matchCrossEntropyMax(m: Matcher, e: Eqn, crossEntropyLogits: ReadonlySet<number>): Match {
+function matchCrossEntropyMax(e: Eqn, crossEntropyLogits: ReadonlySet<number>): Match {
   if (e.prim !== "reduce_max") return undefined;
   const x = e.inputs[0]!;
   const { axes } = e.params as PrimParams["reduce_max"];
   if (!crossEntropyLogits.has(x.id) || x.aval.dtype !== "f32" || !lastAxisOnly(axes, x.aval.shape.length)) return undefined;
-  void m;
   return {
     chain: [],
     lower: (g, read) => {

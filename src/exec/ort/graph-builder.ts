@@ -67,6 +67,8 @@ export class GraphBuilder {
    * them into generated kernels needs (pointwise-groups.ts).
    */
   readonly valueInfo = new Map<string, { readonly dtype: DType; readonly shape: Shape }>();
+  /** The ReduceSum nodes over the last axis (no kept dimension), by their output's name. */
+  readonly rowSums = new Set<string>();
   /** Each Transpose written, by its input's name and perm: a value is transposed the same way once. */
   private readonly transposes = new Map<string, Val>();
 
@@ -240,9 +242,7 @@ export class GraphBuilder {
     return out;
   }
 
-  /** The ReduceSum nodes over the last axis (no kept dimension), by their output's name. */
-  readonly rowSums = new Set<string>();
-
+  /** Records a ReduceSum of `x` over its last axis, `sum` (lower-contraction.ts). */
   noteRowSum(x: Val, sum: Val): void {
     this.rowSums.add(sum.name);
     this.noteValues([x, sum]);

@@ -6,7 +6,7 @@
 import type { DType } from "../../core/dtype.js";
 import { sizeOf, stridesOf } from "../../core/shape.js";
 import { ONNX_TYPE } from "../../io/onnx/proto.js";
-import { pointwiseName, type PointwiseGroup, type PointwiseStep } from "./pointwise-groups.js";
+import type { PointwiseGroup, PointwiseStep } from "./pointwise-groups.js";
 import { rowKernelName, type RowKernel } from "./row-kernels.js";
 
 const C_TYPE: Partial<Record<DType, string>> = { f32: "float", bool: "unsigned char", u32: "uint32_t" };
@@ -225,10 +225,7 @@ function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
  */
 export function librarySource(groups: readonly PointwiseGroup[], rowKernels: readonly RowKernel[], driverPath: string): string {
   const kernels = new Map<string, PointwiseGroup>();
-  for (const g of groups) {
-    const name = pointwiseName(g);
-    if (!kernels.has(name)) kernels.set(name, g);
-  }
+  for (const g of groups) if (!kernels.has(g.name)) kernels.set(g.name, g);
   const parts = [`#include "${driverPath}"\n`];
   const table: string[] = [];
   [...kernels].forEach(([name, g], k) => {

@@ -8,6 +8,7 @@
 // have its shape, merging them; a group closes once a node outside it reads one of its values, because
 // the group's kernel runs where its last member was and that reader must come after it. So no group
 // waits on a value computed from its own outputs.
+import { createHash } from "node:crypto";
 import type { DType } from "../../core/dtype.js";
 import type { Shape } from "../../core/shape.js";
 import { shapesEqual, sizeOf } from "../../core/shape.js";
@@ -49,6 +50,8 @@ export interface PointwiseStep {
 }
 
 export interface PointwiseGroup {
+  /** The kernel's op name (pointwiseName). */
+  readonly name: string;
   /** Every output's shape. */
   readonly shape: Shape;
   readonly inputs: readonly PointwiseInput[];
@@ -162,7 +165,8 @@ export function groupPointwise(
   info: ReadonlyMap<string, ValueInfo>,
   rowSums: ReadonlySet<string> = new Set(),
 ): { nodes: NodeDef[]; groups: PointwiseGroup[] } {
-  if (!nodes.some((n) => sizeOf(fusable(n, info)?.shape ?? []) >= MIN_GROUP_ELEMENTS)) return { nodes: [...nodes], groups: [] };
+  const fused = nodes.map((n) => fusable(n, info));
+  if (!fused.some((out) => out && sizeOf(out.shape) >= MIN_GROUP_ELEMENTS)) return { nodes: [...nodes], groups: [] };
   const groupOf = new Map<number, Building>();
   const producedBy = new Map<string, Building>();
   nodes.forEach((n, i) => {
@@ -175,7 +179,7 @@ export function groupPointwise(
       producedBy.set(n.outputs[0]!, summed);
       return;
     }
-    const out = fusable(n, info);
+    const out = fused[i];
     const readFrom = new Set<Building>();
     for (const name of namesRead([n], [])) {
       const b = producedBy.get(name);
@@ -208,10 +212,12 @@ export function groupPointwise(
     nodes.filter((_, i) => !member.has(i)),
     outputs,
   );
+  // A sum's second input is its axes, which the loop's layout already holds.
+  const operands = (n: NodeDef) => (n.op === "ReduceSum" ? n.inputs.slice(0, 1) : n.inputs);
   const readingGroups = new Map<string, Set<Building>>();
   for (const b of groups)
     for (const m of b.members)
-      for (const name of nodes[m]!.inputs) {
+      for (const name of operands(nodes[m]!)) {
         const readers = readingGroups.get(name) ?? new Set<Building>();
         readingGroups.set(name, readers.add(b));
       }
@@ -224,8 +230,6 @@ export function groupPointwise(
     const members = [...b.members].sort((x, y) => x - y);
     const produced = new Set(members.map((m) => nodes[m]!.outputs[0]!));
     const inputs: PointwiseInput[] = [];
-    // A sum's second input is its axes, which the loop's layout already holds.
-    const operands = (n: NodeDef) => (n.op === "ReduceSum" ? n.inputs.slice(0, 1) : n.inputs);
     for (const m of members)
       for (const name of operands(nodes[m]!))
         if (!produced.has(name) && !inputs.some((i) => i.name === name)) {
@@ -245,12 +249,13 @@ export function groupPointwise(
     });
     const outs = steps.filter((s) => readBeyond(s.output, b)).map((s) => ({ name: s.output, dtype: s.dtype }));
     if (outs.length === 0 || inputs.length + outs.length > MAX_KERNEL_ARGS) continue;
-    const group: PointwiseGroup = { shape: b.shape, inputs, outputs: outs, steps };
+    const body = { shape: b.shape, inputs, outputs: outs, steps };
+    const group: PointwiseGroup = { name: pointwiseName(body), ...body };
     result.push(group);
     const last = members[members.length - 1]!;
     for (const m of members) if (m !== last) dropped.add(m);
     replaced.set(last, {
-      op: pointwiseName(group),
+      op: group.name,
       domain: POINTWISE_DOMAIN,
       inputs: inputs.map((i) => i.name),
       outputs: outs.map((o) => o.name),
@@ -268,12 +273,12 @@ export function groupPointwise(
  * A group's op name: a hash of what it computes, not of the graph's value names, so that the same
  * chain in two programs (every layer of a model, every training step) is one kernel.
  */
-export function pointwiseName(g: PointwiseGroup): string {
-  return `pw_${fnv1a(canonicalForm(g))}`;
+function pointwiseName(g: Omit<PointwiseGroup, "name">): string {
+  return `pw_${createHash("sha256").update(canonicalForm(g)).digest("hex").slice(0, 16)}`;
 }
 
 /** The group with its values numbered in order of appearance: what its kernel's code depends on. */
-export function canonicalForm(g: PointwiseGroup): string {
+function canonicalForm(g: Omit<PointwiseGroup, "name">): string {
   const ids = new Map<string, string>();
   g.inputs.forEach((v, i) => ids.set(v.name, `i${i}`));
   g.steps.forEach((s, i) => ids.set(s.output, `t${i}`));
@@ -285,13 +290,4 @@ export function canonicalForm(g: PointwiseGroup): string {
       (s) => `${s.op}${s.direction ?? ""}(${s.inputs.map((n) => ids.get(n)).join(",")})${s.dtype}${outputs.has(s.output) ? "!" : ""}`,
     ),
   ].join(";");
-}
-
-function fnv1a(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i));
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, "0");
 }
