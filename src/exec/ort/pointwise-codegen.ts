@@ -209,6 +209,16 @@ function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
       row: tableRow(name, ["f32"], outputs, sizeOf(rows), n, body),
     };
   }
+  if (k.kind === "transpose") {
+    // Units are blocks of 64 × 64 (native/pointwise-kernels.h numbers them).
+    const blocks = Math.ceil(k.rows / 64) * Math.ceil(k.cols / 64);
+    return {
+      code:
+        `static void ${body}(void *const *args, int64_t begin, int64_t end) ` +
+        `{ kiln_transpose(args, begin, end, ${k.rows}, ${k.cols}); }\n`,
+      row: tableRow(name, ["f32"], [{ dtype: "f32", shape: [k.cols, k.rows] }], blocks, 64 * 64, body),
+    };
+  }
   // Units are bands of 16 columns: threads never add into the same element.
   const bands = Math.ceil(k.width / 16);
   return {

@@ -1,7 +1,7 @@
 // Building and loading the generated pointwise kernels (pointwise-codegen.ts): the system's C compiler
 // builds a shared library for this CPU (-march=native), as torch.compile's inductor does, cached under
-// $KILN_CACHE_DIR (else the system's temporary directory) by a hash of the source, the compiler and the
-// CPU, so a program compiles once per machine. koffi loads it and its kiln_register_pointwise adds the
+// $KILN_CACHE_DIR (else the system's temporary directory) by a hash of the source, the driver it includes,
+// the compiler and the CPU, so a program compiles once per machine. koffi loads it and its kiln_register_pointwise adds the
 // kernels to an InferenceSession's options.
 //
 // Where there is no C compiler, or not x86-64 Linux (the kernels' exp and erf come from glibc's vector
@@ -11,7 +11,7 @@ import "../native-stacks.js"; // before koffi loads any library
 import koffi from "koffi";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +31,7 @@ interface Compiler {
 }
 
 let compiler: Compiler | null | undefined;
+let driverText: string | undefined;
 let why: string | undefined;
 
 /** The C compiler the kernels are built with ($CC, else cc), or null where pointwise kernels are off (whyNoPointwiseKernels says why). */
@@ -89,8 +90,10 @@ export function pointwiseLibrary(groups: readonly PointwiseGroup[], rowKernels: 
   const cc = pointwiseCompiler();
   if (!cc) throw new Error(`internal: pointwise kernels are off (${why})`);
   const source = librarySource(groups, rowKernels, DRIVER);
+  // The driver's text too: a library built with an older driver (another version of Kiln) is not this one.
+  driverText ??= readFileSync(DRIVER, "utf8");
   const hash = createHash("sha256")
-    .update([cc.command, cc.version, FLAGS.join(" "), cpus()[0]?.model ?? "", source].join("\0"))
+    .update([cc.command, cc.version, FLAGS.join(" "), cpus()[0]?.model ?? "", driverText, source].join("\0"))
     .digest("hex")
     .slice(0, 32);
   const known = loaded.get(hash);

@@ -9,6 +9,9 @@
 // - Scatter rows. An embedding's gradient adds [tokens, width] rows into its table at the tokens' ids.
 //   ONNX Runtime's ScatterElements does it one element at a time on one thread (9.6 ms of llama-small's
 //   step); the kernel copies the table and adds whole rows, its threads each taking a band of columns.
+// - Transpose. A matrix copied to its transpose by tiles, for a product that runs faster on it
+//   (lower-contraction.ts). ONNX Runtime's own Transpose would be folded back into the product by its
+//   optimizer; a kernel of Kiln's is not.
 import type { Shape } from "../../core/shape.js";
 import { sizeOf } from "../../core/shape.js";
 import type { GraphBuilder, Val } from "./graph-builder.js";
@@ -28,10 +31,24 @@ export interface ScatterRowsKernel {
   readonly updates: number;
 }
 
-export type RowKernel = SoftmaxRowsKernel | ScatterRowsKernel;
+/** The transpose of an f32 matrix of `rows` × `cols`. */
+export interface TransposeKernel {
+  readonly kind: "transpose";
+  readonly rows: number;
+  readonly cols: number;
+}
+
+export type RowKernel = SoftmaxRowsKernel | ScatterRowsKernel | TransposeKernel;
 
 export function rowKernelName(k: RowKernel): string {
-  return k.kind === "softmax-rows" ? `softmax_rows_${k.shape.join("x")}` : `scatter_rows_${k.rows}x${k.width}_${k.updates}`;
+  switch (k.kind) {
+    case "softmax-rows":
+      return `softmax_rows_${k.shape.join("x")}`;
+    case "scatter-rows":
+      return `scatter_rows_${k.rows}x${k.width}_${k.updates}`;
+    case "transpose":
+      return `transpose_${k.rows}x${k.cols}`;
+  }
 }
 
 const kernels = new WeakMap<GraphBuilder, RowKernel[]>();
@@ -104,4 +121,12 @@ export function scatterRows(g: GraphBuilder, table: Val, indices: Val, updates: 
   const kernel: ScatterRowsKernel = { kind: "scatter-rows", rows, width, updates: updates.shape[0]! };
   const [out] = addNode(g, kernel, [table.name, indices.name, updates.name], 1);
   return { name: out!, dtype: "f32", shape: table.shape, full: table.shape };
+}
+
+/** The transpose of `matrix` (f32 [rows, cols], materialized) by a kernel; undefined where the graph has no generated kernels. */
+export function transposeMatrix(g: GraphBuilder, matrix: Val): Val | undefined {
+  if (!g.generatedKernels || matrix.dtype !== "f32" || matrix.shape.length !== 2) return undefined;
+  const [rows, cols] = matrix.shape as [number, number];
+  const [out] = addNode(g, { kind: "transpose", rows, cols }, [matrix.name], 1);
+  return { name: out!, dtype: "f32", shape: [cols, rows], full: [cols, rows] };
 }

@@ -277,3 +277,26 @@ test("a sum along rows joins the kernel computing its operand: the reference's s
     assert.equal(mismatch("f32", got!, want!, { rtol: 1e-5, atol: 1e-6 }), undefined, `rows of ${last}`);
   }
 });
+
+test("a head's weight gradient multiplies untransposed copies made by a transpose kernel: the reference's product", async () => {
+  // Aᵀ·B with A [k, m] of many columns (a head's [tokens, vocabulary] gradient by its [tokens, width]
+  // inputs), at sizes that are no multiple of the kernel's 16 × 16 tiles or 64 × 64 blocks.
+  const [tokens, vocab, width] = [203, 3100, 37];
+  const f = (grad: k.Array, x: k.Array) => k.einsum("tv,tw->vw", grad, x);
+  const program = k.jit(f, { name: "head_weight_grad", device }).lower(k.zeros([tokens, vocab]), k.zeros([tokens, width]));
+  const lowered = lowerGraph(program, 1, { relayOutConstants: true, pointwise: true });
+  assert.deepEqual(lowered.rowKernels, [
+    { kind: "transpose", rows: tokens, cols: width },
+    { kind: "transpose", rows: width, cols: vocab },
+  ]);
+  assert.ok(!lowered.graph.nodes.some((n) => n.op === "Gemm"), lowered.graph.nodes.map((n) => n.op).join(" "));
+  const r = rng(11);
+  const grad = Float32Array.from({ length: tokens * vocab }, () => r() * 2 - 1);
+  const x = Float32Array.from({ length: tokens * width }, () => r() * 2 - 1);
+  const [want] = await run(refExecutor, program, [grad, x]);
+  const [got] = await run(k.ortExecutor, program, [grad, x]);
+  assert.equal(mismatch("f32", got!, want!, { rtol: 1e-5, normwise: true }), undefined);
+  // A narrower operand keeps Gemm's transA.
+  const narrow = k.jit(f, { name: "mlp_weight_grad", device }).lower(k.zeros([tokens, 1024]), k.zeros([tokens, width]));
+  assert.deepEqual(lowerGraph(narrow, 1, { relayOutConstants: true, pointwise: true }).rowKernels, []);
+});
