@@ -100,7 +100,8 @@ function summarize(file: string, wall: readonly number[], runs: number): Session
       (e.args?.op_name ?? "?")
         .replace(/^pw_[0-9a-f]+$/, "pointwise (generated)")
         .replace(/^softmax_rows_.*/, "softmax rows (generated)")
-        .replace(/^scatter_rows_.*/, "scatter rows (generated)"),
+        .replace(/^scatter_rows_.*/, "scatter rows (generated)")
+        .replace(/^transpose_\d+x\d+$/, "transpose (generated)"),
     node: (e: ProfileEvent) => `${e.args?.op_name ?? "?"} ${e.name.replace(/_kernel_time$/, "")}`,
   };
   return {

@@ -110,10 +110,11 @@ function rowByRowProduct(g: GraphBuilder, A: Arranged, B: Arranged, b: Val, rows
  * ones keep Gemm's transA (4096 × 1024 × 256: 8.4 / 9.0).
  */
 function productOfTransposes(g: GraphBuilder, A: Arranged, B: Arranged): Val | undefined {
-  if (!A.transposed || B.transposed || !g.generatedKernels) return undefined;
+  if (!A.transposed || B.transposed) return undefined;
   const m = A.v.shape[1]!,
     n = B.v.shape[1]!;
   if (m < TRANSPOSED_MIN_COLUMNS || n > m) return undefined;
+  // Undefined where the graph runs no generated kernels.
   const bT = transposeMatrix(g, B.v);
   if (!bT) return undefined;
   const product: Val = { name: g.node("MatMul", [bT.name, A.v.name]), dtype: "f32", shape: [n, m], full: [n, m] };

@@ -197,6 +197,11 @@ function tableRow(
   );
 }
 
+/** A loop named `body` that calls the driver's `call` (C arguments after `args`, in terms of begin and end). */
+function driverLoop(body: string, call: string): string {
+  return `static void ${body}(void *const *args, int64_t begin, int64_t end) { ${call}; }\n`;
+}
+
 /** The driver's loop and table row of a row kernel, its loop named `body`. */
 function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
   const name = rowKernelName(k);
@@ -205,7 +210,7 @@ function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
     const rows = k.shape.slice(0, -1);
     const outputs = [k.shape, rows, rows].map((s) => ({ dtype: "f32" as const, shape: s }));
     return {
-      code: `static void ${body}(void *const *args, int64_t begin, int64_t end) { kiln_softmax_rows(args, begin, end, ${n}); }\n`,
+      code: driverLoop(body, `kiln_softmax_rows(args, begin, end, ${n})`),
       row: tableRow(name, ["f32"], outputs, sizeOf(rows), n, body),
     };
   }
@@ -213,18 +218,17 @@ function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
     // Units are blocks of 64 × 64 (native/pointwise-kernels.h numbers them).
     const blocks = Math.ceil(k.rows / 64) * Math.ceil(k.cols / 64);
     return {
-      code:
-        `static void ${body}(void *const *args, int64_t begin, int64_t end) ` +
-        `{ kiln_transpose(args, begin, end, ${k.rows}, ${k.cols}); }\n`,
+      code: driverLoop(body, `kiln_transpose(args, begin, end, ${k.rows}, ${k.cols})`),
       row: tableRow(name, ["f32"], [{ dtype: "f32", shape: [k.cols, k.rows] }], blocks, 64 * 64, body),
     };
   }
   // Units are bands of 16 columns: threads never add into the same element.
   const bands = Math.ceil(k.width / 16);
   return {
-    code:
-      `static void ${body}(void *const *args, int64_t begin, int64_t end) ` +
-      `{ kiln_scatter_rows(args, begin * 16, end * 16 < ${k.width} ? end * 16 : ${k.width}, ${k.rows}, ${k.width}, ${k.updates}); }\n`,
+    code: driverLoop(
+      body,
+      `kiln_scatter_rows(args, begin * 16, end * 16 < ${k.width} ? end * 16 : ${k.width}, ${k.rows}, ${k.width}, ${k.updates})`,
+    ),
     row: tableRow(name, ["f32", "i32", "f32"], [{ dtype: "f32", shape: [k.rows, k.width] }], bands, 16, body),
   };
 }

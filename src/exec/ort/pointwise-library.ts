@@ -1,8 +1,8 @@
 // Building and loading the generated pointwise kernels (pointwise-codegen.ts): the system's C compiler
 // builds a shared library for this CPU (-march=native), as torch.compile's inductor does, cached under
-// $KILN_CACHE_DIR (else the system's temporary directory) by a hash of the source, the driver it includes,
-// the compiler and the CPU, so a program compiles once per machine. koffi loads it and its kiln_register_pointwise adds the
-// kernels to an InferenceSession's options.
+// $KILN_CACHE_DIR (else the system's temporary directory) by a hash of the source, the driver it
+// includes, the compiler and the CPU, so a program compiles once per machine. koffi loads it and its
+// kiln_register_pointwise adds the kernels to an InferenceSession's options.
 //
 // Where there is no C compiler, or not x86-64 Linux (the kernels' exp and erf come from glibc's vector
 // math library), or KILN_POINTWISE_KERNELS=0, programs are lowered without them: the same values from
