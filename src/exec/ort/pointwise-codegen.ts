@@ -222,7 +222,10 @@ function rowKernel(k: RowKernel, body: string): { code: string; row: string } {
       row: tableRow(name, ["f32"], [{ dtype: "f32", shape: [k.cols, k.rows] }], blocks, 64 * 64, body),
     };
   }
-  // Units are bands of 16 columns: threads never add into the same element.
+  // Units are bands of 16 columns: threads never add into the same element. Counted as 16 elements
+  // each, a table narrower than 32,768 columns is one task, on one thread: sized by what a band touches
+  // (16 floats of every row and every update), the bands of a 50,265 × 768 table with 4,096 updates went
+  // to both threads and took 37 ms against 26.5, each thread reading its rows 64 bytes at a time.
   const bands = Math.ceil(k.width / 16);
   return {
     code: driverLoop(

@@ -8,7 +8,8 @@
 //   log-sum-exp minus the label's logit, the gradient the probabilities, and the accuracy's max is there.
 // - Scatter rows. An embedding's gradient adds [tokens, width] rows into its table at the tokens' ids.
 //   ONNX Runtime's ScatterElements does it one element at a time on one thread (9.6 ms of llama-small's
-//   step); the kernel copies the table and adds whole rows, its threads each taking a band of columns.
+//   step); the kernel copies the table and adds whole rows, by bands of columns (pointwise-codegen.ts
+//   says why they stay on one thread).
 // - Transpose. A matrix copied to its transpose by tiles, for a product that runs faster on it
 //   (lower-contraction.ts). ONNX Runtime's own Transpose would be folded back into the product by its
 //   optimizer; a kernel of Kiln's is not.
