@@ -79,6 +79,7 @@ export {
   LearningRateMonitor,
   type TrainerOptions,
   type FitArgs,
+  type MaskingSettings,
   type FitResult,
   type Callback,
 } from "./train/index.js";

@@ -47,6 +47,7 @@ export {
   LearningRateMonitor,
   type TrainerOptions,
   type FitArgs,
+  type MaskingSettings,
   type FitResult,
   type Callback,
 } from "../train/index.js";

@@ -28,6 +28,7 @@ export {
   type TrainerOptions,
   type OptimizerSettings,
   type FitArgs,
+  type MaskingSettings,
   type FitResult,
   type Callback,
   type TrainerView,

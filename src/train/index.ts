@@ -5,6 +5,7 @@ export {
   type TrainerOptions,
   type OptimizerSettings,
   type FitArgs,
+  type MaskingSettings,
   type FitResult,
   type RunSettings,
   type StopRequest,

@@ -67,14 +67,19 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     budgeted && typeof o.optimizer === "string"
       ? (spent: k.Array) => runOptimizer(o.optimizer, a.optimizer, () => byTime(spent))
       : undefined;
-  const masking: TracedMaskOptions | undefined = a.masking ? { ...a.masking, seed: o.seed } : undefined;
+  // Evaluation masks with its own seed (the same way every time), and at its own rate where one is given.
+  let masking: TracedMaskOptions | undefined, evalMasking: TracedMaskOptions | undefined;
+  if (a.masking) {
+    const { evalMlmProbability, ...trainMasking } = a.masking;
+    masking = { ...trainMasking, seed: o.seed };
+    evalMasking = { ...masking, seed: o.seed + 2, ...(evalMlmProbability !== undefined ? { mlmProbability: evalMlmProbability } : {}) };
+  }
   const capacity = {
     ...(a.labelCapacity !== undefined ? { labelCapacity: a.labelCapacity } : {}),
     ...(a.classWeights !== undefined ? { classWeights: a.classWeights } : {}),
   };
-  // Training and evaluation differ only in the masking's seed (evaluation masks the same way every time).
   const objective = objectiveFor(a.model, { ...(masking ? { masking } : {}), ...capacity }, a.task);
-  const evalObjective = objectiveFor(a.model, { ...(masking ? { masking: { ...masking, seed: o.seed + 2 } } : {}), ...capacity }, a.task);
+  const evalObjective = objectiveFor(a.model, { ...(evalMasking ? { masking: evalMasking } : {}), ...capacity }, a.task);
   const settings: RunSettings = {
     task: objective.task,
     optimizer: optimizer.name,
@@ -89,7 +94,8 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     gradient_accumulation: o.gradientAccumulation,
     clip_norm: o.clipNorm ?? 0,
     precision: o.precision,
-    ...(a.masking ? { mlm_probability: a.masking.mlmProbability ?? 0.15 } : {}),
+    ...(masking ? { mlm_probability: masking.mlmProbability ?? 0.15 } : {}),
+    ...(a.masking?.evalMlmProbability !== undefined ? { eval_mlm_probability: a.masking.evalMlmProbability } : {}),
     ...(a.classWeights ? { class_weights: a.classWeights.join(",") } : {}),
   };
   return { optimizer, ...(optimizerAt ? { optimizerAt } : {}), objective, evalObjective, settings };

@@ -13,7 +13,7 @@ import { checkDataFitsModel } from "./data-probe.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { TASK_SPECS } from "./tasks/index.js";
 import { budgetSeconds } from "./time-budget.js";
-import type { FitArgs, OptimizerSettings, TrainerOptions } from "./trainer.js";
+import type { FitArgs, MaskingSettings, OptimizerSettings, TrainerOptions } from "./trainer.js";
 
 /** Every TrainerOptions name (the `satisfies` keeps the list and the interface together). */
 const TRAINER_OPTIONS = [
@@ -77,7 +77,15 @@ const OPTIMIZER_SETTINGS = [
   "eps",
 ] as const satisfies readonly (keyof OptimizerSettings)[];
 
-const MASKING = ["maskTokenId", "vocabSize", "specialIds", "mlmProbability", "maskFraction", "randomFraction"] as const;
+const MASKING = [
+  "maskTokenId",
+  "vocabSize",
+  "specialIds",
+  "mlmProbability",
+  "evalMlmProbability",
+  "maskFraction",
+  "randomFraction",
+] as const satisfies readonly (keyof MaskingSettings)[];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -297,7 +305,7 @@ export function checkFitArgs(args: unknown): void {
       ints: ["maskTokenId", "vocabSize"],
       nonNegative: ["maskTokenId"],
       positive: ["vocabSize"],
-      numbers: ["mlmProbability", "maskFraction", "randomFraction"],
+      numbers: ["mlmProbability", "evalMlmProbability", "maskFraction", "randomFraction"],
     });
 }
 

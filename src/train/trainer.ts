@@ -34,7 +34,16 @@ import { budgetSeconds, monotonicSeconds, TrainingClock } from "./time-budget.js
 import type { Optimizer } from "../optim/optimizer.js";
 import type { FitArgs, FitResult, RunSettings, StopRequest, StoppedRun, TrainerOptions } from "./trainer-options.js";
 
-export type { TrainerOptions, OptimizerSettings, FitArgs, FitResult, RunSettings, StopRequest, StoppedRun } from "./trainer-options.js";
+export type {
+  TrainerOptions,
+  OptimizerSettings,
+  FitArgs,
+  MaskingSettings,
+  FitResult,
+  RunSettings,
+  StopRequest,
+  StoppedRun,
+} from "./trainer-options.js";
 
 type Defaulted =
   | "evalEvery"

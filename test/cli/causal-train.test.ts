@@ -102,6 +102,12 @@ test("flags of the other task are refused up front, saying what to do", () => {
   assert.equal(r.code, 2);
   // The masked LM's own settings are its TaskSpec's (ownSettings); the library refuses them by option name.
   assert.match(r.err, /^kiln train: --mlm-probability "0\.2": sets the masking of a masked LM; --task causal-lm has none\. Leave it out/);
+  r = kiln("train", ...causal, ...data, ...out, "--eval-mlm-probability", "0.15");
+  assert.equal(r.code, 2);
+  assert.match(
+    r.err,
+    /^kiln train: --eval-mlm-probability "0\.15": sets the evaluation's masking of a masked LM; --task causal-lm has none/,
+  );
   r = kiln("train", ...causal, ...data, ...out, "--position-init", "sinusoidal");
   assert.equal(r.code, 2);
   assert.match(r.err, /^kiln train: --position-init "sinusoidal": starts a masked LM's position table; --task causal-lm has none/);

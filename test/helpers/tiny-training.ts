@@ -69,6 +69,8 @@ export interface TinyOptions {
   dropout?: boolean;
   /** Optimizer settings over the defaults (learning rate 3e-3, weight decay 0.01, warmup 2). */
   optimizer?: Partial<OptimizerSettings>;
+  /** The share of tokens the MLM's evaluation selects (default: the training's 0.25). */
+  evalMlmProbability?: number;
   /** The MLM head's room for labelled positions per micro-batch (default: the trainer's). */
   labelCapacity?: number;
   /** A tokenizer directory whose files the checkpoints and the final model carry. */
@@ -102,7 +104,13 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
   return trainer.fit({
     model: createMaskedLM(config),
     ...fitArgs,
-    masking: { maskTokenId: 4, vocabSize: TINY.vocab, specialIds: [0, 1, 2, 3, 4], mlmProbability: 0.25 },
+    masking: {
+      maskTokenId: 4,
+      vocabSize: TINY.vocab,
+      specialIds: [0, 1, 2, 3, 4],
+      mlmProbability: 0.25,
+      ...(opts.evalMlmProbability !== undefined ? { evalMlmProbability: opts.evalMlmProbability } : {}),
+    },
     ...(opts.labelCapacity !== undefined ? { labelCapacity: opts.labelCapacity } : {}),
   });
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { readRecords } from "../../src/data/tfrecord/files.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../src/train/callbacks.js";
+import { OptionError } from "../../src/core/option-error.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-trainer-"));
@@ -65,6 +66,24 @@ test("checkpoints and the final model directory hold what Hugging Face and resum
     "scalar summaries carry their tags",
   );
   assert.match(readFileSync(join(out, "loss_curve.html"), "utf8"), /<svg[^]*<path d="M/);
+});
+
+test("masking.evalMlmProbability masks the evaluation at its own rate and leaves training as it was", async () => {
+  const own = await trainTiny(data, join(root, "eval-rate"), 2, { evalDir, evalMlmProbability: 0.5 });
+  const same = await trainTiny(data, join(root, "train-rate"), 2, { evalDir });
+  const loss = (r: typeof own) => r.history.map((m) => m.loss);
+  assert.deepEqual(loss(own), loss(same), "training masks at mlmProbability either way");
+  // 0.5 against 0.25 selects about twice the tokens (about 34 of the eval split's ~136 at 0.25).
+  const ratio = own.evalHistory.at(-1)!.eval_tokens! / same.evalHistory.at(-1)!.eval_tokens!;
+  assert.ok(ratio > 1.5 && ratio < 2.6, `eval tokens at 0.5 over those at 0.25: ${ratio}`);
+  const settings = (dir: string) => JSON.parse(readFileSync(join(root, dir, "checkpoint-2", "trainer_state.json"), "utf8")).run_settings;
+  assert.equal(settings("eval-rate").mlm_probability, 0.25);
+  assert.equal(settings("eval-rate").eval_mlm_probability, 0.5);
+  assert.equal(settings("train-rate").eval_mlm_probability, undefined);
+  await assert.rejects(
+    trainTiny(data, join(root, "eval-rate-refused"), 2, { evalMlmProbability: "half" as unknown as number }),
+    (e: unknown) => e instanceof OptionError && e.option === "masking.evalMlmProbability",
+  );
 });
 
 test("early stopping ends training when the eval loss stops improving; the best checkpoint is kept", async () => {

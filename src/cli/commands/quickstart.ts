@@ -240,7 +240,7 @@ export const quickstartCommand: Command = {
       result = await trainer.fit({
         model,
         ...fitArgs,
-        masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds] },
+        masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], ...r.masking },
       });
       stage("fill-mask");
       const pipe = new FillMaskPipeline(model, result.params, tokenizer);

@@ -136,6 +136,12 @@ ${taskChoices((t) => t.trainHelp)}`,
       help: `${ownerOf("masking.mlmProbability")}: share of tokens selected for prediction (default 0.15)`,
       check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
     },
+    "eval-mlm-probability": {
+      type: "number",
+      group: TRAINING,
+      help: `${ownerOf("masking.evalMlmProbability")}: share of tokens evaluation selects (default: --mlm-probability)`,
+      check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
+    },
     "shuffle-buffer-size": { type: "int", min: 1, default: 2 ** 18, group: TRAINING, help: "records in the shuffle buffer" },
     "gradient-accumulation": { type: "int", min: 1, default: 1, group: TRAINING, help: "micro-batches per optimizer step" },
     "steps-per-execution": {

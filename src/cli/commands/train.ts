@@ -44,7 +44,15 @@ async function runTrain(argv: string[]): Promise<void> {
   const spec = taskSpec(task);
   const classWeights = spec.labelledData ? classifierFlags(v, given) : languageModelFlags(task, given);
   // The settings of one task, and a model's start, are the library's to check (before any work).
-  checkTaskSettings(task, { "masking.mlmProbability": v["mlm-probability"], positionInit: v["position-init"] }, "trainingModel");
+  checkTaskSettings(
+    task,
+    {
+      "masking.mlmProbability": v["mlm-probability"],
+      "masking.evalMlmProbability": v["eval-mlm-probability"],
+      positionInit: v["position-init"],
+    },
+    "trainingModel",
+  );
   checkModelStart({ positionInit: v["position-init"], initFrom: v["init-from"] }, "trainingModel");
   if (v["max-time"] !== undefined && v.warmup !== undefined)
     throw new UsageError(
@@ -229,6 +237,7 @@ async function runTrain(argv: string[]): Promise<void> {
             vocabSize: plan.tokenizer.vocabSize,
             specialIds: [...plan.tokenizer.specialIds],
             ...(v["mlm-probability"] !== undefined ? { mlmProbability: v["mlm-probability"] } : {}),
+            ...(v["eval-mlm-probability"] !== undefined ? { evalMlmProbability: v["eval-mlm-probability"] } : {}),
           },
         }
       : {}),

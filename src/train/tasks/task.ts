@@ -31,6 +31,8 @@ export interface QuickstartRecipe {
   readonly modelInit?: MaskedLMInit;
   /** config.json fields the job sets over its preset's (whichever preset it trains). */
   readonly modelConfig?: Readonly<Record<string, number>>;
+  /** A masked LM's masking rates, for training and for evaluation (the Trainer's masking settings), where not 15%. */
+  readonly masking?: { readonly mlmProbability: number; readonly evalMlmProbability: number };
   /** Training steps of a run of fixed length (`--steps`, or a recipe without a budget): what the recipe was tuned at. */
   readonly steps: number;
   /**
