@@ -79,7 +79,6 @@ export {
   LearningRateMonitor,
   type TrainerOptions,
   type FitArgs,
-  type MaskingSettings,
   type FitResult,
   type Callback,
 } from "./train/index.js";

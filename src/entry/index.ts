@@ -47,7 +47,6 @@ export {
   LearningRateMonitor,
   type TrainerOptions,
   type FitArgs,
-  type MaskingSettings,
   type FitResult,
   type Callback,
 } from "../train/index.js";
