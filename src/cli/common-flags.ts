@@ -39,6 +39,9 @@ export const VERBOSE_FLAG = {
   help: "also say which devices were looked for (e.g. that no GPU/TPU plugin was found)",
 } as const;
 
+/** The check of a masking rate flag (--mlm-probability and the like): a share strictly between 0 and 1. */
+export const MASKING_RATE_CHECK = (p: number) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)");
+
 /**
  * Where `selectDevices` sends its notices (e.g. no GPU/TPU plugin found, so the CPU runs): to stderr
  * when the user asked for an accelerator by name (--accelerator auto) or for --verbose, else nowhere.

@@ -1,6 +1,15 @@
 // `kiln train`'s flags: one table (parsing, --help, checks), read by commands/train.ts.
 import { flagTable } from "../flags.js";
-import { ACCELERATORS, EXECUTOR_FLAG, PJRT_PLUGIN_FLAG, PRECISION_FLAG, TASKS, TRAIN_TASK_FLAG, VERBOSE_FLAG } from "../common-flags.js";
+import {
+  ACCELERATORS,
+  EXECUTOR_FLAG,
+  MASKING_RATE_CHECK,
+  PJRT_PLUGIN_FLAG,
+  PRECISION_FLAG,
+  TASKS,
+  TRAIN_TASK_FLAG,
+  VERBOSE_FLAG,
+} from "../common-flags.js";
 import { modelTypes, POSITION_INITS } from "../../models/index.js";
 import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
 import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
@@ -134,13 +143,13 @@ ${taskChoices((t) => t.trainHelp)}`,
       type: "number",
       group: TRAINING,
       help: `${ownerOf("masking.mlmProbability")}: share of tokens selected for prediction (default 0.15)`,
-      check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
+      check: MASKING_RATE_CHECK,
     },
     "eval-mlm-probability": {
       type: "number",
       group: TRAINING,
       help: `${ownerOf("masking.evalMlmProbability")}: share of tokens evaluation selects (default: --mlm-probability)`,
-      check: (p) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)"),
+      check: MASKING_RATE_CHECK,
     },
     "shuffle-buffer-size": { type: "int", min: 1, default: 2 ** 18, group: TRAINING, help: "records in the shuffle buffer" },
     "gradient-accumulation": { type: "int", min: 1, default: 1, group: TRAINING, help: "micro-batches per optimizer step" },

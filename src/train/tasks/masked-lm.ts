@@ -103,8 +103,7 @@ export const maskedLmTask: TaskSpec = {
     help: [
       `${QUICKSTART.vocabSize} pieces; ${QUICKSTART.preset} with local-attention init and no dropout, trained for`,
       `${QUICKSTART.maxTime} s (--steps ${QUICKSTART.steps} for a fixed run) on batches of ${QUICKSTART.batch} at ` +
-        `${QUICKSTART.learningRate.toExponential()}, masking ` +
-        `${100 * QUICKSTART_MASKING.mlmProbability}%`,
+        `${QUICKSTART.learningRate.toExponential()}, masking ${100 * QUICKSTART_MASKING.mlmProbability}%`,
       `(evaluated at ${100 * QUICKSTART_MASKING.evalMlmProbability}%), and fill-mask predictions that need context (model in DIR/model)`,
     ],
     curves: [
