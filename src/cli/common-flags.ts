@@ -40,7 +40,7 @@ export const VERBOSE_FLAG = {
 } as const;
 
 /** The check of a masking rate flag (--mlm-probability and the like): a share strictly between 0 and 1. */
-export const MASKING_RATE_CHECK = (p: number) => (p > 0 && p < 1 ? undefined : "must be in (0, 1)");
+export const MASKING_RATE_CHECK = (p: number) => (p > 0 && p <= 1 ? undefined : "must be in (0, 1]");
 
 /**
  * Where `selectDevices` sends its notices (e.g. no GPU/TPU plugin found, so the CPU runs): to stderr

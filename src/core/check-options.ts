@@ -23,6 +23,8 @@ export interface OptionRules {
   positive?: readonly string[];
   /** Of the numbers and integers, those that must be ≥ 0. */
   nonNegative?: readonly string[];
+  /** Of the numbers, those that must lie in [0, 1] (a probability, a share); with `positive`, in (0, 1]. */
+  fractions?: readonly string[];
   booleans?: readonly string[];
   strings?: readonly string[];
   /** Options that take one of a few values. */
@@ -109,8 +111,11 @@ export function checkOptions(where: string, given: unknown, known: readonly stri
       });
   const has = (name: string) => given[name] !== undefined;
   const positive = new Set(rules.positive),
-    nonNegative = new Set(rules.nonNegative);
+    nonNegative = new Set(rules.nonNegative),
+    fractions = new Set(rules.fractions);
   const range = (name: string, v: number) => {
+    if (fractions.has(name) && !(v <= 1 && (positive.has(name) ? v > 0 : v >= 0)))
+      return positive.has(name) ? "must be in (0, 1]" : "must be in [0, 1]";
     if (positive.has(name) && !(v > 0)) return "must be > 0";
     if (nonNegative.has(name) && !(v >= 0)) return "must be ≥ 0";
     return undefined;

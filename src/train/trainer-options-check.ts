@@ -304,9 +304,27 @@ export function checkFitArgs(args: unknown): void {
       prefix: "masking",
       ints: ["maskTokenId", "vocabSize"],
       nonNegative: ["maskTokenId"],
-      positive: ["vocabSize"],
       numbers: ["mlmProbability", "evalMlmProbability", "maskFraction", "randomFraction"],
+      // Rates outside these ranges would be clamped inside the traced masking, not refused.
+      fractions: ["mlmProbability", "evalMlmProbability", "maskFraction", "randomFraction"],
+      positive: ["vocabSize", "mlmProbability", "evalMlmProbability"],
     });
+  checkMaskingShares(args.masking as MaskingSettings | undefined, where);
+}
+
+/** The selected tokens' shares: [MASK] (default 0.8) and random ids (0.1) together at most all of them. */
+function checkMaskingShares(m: MaskingSettings | undefined, where: string): void {
+  if (m === undefined) return;
+  const share = (m.maskFraction ?? 0.8) + (m.randomFraction ?? 0.1);
+  if (share <= 1) return;
+  const option = m.randomFraction !== undefined ? "randomFraction" : "maskFraction";
+  throw new OptionError({
+    where,
+    option: `masking.${option}`,
+    value: m[option],
+    why: `makes maskFraction + randomFraction ${Number(share.toFixed(6))}, more than all the selected tokens`,
+    fix: "Make maskFraction + randomFraction at most 1 (the selected tokens left over stay as they are)",
+  });
 }
 
 /**

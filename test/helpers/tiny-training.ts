@@ -10,7 +10,7 @@ import { writeRecords } from "../../src/data/tfrecord/files.js";
 import { encodeExample } from "../../src/data/example/example.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { presetConfig, createCausalLM, createMaskedLM, validateConfig } from "../../src/models/index.js";
-import { Trainer, type OptimizerSettings, type TrainerOptions } from "../../src/train/trainer.js";
+import { Trainer, type MaskingSettings, type OptimizerSettings, type TrainerOptions } from "../../src/train/trainer.js";
 import { ModelCheckpoint, type Callback } from "../../src/train/callbacks.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { rng } from "./random.js";
@@ -69,8 +69,8 @@ export interface TinyOptions {
   dropout?: boolean;
   /** Optimizer settings over the defaults (learning rate 3e-3, weight decay 0.01, warmup 2). */
   optimizer?: Partial<OptimizerSettings>;
-  /** The share of tokens the MLM's evaluation selects (default: the training's 0.25). */
-  evalMlmProbability?: number;
+  /** MLM masking settings over the defaults (mlmProbability 0.25; the evaluation's rate follows it). */
+  masking?: Partial<MaskingSettings>;
   /** The MLM head's room for labelled positions per micro-batch (default: the trainer's). */
   labelCapacity?: number;
   /** A tokenizer directory whose files the checkpoints and the final model carry. */
@@ -109,7 +109,7 @@ export async function trainTiny(dataDir: string, outDir: string, maxSteps: numbe
       vocabSize: TINY.vocab,
       specialIds: [0, 1, 2, 3, 4],
       mlmProbability: 0.25,
-      ...(opts.evalMlmProbability !== undefined ? { evalMlmProbability: opts.evalMlmProbability } : {}),
+      ...opts.masking,
     },
     ...(opts.labelCapacity !== undefined ? { labelCapacity: opts.labelCapacity } : {}),
   });

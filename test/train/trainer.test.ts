@@ -9,6 +9,7 @@ import { readSafetensors } from "../../src/models/safetensors.js";
 import { readRecords } from "../../src/data/tfrecord/files.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../src/train/callbacks.js";
 import { OptionError } from "../../src/core/option-error.js";
+import type { MaskingSettings } from "../../src/train/trainer.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 
 const root = mkdtempSync(join(tmpdir(), "kiln-trainer-"));
@@ -69,7 +70,7 @@ test("checkpoints and the final model directory hold what Hugging Face and resum
 });
 
 test("masking.evalMlmProbability masks the evaluation at its own rate and leaves training as it was", async () => {
-  const own = await trainTiny(data, join(root, "eval-rate"), 2, { evalDir, evalMlmProbability: 0.5 });
+  const own = await trainTiny(data, join(root, "eval-rate"), 2, { evalDir, masking: { evalMlmProbability: 0.5 } });
   const same = await trainTiny(data, join(root, "train-rate"), 2, { evalDir });
   const loss = (r: typeof own) => r.history.map((m) => m.loss);
   assert.deepEqual(loss(own), loss(same), "training masks at mlmProbability either way");
@@ -81,9 +82,23 @@ test("masking.evalMlmProbability masks the evaluation at its own rate and leaves
   assert.equal(settings("eval-rate").eval_mlm_probability, 0.5);
   assert.equal(settings("train-rate").eval_mlm_probability, undefined);
   await assert.rejects(
-    trainTiny(data, join(root, "eval-rate-refused"), 2, { evalMlmProbability: "half" as unknown as number }),
+    trainTiny(data, join(root, "eval-rate-refused"), 2, { masking: { evalMlmProbability: "half" as unknown as number } }),
     (e: unknown) => e instanceof OptionError && e.option === "masking.evalMlmProbability",
   );
+});
+
+test("masking rates outside their ranges are refused, not clamped inside the step", async () => {
+  const refused = async (masking: Partial<MaskingSettings>, option: string, why: RegExp) =>
+    assert.rejects(
+      trainTiny(data, join(root, "rate-refused"), 2, { masking }),
+      (e: unknown) => e instanceof OptionError && e.option === option && why.test(e.message),
+    );
+  await refused({ mlmProbability: 0 }, "masking.mlmProbability", /must be in \(0, 1\]/);
+  await refused({ evalMlmProbability: 1.5 }, "masking.evalMlmProbability", /must be in \(0, 1\]/);
+  await refused({ randomFraction: -0.1 }, "masking.randomFraction", /must be in \[0, 1\]/);
+  // 0.95 [MASK] and the default 0.1 random ids would share more than the selected tokens.
+  await refused({ maskFraction: 0.95 }, "masking.maskFraction", /maskFraction \+ randomFraction 1\.05/);
+  await refused({ maskFraction: 0.7, randomFraction: 0.4 }, "masking.randomFraction", /more than all the selected tokens/);
 });
 
 test("early stopping ends training when the eval loss stops improving; the best checkpoint is kept", async () => {
