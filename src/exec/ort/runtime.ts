@@ -30,6 +30,9 @@ export interface SessionExtras {
   readonly profile?: string;
 }
 
+/** ORT's refusal of a shared-pool session in an env made without global thread pools. */
+const NO_SHARED_POOL = /EnvCreatedWithGlobalThreadPools\(\) was false|CreateEnvWithGlobalThreadPools API/;
+
 export class OrtRuntime {
   readonly api: OrtApi = ortApi();
   /**
@@ -55,9 +58,11 @@ export class OrtRuntime {
     if (threads === this.sharedThreads && this.shared) {
       try {
         return this.createWith(model, "shared", extra);
-      } catch {
+      } catch (e) {
         // ORT's env is a process singleton: if the official binding made it first, it has no shared
-        // pool and sessions must bring their own (any other failure repeats below and is reported).
+        // pool and sessions must bring their own. Any other failure (a model ORT refuses) is this
+        // program's alone, and must not cost every later session the shared pool.
+        if (!NO_SHARED_POOL.test(String((e as Error).message))) throw e;
         this.shared = false;
       }
     }
