@@ -21,6 +21,7 @@ const ORT_API_VERSION = 16;
 /** Slots of the functions used, in the order of `struct OrtApi`. */
 const SLOT = {
   GetErrorMessage: 2,
+  DisableTelemetryEvents: 6,
   CreateSessionFromArray: 8,
   Run: 9,
   CreateSessionOptions: 10,
@@ -46,6 +47,19 @@ const SLOT = {
   SetGlobalInterOpNumThreads: 148,
   SetGlobalDenormalAsZero: 155,
 } as const;
+
+/**
+ * Turns ONNX Runtime's telemetry off for this process, unless the user set ORT_DISABLE_TELEMETRY
+ * (0 keeps it on). The official builds since 1.29 start a telemetry uploader outside Windows when the
+ * env is created: it reads the machine's id and writes /tmp/mat-debug-PID.log (one per process) and a
+ * session file. A training framework should send nothing and leave no files it did not write. ORT reads
+ * the variable while creating the env, so it is set first; DisableTelemetryEvents then stops the events
+ * of builds that ignore it.
+ */
+function telemetryOff(): boolean {
+  process.env.ORT_DISABLE_TELEMETRY ??= "1";
+  return process.env.ORT_DISABLE_TELEMETRY !== "0";
+}
 
 /** GraphOptimizationLevel: ORT_ENABLE_ALL also applies layout and fusion rewrites (e.g. Transpose+MatMul). */
 const ORT_ENABLE_ALL = 99;
@@ -151,6 +165,7 @@ export function ortApi(): OrtApi {
 
   const getErrorMessage = fn(SLOT.GetErrorMessage, "const char *OrtGetErrorMessage(void *status)");
   const releaseStatus = fn(SLOT.ReleaseStatus, "void OrtReleaseStatus(void *status)");
+  const disableTelemetryEvents = fn(SLOT.DisableTelemetryEvents, "void *OrtDisableTelemetryEvents(void *env)");
   const createEnvWithGlobalThreadPools = fn(
     SLOT.CreateEnvWithGlobalThreadPools,
     "void *OrtCreateEnvWithGlobalThreadPools(int level, const char *logid, void *threading, _Out_ void **out)",
@@ -213,7 +228,9 @@ export function ortApi(): OrtApi {
         check(setGlobalInter(t[0], 1), "SetGlobalInterOpNumThreads");
         if (FLUSH_DENORMALS) check(setGlobalDenormalAsZero(t[0]), "SetGlobalDenormalAsZero");
         const o = out();
+        const quiet = telemetryOff();
         check(createEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_FATAL, "kiln", t[0], o), "CreateEnvWithGlobalThreadPools");
+        if (quiet) check(disableTelemetryEvents(o[0]), "DisableTelemetryEvents");
         return o[0]!;
       } finally {
         releaseThreadingOptions(t[0]);
