@@ -58,7 +58,17 @@ export {
   type LoadedModel,
 } from "./models/index.js";
 // optim
-export { AdamW, Adafactor, Lion, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Optimizer, type Schedule } from "./optim/index.js";
+export {
+  AdamW,
+  Adafactor,
+  Lion,
+  linearWarmupDecay,
+  cosineDecay,
+  warmupStableDecay,
+  clipByGlobalNorm,
+  type Optimizer,
+  type Schedule,
+} from "./optim/index.js";
 // distribute: devices and strategies
 export {
   selectDevices,

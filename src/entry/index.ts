@@ -93,7 +93,17 @@ export {
   type UnigramTrainOptions,
 } from "../text/index.js";
 // optim
-export { AdamW, Adafactor, Lion, linearWarmupDecay, cosineDecay, clipByGlobalNorm, type Optimizer, type Schedule } from "../optim/index.js";
+export {
+  AdamW,
+  Adafactor,
+  Lion,
+  linearWarmupDecay,
+  cosineDecay,
+  warmupStableDecay,
+  clipByGlobalNorm,
+  type Optimizer,
+  type Schedule,
+} from "../optim/index.js";
 // distribute: devices and strategies
 export {
   selectDevices,

@@ -13,6 +13,7 @@ export {
   constantSchedule,
   linearWarmupDecay,
   cosineDecay,
+  warmupStableDecay,
   clipByGlobalNorm,
   globalNorm,
   precisionPolicy,
@@ -28,6 +29,7 @@ export {
   type LionOptions,
   type LionState,
   type Schedule,
+  type ScheduleShape,
   type PrecisionName,
   type PrecisionPolicy,
 } from "../optim/index.js";

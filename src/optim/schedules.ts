@@ -45,6 +45,22 @@ export function cosineDecay({ peak, warmupSteps, totalSteps, minLr = 0 }: Warmup
   };
 }
 
+/**
+ * Linear warmup to `peak`, the rate held at `peak`, then linear decay to 0 over the last `decaySteps`
+ * (Hugging Face's get_wsd_schedule with a linear decay). Holding the peak keeps learning fast for longer;
+ * the short decay at the end gives what a full-length decay would (Hägele et al., "Scaling Laws and
+ * Compute-Optimal Training Beyond Fixed Training Durations").
+ */
+export function warmupStableDecay({ peak, warmupSteps, totalSteps, decaySteps }: WarmupDecayOptions & { decaySteps: number }): Schedule {
+  const span = Math.max(1, Math.min(decaySteps, totalSteps - warmupSteps));
+  return (step) => {
+    const s = step.astype("f32");
+    const warm = warmupSteps > 0 ? s.div(warmupSteps) : k.full(s.shape, 1, "f32");
+    const decay = k.minimum(k.maximum(k.sub(totalSteps, s).div(span), 0), 1);
+    return k.where(s.less(warmupSteps), warm, decay).mul(peak);
+  };
+}
+
 /** The reference's default warmup: a twentieth of the total steps. */
 export function defaultWarmup(totalSteps: number): number {
   return Math.floor(totalSteps / 20);
@@ -55,22 +71,45 @@ export interface FractionScheduleOptions {
   peak: number;
   /** The share of the run (0 to 1) that warms up from 0 to `peak`. */
   warmupFraction: number;
-  /** After the warmup: "linear" (default) or "cosine" decay to 0 at the end of the run. */
-  decay?: "linear" | "cosine";
+  /**
+   * After the warmup: "linear" (default) or "cosine" decay to 0 at the end of the run, or
+   * "warmup_stable_decay": the peak held, then linear decay to 0 over the last `decayFraction`.
+   */
+  decay?: ScheduleShape;
+  /** "warmup_stable_decay" only: the share of the run (0 to 1] at its end that decays (default 0.2). */
+  decayFraction?: number;
 }
+
+/** The shapes of the built-in schedules after their warmup. */
+export type ScheduleShape = "linear" | "cosine" | "warmup_stable_decay";
+
+/** warmup_stable_decay's default decay: the last fifth of the run. */
+export const DEFAULT_DECAY_FRACTION = 0.2;
 
 /**
  * A learning rate as a function of the fraction of the run done (0 → 1) instead of the step: the clock
  * of a time-budgeted run, where the steps reached depend on the machine. Linear warmup over
- * `warmupFraction`, then linear (or cosine) decay to 0 at 1; past 1 the rate stays 0. The argument is
+ * `warmupFraction`, then linear (or cosine, or warmup_stable_decay's) decay to 0 at 1; past 1 the rate
+ * stays 0. The argument is
  * the fraction as an f32 array (a Schedule's argument, so it runs inside the compiled step).
  */
-export function fractionSchedule({ peak, warmupFraction, decay = "linear" }: FractionScheduleOptions): Schedule {
+export function fractionSchedule({
+  peak,
+  warmupFraction,
+  decay = "linear",
+  decayFraction = DEFAULT_DECAY_FRACTION,
+}: FractionScheduleOptions): Schedule {
   return (fraction) => {
     const f = k.minimum(k.maximum(fraction.astype("f32"), 0), 1);
     const warm = warmupFraction > 0 ? f.div(warmupFraction) : k.full(f.shape, 1, "f32");
     const rest = k.maximum(f.sub(warmupFraction).div(Math.max(1e-9, 1 - warmupFraction)), 0);
-    const after = decay === "cosine" ? k.cos(rest.mul(Math.PI)).add(1).mul(0.5) : k.sub(1, rest);
+    const span = Math.max(1e-9, Math.min(decayFraction, 1 - warmupFraction));
+    const after =
+      decay === "cosine"
+        ? k.cos(rest.mul(Math.PI)).add(1).mul(0.5)
+        : decay === "warmup_stable_decay"
+          ? k.minimum(k.sub(1, f).div(span), 1)
+          : k.sub(1, rest);
     return k.where(f.less(warmupFraction), warm, after).mul(peak);
   };
 }

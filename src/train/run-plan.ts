@@ -5,7 +5,15 @@ import { OptionError } from "../core/option-error.js";
 import { createOptimizer, type OptimizerName } from "../optim/by-name.js";
 import type { Optimizer } from "../optim/optimizer.js";
 import * as k from "../core/index.js";
-import { cosineDecay, defaultWarmup, fractionSchedule, linearWarmupDecay, type Schedule } from "../optim/schedules.js";
+import {
+  cosineDecay,
+  DEFAULT_DECAY_FRACTION,
+  defaultWarmup,
+  fractionSchedule,
+  linearWarmupDecay,
+  warmupStableDecay,
+  type Schedule,
+} from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import { objectiveFor } from "./objectives/select.js";
 import type { TrainingObjective } from "./objectives/objective.js";
@@ -54,13 +62,17 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     );
   const shape = a.optimizer.schedule ?? "linear";
   const warmupFraction = fraction ?? DEFAULT_WARMUP_FRACTION;
-  const byTime = fractionSchedule({ peak: a.optimizer.learningRate, warmupFraction, decay: shape });
+  const decayFraction = shape === "warmup_stable_decay" ? (a.optimizer.decayFraction ?? DEFAULT_DECAY_FRACTION) : undefined;
+  const peak = a.optimizer.learningRate;
+  const byTime = fractionSchedule({ peak, warmupFraction, decay: shape, ...(decayFraction !== undefined ? { decayFraction } : {}) });
   // Under a budget the updates use optimizerAt's; this optimizer only makes the state and names the run.
   const sched = budgeted
     ? byTime
     : shape === "linear"
-      ? linearWarmupDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps })
-      : cosineDecay({ peak: a.optimizer.learningRate, warmupSteps: warmup, totalSteps });
+      ? linearWarmupDecay({ peak, warmupSteps: warmup, totalSteps })
+      : shape === "cosine"
+        ? cosineDecay({ peak, warmupSteps: warmup, totalSteps })
+        : warmupStableDecay({ peak, warmupSteps: warmup, totalSteps, decaySteps: Math.round(decayFraction! * totalSteps) });
   const optimizer = runOptimizer(o.optimizer, a.optimizer, sched);
   // The fraction is fed to the compiled step; the schedule ignores the update count it is called with.
   const optimizerAt =
@@ -87,6 +99,7 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     weight_decay: a.optimizer.weightDecay ?? 0,
     warmup_steps: warmup,
     schedule: shape,
+    ...(decayFraction !== undefined ? { decay_fraction: decayFraction } : {}),
     max_steps: Number.isFinite(totalSteps) ? totalSteps : 0,
     ...(budgeted ? { max_time: o.budgetSeconds!, warmup_fraction: warmupFraction } : {}),
     ...(!budgeted && fraction !== undefined ? { warmup_fraction: fraction } : {}),
@@ -107,10 +120,10 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
  */
 function runOptimizer(choice: OptimizerName | Optimizer<any>, s: OptimizerSettings, schedule: Schedule): Optimizer<any> {
   if (typeof choice === "string") {
-    const { learningRate: _peak, warmupSteps: _warmup, warmupFraction: _share, schedule: _shape, ...rest } = s;
+    const { learningRate: _peak, warmupSteps: _warmup, warmupFraction: _share, schedule: _shape, decayFraction: _decay, ...rest } = s;
     return createOptimizer(choice, { ...rest, weightDecay: s.weightDecay ?? 0, learningRate: schedule });
   }
-  const given = (["weightDecay", "warmupSteps", "warmupFraction", "schedule", "beta1", "beta2", "eps"] as const).filter(
+  const given = (["weightDecay", "warmupSteps", "warmupFraction", "schedule", "decayFraction", "beta1", "beta2", "eps"] as const).filter(
     (key) => s[key] !== undefined,
   );
   if (given.length)

@@ -72,6 +72,7 @@ const OPTIMIZER_SETTINGS = [
   "warmupSteps",
   "warmupFraction",
   "schedule",
+  "decayFraction",
   "beta1",
   "beta2",
   "eps",
@@ -244,12 +245,21 @@ export function checkFitArgs(args: unknown): void {
     });
   checkOptions(where, args.optimizer, OPTIMIZER_SETTINGS, {
     prefix: "optimizer",
-    numbers: ["learningRate", "weightDecay", "beta1", "beta2", "eps", "warmupFraction"],
+    numbers: ["learningRate", "weightDecay", "beta1", "beta2", "eps", "warmupFraction", "decayFraction"],
     ints: ["warmupSteps"],
     nonNegative: ["learningRate", "weightDecay", "warmupSteps", "warmupFraction"],
-    positive: ["eps"],
-    choices: { schedule: ["linear", "cosine"] },
+    positive: ["eps", "decayFraction"],
+    fractions: ["decayFraction"],
+    choices: { schedule: ["linear", "cosine", "warmup_stable_decay"] },
   });
+  if (args.optimizer.decayFraction !== undefined && args.optimizer.schedule !== "warmup_stable_decay")
+    throw new OptionError({
+      where,
+      option: "optimizer.decayFraction",
+      value: args.optimizer.decayFraction,
+      why: `sizes the decay of schedule "warmup_stable_decay", but the schedule is ${JSON.stringify(args.optimizer.schedule ?? "linear")}`,
+      fix: 'Give schedule: "warmup_stable_decay" with it, or leave decayFraction out',
+    });
   if (args.optimizer.learningRate === undefined)
     throw new OptionError({
       where,

@@ -9,6 +9,7 @@ import type { CausalLanguageModel } from "../models/causal-lm.js";
 import type { Params } from "../models/language-model.js";
 import type { OptimizerName } from "../optim/by-name.js";
 import type { Optimizer } from "../optim/optimizer.js";
+import type { ScheduleShape } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
 import type { Callback, Metrics } from "./callbacks.js";
 import type { Logger } from "./loggers.js";
@@ -147,7 +148,16 @@ export interface OptimizerSettings {
    * time budget (default there 0.05, a twentieth).
    */
   warmupFraction?: number;
-  schedule?: "linear" | "cosine";
+  /**
+   * The rate after the warmup: "linear" (default) or "cosine" decay to 0 at the end, or
+   * "warmup_stable_decay" (held at learningRate, then linear decay to 0 over the last decayFraction).
+   */
+  schedule?: ScheduleShape;
+  /**
+   * warmup_stable_decay only: the share of the run (of its steps, or of its time budget) at its end over
+   * which the rate falls to 0 (default 0.2).
+   */
+  decayFraction?: number;
   /** AdamW's β1 (default 0.9); Lion's b1 (0.9); Adafactor: a first moment with this decay (default none). */
   beta1?: number;
   /** AdamW's β2 (default 0.999); Lion's b2 (0.99); Adafactor has none. */
@@ -256,6 +266,8 @@ export interface RunSettings {
   max_time?: number;
   /** Warmup as a fraction of the run (of the time budget under max_time; warmup_steps is then 0). */
   warmup_fraction?: number;
+  /** Schedule "warmup_stable_decay" only: the share of the run at its end that decays. */
+  decay_fraction?: number;
   global_batch: number;
   gradient_accumulation: number;
   clip_norm: number;

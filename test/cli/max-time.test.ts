@@ -35,9 +35,10 @@ test("kiln quickstart --max-time trains until the budget and prints the steps it
   assert.equal(typeof summary.train_s, "number");
   assert.match(r.out, new RegExp(`^trained ${steps.toLocaleString("en-US")} steps in \\d+ s of a 4 s budget$`, "m"));
   assert.match(r.out, /^The State of the \[MASK\] is strong\.  →  .*\(\d\.\d{3}\)/m);
-  // The recipe trains at 40% masking and evaluates at BERT's 15%.
+  // The recipe trains at 40% masking and evaluates at BERT's 15%; its rate holds, then decays over the last fifth.
   const settings = JSON.parse(readFileSync(join(qs, "model", `checkpoint-${steps}`, "trainer_state.json"), "utf8")).run_settings;
   assert.deepEqual([settings.mlm_probability, settings.eval_mlm_probability], [0.4, 0.15]);
+  assert.deepEqual([settings.schedule, settings.decay_fraction], ["warmup_stable_decay", 0.2]);
   assert.equal(kiln("quickstart", ...tiny, "--max-time", "4", "--steps", "3").code, 2, "--max-time and --steps together");
   const other = kiln("quickstart", ...tiny, "--task", "causal-lm", "--preset", "llama-tiny", "--mlm-probability", "0.3");
   assert.equal(other.code, 2);

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as k from "../../src/index.js";
-import { AdamW, appliesWeightDecay, linearWarmupDecay, cosineDecay, clipByGlobalNorm } from "../../src/optim/index.js";
+import { AdamW, appliesWeightDecay, linearWarmupDecay, cosineDecay, warmupStableDecay, clipByGlobalNorm } from "../../src/optim/index.js";
 
 k.setDefaultDevice("ref:0");
 
@@ -44,7 +44,7 @@ test("weight decay skips LayerNorm parameters and biases", () => {
   assert.equal(appliesWeightDecay("roberta.embeddings.word_embeddings.weight"), true);
 });
 
-test("linear warmup then linear decay to zero; cosine decay", () => {
+test("linear warmup then linear decay to zero; cosine decay; warmup, stable, decay", () => {
   const lin = linearWarmupDecay({ peak: 1e-3, warmupSteps: 10, totalSteps: 110 });
   const at = (s: (x: k.Array) => k.Array, step: number) => s(k.scalar(step)).item();
   assert.equal(at(lin, 0), 0);
@@ -57,6 +57,17 @@ test("linear warmup then linear decay to zero; cosine decay", () => {
   assert.ok(Math.abs(at(cos, 0) - 1) < 1e-6);
   assert.ok(Math.abs(at(cos, 50) - 0.55) < 1e-6);
   assert.ok(Math.abs(at(cos, 100) - 0.1) < 1e-6);
+  // Warmup, the peak held, then linear decay over the last 20 steps.
+  const wsd = warmupStableDecay({ peak: 1e-3, warmupSteps: 10, totalSteps: 110, decaySteps: 20 });
+  for (const [step, rate] of [
+    [5, 5e-4],
+    [10, 1e-3],
+    [90, 1e-3],
+    [100, 5e-4],
+    [110, 0],
+    [200, 0],
+  ] as const)
+    assert.ok(Math.abs(at(wsd, step) - rate) < 1e-9, `step ${step}: ${at(wsd, step)} against ${rate}`);
 });
 
 test("global-norm clipping scales all gradients by one factor", () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { OptionError } from "../../src/core/option-error.js";
-import { fractionSchedule } from "../../src/optim/schedules.js";
+import { fractionSchedule, warmupStableDecay } from "../../src/optim/schedules.js";
 import { budgetSeconds } from "../../src/train/time-budget.js";
 import { Trainer } from "../../src/train/trainer.js";
 import type { Callback } from "../../src/train/callbacks.js";
@@ -34,6 +34,11 @@ test("fractionSchedule: linear warmup over its fraction of the run, then linear 
   const cosine = fractionSchedule({ peak: 2, warmupFraction: 0.2, decay: "cosine" });
   close(await rates(cosine, [0.1, 0.2, 0.6, 1]), [1, 2, 1, 0], "cosine");
   close(await rates(fractionSchedule({ peak: 1, warmupFraction: 0 }), [0, 0.25]), [1, 0.75], "no warmup");
+  // Held at the peak until the last decayFraction, then linear to 0.
+  const wsd = fractionSchedule({ peak: 2, warmupFraction: 0.1, decay: "warmup_stable_decay", decayFraction: 0.25 });
+  close(await rates(wsd, [0.05, 0.1, 0.5, 0.75, 0.875, 1, 1.5]), [1, 2, 2, 2, 1, 0, 0], "warmup_stable_decay");
+  const whole = fractionSchedule({ peak: 1, warmupFraction: 0.5, decay: "warmup_stable_decay", decayFraction: 1 });
+  close(await rates(whole, [0.5, 0.75, 1]), [1, 0.5, 0], "a decay longer than what the warmup leaves starts after it");
 });
 
 test("maxTime reads seconds and durations, and refuses the rest naming maxTime", () => {
@@ -129,6 +134,45 @@ test("a time budget: the rate follows the fraction of it spent; the run stops at
   assert.equal(state.run_settings.max_time, 100);
   assert.equal(state.run_settings.warmup_fraction, 0.2);
   assert.ok(existsSync(join(out, "model.safetensors")));
+});
+
+test("schedule warmup_stable_decay holds the peak until the last decayFraction, over steps and over a time budget", async () => {
+  const wsd = { schedule: "warmup_stable_decay" as const, decayFraction: 0.3 };
+  // Over 10 steps: warmup 2 (the helper's), the peak held, the last 3 steps decaying.
+  const steps = steppedClock(() => 1);
+  const out = join(root, "wsd-steps");
+  await trainTiny(data, out, 10, { optimizer: wsd, callbacks: [steps.callback] });
+  const schedule = warmupStableDecay({ peak: 3e-3, warmupSteps: 2, totalSteps: 10, decaySteps: 3 });
+  const byStep = await rates(
+    schedule,
+    [...steps.lrs.keys()].map((s) => s - 1),
+  );
+  close([...steps.lrs.values()], byStep, "the step schedule");
+  assert.deepEqual(
+    [...steps.lrs.values()].map((r) => Number(r.toPrecision(6))),
+    [0, 0.0015, 0.003, 0.003, 0.003, 0.003, 0.003, 0.003, 0.002, 0.001],
+  );
+  const settings = JSON.parse(readFileSync(join(out, "checkpoint-10", "trainer_state.json"), "utf8")).run_settings;
+  assert.equal(settings.schedule, "warmup_stable_decay");
+  assert.equal(settings.decay_fraction, 0.3);
+  // Over a budget of 100 s in steps of 10 s: the fraction spent at each step's start, 0 to 0.9.
+  const budget = steppedClock(() => 10);
+  const b = budgeted(100, budget.clock);
+  await trainTiny(data, join(root, "wsd-budget"), 1_000, { ...b, optimizer: { ...b.optimizer, ...wsd }, callbacks: [budget.callback] });
+  const spent = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+  close(
+    [...budget.lrs.values()],
+    await rates(fractionSchedule({ peak: 3e-3, warmupFraction: 0.2, ...wsd, decay: wsd.schedule }), spent),
+    "budget",
+  );
+  assert.deepEqual(
+    [...budget.lrs.values()].slice(2, 8).map((r) => Number(r.toPrecision(6))),
+    [0.003, 0.003, 0.003, 0.003, 0.003, 0.003],
+  );
+  await assert.rejects(
+    trainTiny(data, join(root, "wsd-refused"), 2, { optimizer: { decayFraction: 0.3 } }),
+    (e: unknown) => e instanceof OptionError && e.option === "optimizer.decayFraction" && /schedule is "linear"/.test(e.message),
+  );
 });
 
 test("a time budget keeps room for the final evaluation, as long as the last evaluation took", async () => {

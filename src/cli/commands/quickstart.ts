@@ -238,6 +238,7 @@ export const quickstartCommand: Command = {
       optimizer: {
         learningRate: v["learning-rate"] ?? r.learningRate,
         weightDecay: 0.01,
+        ...r.schedule,
       },
     };
     let result: FitResult;

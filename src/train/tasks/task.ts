@@ -7,6 +7,7 @@ import type { TracedMaskOptions } from "../../data/mlm/mask-traced.js";
 import type { TrainingObjective, TrainingTask } from "../objectives/objective.js";
 import type { MaskedLMInit } from "../../models/masked-lm.js";
 import type { ModelTask } from "../../models/spec.js";
+import type { ScheduleShape } from "../../optim/schedules.js";
 
 export interface ObjectiveSettings {
   /** The masking of a masked LM (its seed included); refused for a causal LM, which has none. */
@@ -42,6 +43,8 @@ export interface QuickstartRecipe {
   readonly maxTime?: number;
   readonly batch: number;
   readonly learningRate: number;
+  /** The rate's shape after the warmup (the Trainer's optimizer.schedule and decayFraction), where not linear decay. */
+  readonly schedule?: { readonly schedule: ScheduleShape; readonly decayFraction?: number };
   /** Evaluations spread over the run (the last at the end), and whether one comes before the first step. */
   readonly evaluations: number;
   readonly evalAtStart: boolean;

@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 const entry = fileURLToPath(new URL("../../../src/index.js", import.meta.url));
 const script = `const k = await import(${JSON.stringify(entry)});
 const a = k.array(new Float32Array([1, 2, 3, 4]), { shape: [2, 2] });
-console.log(JSON.stringify({ product: Array.from(k.jit((x) => x.matmul(x))(a).dataSync()), variable: process.env.ORT_DISABLE_TELEMETRY }));`;
+const product = Array.from(k.jit((x) => x.matmul(x))(a).dataSync());
+console.log(JSON.stringify({ product, variable: process.env.ORT_DISABLE_TELEMETRY }));`;
 
 /** Runs a product on ONNX Runtime in a fresh process: its output, and whether the uploader's log for its pid exists. */
 function run(env: NodeJS.ProcessEnv): Promise<{ out: { product: number[]; variable?: string }; log: boolean }> {
