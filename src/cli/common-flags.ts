@@ -39,7 +39,7 @@ export const VERBOSE_FLAG = {
   help: "also say which devices were looked for (e.g. that no GPU/TPU plugin was found)",
 } as const;
 
-/** The check of a masking rate flag (--mlm-probability and the like): a share strictly between 0 and 1. */
+/** The check of a masking rate flag (--mlm-probability and the like): a share above 0, at most 1 (as Trainer.fit takes). */
 export const MASKING_RATE_CHECK = (p: number) => (p > 0 && p <= 1 ? undefined : "must be in (0, 1]");
 
 /**

@@ -90,8 +90,8 @@ export const DEFAULT_DECAY_FRACTION = 0.2;
  * A learning rate as a function of the fraction of the run done (0 → 1) instead of the step: the clock
  * of a time-budgeted run, where the steps reached depend on the machine. Linear warmup over
  * `warmupFraction`, then linear (or cosine, or warmup_stable_decay's) decay to 0 at 1; past 1 the rate
- * stays 0. The argument is
- * the fraction as an f32 array (a Schedule's argument, so it runs inside the compiled step).
+ * stays 0. The argument is the fraction as an f32 array (a Schedule's argument, so it runs inside the
+ * compiled step).
  */
 export function fractionSchedule({
   peak,

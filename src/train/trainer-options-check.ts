@@ -7,6 +7,7 @@ import { checkOptions } from "../core/check-options.js";
 import { OptionError } from "../core/option-error.js";
 import { TFRecordDataset } from "../data/pipeline/dataset.js";
 import { ClassificationDataset } from "../data/pipeline/classification-dataset.js";
+import { DEFAULT_MASK_FRACTION, DEFAULT_RANDOM_FRACTION } from "../data/mlm/mask.js";
 import { OPTIMIZER_NAMES } from "../optim/by-name.js";
 import { PRECISIONS } from "../optim/precision.js";
 import { checkDataFitsModel } from "./data-probe.js";
@@ -322,10 +323,10 @@ export function checkFitArgs(args: unknown): void {
   checkMaskingShares(args.masking as MaskingSettings | undefined, where);
 }
 
-/** The selected tokens' shares: [MASK] (default 0.8) and random ids (0.1) together at most all of them. */
+/** The selected tokens' shares: [MASK] and random ids (by default 0.8 and 0.1) together at most all of them. */
 function checkMaskingShares(m: MaskingSettings | undefined, where: string): void {
   if (m === undefined) return;
-  const share = (m.maskFraction ?? 0.8) + (m.randomFraction ?? 0.1);
+  const share = (m.maskFraction ?? DEFAULT_MASK_FRACTION) + (m.randomFraction ?? DEFAULT_RANDOM_FRACTION);
   if (share <= 1) return;
   const option = m.randomFraction !== undefined ? "randomFraction" : "maskFraction";
   throw new OptionError({
