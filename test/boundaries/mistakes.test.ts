@@ -4,8 +4,6 @@
 // compiled (each mistake is caught before any work).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { OptionError, describeValue } from "../../src/core/option-error.js";
@@ -20,6 +18,7 @@ import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { AdamW } from "../../src/optim/adamw.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { TINY, tinyConfig, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const corpus = await makeTestCorpus(3, 300);
 const tokenizer = await loadTokenizer(corpus.tokenizerDir);
@@ -29,7 +28,7 @@ const fill = new FillMaskPipeline(mlm, mlmParams, tokenizer);
 const llama = createCausalLM(presetConfig("llama-tiny", tokenizer, 32) as CausalConfig);
 const generator = new TextGenerationPipeline(llama, llama.init(k.randomKey(1)), tokenizer);
 
-const dataDir = mkdtempSync(join(tmpdir(), "kiln-mistakes-"));
+const dataDir = tempDir("kiln-mistakes-");
 await writeTinyShards(dataDir);
 const train = await openDataset({ files: dataDir, maxLength: TINY.length, batchSize: TINY.batch });
 const tinyModel = createMaskedLM(tinyConfig());

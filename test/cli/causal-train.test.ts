@@ -5,14 +5,14 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-causal-"));
+const root = tempDir("kiln-cli-causal-");
 
 function kiln(...args: string[]) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 120_000 });

@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -13,9 +12,10 @@ import { classifierConfig, createModel, createSequenceClassifier, presetConfig, 
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { pipeline, type ClassificationResult } from "../../src/pipelines/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-classify-"));
+const root = tempDir("kiln-cli-classify-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);

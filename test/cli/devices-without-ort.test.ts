@@ -5,14 +5,14 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("without ONNX Runtime's library, kiln devices lists ONNX Runtime as unavailable, with no devices", () => {
   const root = repoRoot();
-  const dir = mkdtempSync(join(tmpdir(), "kiln-no-ort-"));
+  const dir = tempDir("kiln-no-ort-");
   try {
     cpSync(join(root, "dist", "src"), join(dir, "dist", "src"), { recursive: true });
     cpSync(join(root, "package.json"), join(dir, "package.json"));

@@ -5,8 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
@@ -14,6 +13,7 @@ import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { emulatorSkip, startGcsEmulator } from "../helpers/gcs-emulator.js";
 import { seededFaults, startFaultyProxy, type Fault } from "../helpers/faulty-proxy.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -34,7 +34,7 @@ test(
     const emulator = await startGcsEmulator("emu");
     const proxy = await startFaultyProxy(emulator.host);
     try {
-      const root = mkdtempSync(join(tmpdir(), "kiln-gcs-flaky-"));
+      const root = tempDir("kiln-gcs-flaky-");
       const shards = join(root, "shards");
       await writeTinyShards(shards, 32);
       const corpus = await makeTestCorpus(2, 300);

@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeOneLayerConfig } from "../helpers/tiny-config.js";
@@ -13,11 +12,12 @@ import { startFakeGcs } from "../helpers/fake-gcs.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { listLocalFiles } from "../../src/data/storage/transfer.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const gcs = await startFakeGcs();
 test.after(() => gcs.close());
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-gcs-"));
+const root = tempDir("kiln-cli-gcs-");
 const cache = join(root, "cache");
 const shards = join(root, "shards");
 await writeTinyShards(shards, 16);

@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -13,9 +12,10 @@ import { presetConfig, createCausalLM, saveModel } from "../../src/models/index.
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-generate-"));
+const root = tempDir("kiln-cli-generate-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const model = join(root, "model");

@@ -4,16 +4,16 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isHeldOut, readableEmail, spamAssassinSplits } from "../../src/data/spam-assassin.js";
 import { pythonSkip, venvPythonPath } from "../helpers/python.js";
 import { repoRoot } from "../helpers/repo-paths.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-quickstart-classify-"));
+const root = tempDir("kiln-quickstart-classify-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test("the emails split one in ten by checksum, disjoint, labelled by their group", () => {

@@ -3,8 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
@@ -12,11 +11,12 @@ import type { FillMaskResult } from "../../src/pipelines/fill-mask.js";
 import * as k from "../../src/index.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { sinusoidalInit } from "../../src/nn/init.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-success-"));
+const root = tempDir("kiln-cli-success-");
 
 /** Two speeches, one sentence a line: a corpus that trains everything in seconds. */
 const corpus = writeSentenceCorpus(join(root, "corpus.txt"));

@@ -5,17 +5,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { presetConfig } from "../../src/models/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-probe-"));
+const root = tempDir("kiln-cli-probe-");
 const env = { ...process.env, XDG_CACHE_HOME: join(root, "cache") };
 const cacheFile = join(root, "cache", "kiln", "executor-probe.json");
 

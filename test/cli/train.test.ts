@@ -2,17 +2,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-train-"));
+const root = tempDir("kiln-cli-train-");
 const shards = join(root, "shards");
 await writeTinyShards(shards, 16);
 const corpus = await makeTestCorpus(2, 300);

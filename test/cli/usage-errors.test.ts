@@ -5,16 +5,15 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { writeOneLayerConfig } from "../helpers/tiny-config.js";
 import { discoverPjrtPlugin } from "../../src/exec/xla/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-usage-"));
+const root = tempDir("kiln-cli-usage-");
 const corpus = await makeTestCorpus(2, 300);
 const config = writeOneLayerConfig(join(root, "config.json"));
 const data = join(root, "data");

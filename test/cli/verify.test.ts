@@ -5,7 +5,6 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
@@ -14,9 +13,10 @@ import { prepareDataset } from "../../src/data/prepare/prepare.js";
 import { safetensorsLayout } from "../../src/models/safetensors.js";
 import { saveTokenizer } from "../../src/text/index.js";
 import { trainUnigram } from "../../src/text/train/unigram-trainer.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-cli-verify-"));
+const root = tempDir("kiln-cli-verify-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 function verify(dir: string) {

@@ -3,12 +3,12 @@
 // truncation to maxLength, and TensorFlow reads the shards as tf.train.Example records.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { prepareClassificationDataset } from "../../src/data/classification/prepare.js";
 import { makeTestCorpus, sentenceCorpus, sotuSlice } from "../helpers/sotu-slice.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 interface PythonView {
   tokenizers: [number[], number[]][];
@@ -17,7 +17,7 @@ interface PythonView {
 
 test("records equal tokenizers' encodings (pairs and truncation included) and TensorFlow reads them", { skip: pythonSkip }, async () => {
   const corpus = await makeTestCorpus(2, 500);
-  const dir = mkdtempSync(join(tmpdir(), "kiln-classification-interop-"));
+  const dir = tempDir("kiln-classification-interop-");
   const sentences = sentenceCorpus(sotuSlice(3).lines).trim().split("\n");
   // Pairs of every length relation around maxLength: both short, one long, both long, ties.
   const rows = sentences.slice(0, 120).map((text, i) => ({

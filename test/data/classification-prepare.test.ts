@@ -1,7 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { prepareClassificationDataset, type ClassificationPrepareOptions } from "../../src/data/classification/prepare.js";
 import { decodeClassificationRecord, type ClassificationRecord } from "../../src/data/classification/record-layout.js";
@@ -11,10 +10,11 @@ import { OptionError } from "../../src/core/option-error.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { fixture } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const corpus = await makeTestCorpus(2, 500);
 const tokenizer = await loadTokenizer(corpus.tokenizerDir);
-const work = mkdtempSync(join(tmpdir(), "kiln-classification-"));
+const work = tempDir("kiln-classification-");
 let runs = 0;
 
 function file(name: string, text: string): string {

@@ -3,13 +3,13 @@
 // prepared, and read back in length buckets.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareClassificationDataset } from "../../src/data/classification/prepare.js";
 import { openClassificationDataset } from "../../src/data/pipeline/classification-dataset.js";
 import { saveTokenizer, trainUnigram } from "../../src/text/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 interface Mail {
   group: string;
@@ -28,7 +28,7 @@ function mailText(m: Mail): string {
 }
 
 test("the SpamAssassin corpus: ham vs spam prepared and batched in length buckets", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-spam-"));
+  const dir = tempDir("kiln-spam-");
   const rows = corpus.map((m) => ({ text: mailText(m), label: m.group.startsWith("spam") ? "spam" : "ham" }));
   // The corpus's own groups: easy-ham-1/2 and hard-ham-1 are ham, spam-1/2 spam.
   const spam = corpus.filter((m) => /^spam-[12]$/.test(m.group)).length;

@@ -1,7 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { prepareClassificationDataset } from "../../src/data/classification/prepare.js";
 import { decodeClassificationRecord } from "../../src/data/classification/record-layout.js";
@@ -13,11 +12,12 @@ import { IGNORE_LABEL } from "../../src/data/batch.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus, sentenceCorpus, sotuSlice } from "../helpers/sotu-slice.js";
 import { fixture } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 // Sentences of a few speeches: lengths from a handful of tokens to past maxLength.
 const corpus = await makeTestCorpus(2, 500);
 const tokenizer = await loadTokenizer(corpus.tokenizerDir);
-const work = mkdtempSync(join(tmpdir(), "kiln-classification-stream-"));
+const work = tempDir("kiln-classification-stream-");
 const sentences = sentenceCorpus(sotuSlice(8).lines).trim().split("\n").slice(0, 300);
 const input = join(work, "sentences.jsonl");
 writeFileSync(input, sentences.map((text, i) => JSON.stringify({ text, label: ["a", "b", "c"][i % 3] })).join("\n") + "\n");

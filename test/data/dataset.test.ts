@@ -1,7 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FixedInt64Encoder } from "../../src/data/example/fixed-int64.js";
 import { writeRecords } from "../../src/data/tfrecord/files.js";
@@ -10,6 +9,7 @@ import { maskingMap } from "../../src/data/mlm/mask.js";
 import type { TokenBatch } from "../../src/data/batch.js";
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";
 import { RecordParseError } from "../../src/data/pipeline/batch-stream.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const L = 8;
 const encoder = new FixedInt64Encoder([
@@ -30,7 +30,7 @@ async function writeShards(
   sizes: number[],
   name = (i: number, n: number) => `dataset-${i}-${n}.tfrecord`,
 ): Promise<{ dir: string; files: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-dataset-"));
+  const dir = tempDir("kiln-dataset-");
   const files: string[] = [];
   let next = 0;
   for (const [i, n] of sizes.entries()) {

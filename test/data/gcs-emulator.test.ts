@@ -3,10 +3,10 @@
 // KILN_GCS_EMULATOR (the path of its `gcp-storage-emulator` script); otherwise skips with the reason.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { emulatorSkip as skip, startGcsEmulator } from "../helpers/gcs-emulator.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("storage, probe and RemoteSync against the gcp-storage-emulator", { skip }, async () => {
   const emulator = await startGcsEmulator("emu");
@@ -19,7 +19,7 @@ test("storage, probe and RemoteSync against the gcp-storage-emulator", { skip },
       remoteDirHasFiles("gs://no-such-bucket/x"),
       /^Error: gs:\/\/no-such-bucket\/x: bucket "no-such-bucket" does not exist \(404\)|bucket "no-such-bucket" does not exist/,
     );
-    const dir = mkdtempSync(join(tmpdir(), "kiln-emu-"));
+    const dir = tempDir("kiln-emu-");
     mkdirSync(join(dir, "checkpoint-2"));
     const big = new Uint8Array(3_000_000).map((_, i) => i % 251);
     writeFileSync(join(dir, "checkpoint-2", "model.safetensors"), big);

@@ -1,10 +1,10 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { storageFor, joinPath } from "../../src/data/storage/index.js";
 import { globToRegExp, literalPrefix } from "../../src/data/storage/glob.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("glob patterns: * and ? stay within a segment, ** crosses segments", () => {
   assert.ok(globToRegExp("a/*.tfrecord").test("a/x-1.tfrecord"));
@@ -18,7 +18,7 @@ test("glob patterns: * and ? stay within a segment, ** crosses segments", () => 
 });
 
 test("local storage: glob, ranged reads, atomic writes into new directories, temporaries", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-storage-"));
+  const dir = tempDir("kiln-storage-");
   const storage = storageFor(dir);
   await storage.writeAtomic(join(dir, "new/sub/a-1.tfrecord"), new TextEncoder().encode("0123456789"));
   await storage.writeAtomic(join(dir, "new/a-2.tfrecord"), new Uint8Array(3));

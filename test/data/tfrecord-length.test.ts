@@ -3,8 +3,7 @@
 // GZIP stream, whose length is unknown, a length beyond a sane record size does).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { frameRecords, writeU32 } from "../../src/data/tfrecord/frame.js";
@@ -13,8 +12,9 @@ import { MAX_UNBOUNDED_RECORD_BYTES, RecordReader } from "../../src/data/tfrecor
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";
 import { openRecordReader } from "../../src/data/tfrecord/files.js";
 import { storageFor } from "../../src/data/storage/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "kiln-tfrecord-length-"));
+const dir = tempDir("kiln-tfrecord-length-");
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function firstError(reader: RecordReader): Promise<Error> {

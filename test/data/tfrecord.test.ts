@@ -1,13 +1,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { frameRecord, frameRecords } from "../../src/data/tfrecord/frame.js";
 import { RecordReader } from "../../src/data/tfrecord/reader.js";
 import { TFRecordError } from "../../src/data/tfrecord/errors.js";
 import { TFRecordWriter, countRecords, readRecords, writeRecords } from "../../src/data/tfrecord/files.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const bytes = (...parts: (string | number[])[]) =>
   Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));
@@ -60,7 +60,7 @@ test("reader parses a TensorFlow-written file whatever the chunking", async () =
 });
 
 test("records written then read are identical (plain and GZIP, on disk)", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-tfrecord-"));
+  const dir = tempDir("kiln-tfrecord-");
   const records = Array.from({ length: 300 }, (_, i) => Uint8Array.from({ length: (i * 37) % 2500 }, (_, j) => (i + j * 13) & 0xff));
   for (const name of ["a.tfrecord", "a.tfrecord.gz"]) {
     const path = join(dir, name);
@@ -78,7 +78,7 @@ test("records written then read are identical (plain and GZIP, on disk)", async 
 });
 
 test("an aborted writer leaves nothing under the final name", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-tfrecord-"));
+  const dir = tempDir("kiln-tfrecord-");
   const writer = await TFRecordWriter.open(join(dir, "x.tfrecord"));
   await writer.write(new Uint8Array(10));
   await writer.abort();
@@ -136,7 +136,7 @@ test("truncation anywhere is reported with the offset of the cut record", async 
 });
 
 test("a GZIP file cut short or damaged in its compressed bytes is a TFRecordError at the record it cuts", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-tfrecord-gz-"));
+  const dir = tempDir("kiln-tfrecord-gz-");
   const records = Array.from({ length: 30 }, (_, i) => Uint8Array.from({ length: 200 + i }, (_, j) => (i * 31 + j * 7) & 0xff));
   const starts = recordStarts(records);
   const gz = gzipSync(frameRecords(records));

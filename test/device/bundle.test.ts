@@ -8,20 +8,20 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { pythonSkip, venvPythonPath } from "../helpers/python.js";
 import { assertCpuCheckReport, CHECK_SECTIONS, type CheckReport } from "../helpers/device-check-report.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const root = repoRoot();
 const MiB = 2 ** 20;
 const noXz = spawnSync("xz", ["--version"]).status === 0 ? false : "xz is not on PATH (the bundle builder needs it)";
 const skip = noXz || (process.platform !== "linux" || process.arch !== "x64" ? "the bundle carries linux-x64 builds" : false);
 
-const work = mkdtempSync(join(tmpdir(), "kiln-bundle-test-"));
+const work = tempDir("kiln-bundle-test-");
 const bundle = join(work, "device-bundle");
 const kilnRoot = join(bundle, "kiln");
 const unpackedNode = join(work, "node");

@@ -6,12 +6,12 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 import { pythonSkip } from "../helpers/python.js";
 import { assertCpuCheckReport, type CheckReport } from "../helpers/device-check-report.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test(
   "check.sh --platform cpu --sections 1,3 from the checkout: the devices, and 20 steps against a reference it records",
@@ -21,7 +21,7 @@ test(
   },
   () => {
     const root = repoRoot();
-    const out = mkdtempSync(join(tmpdir(), "kiln-check-cpu-"));
+    const out = tempDir("kiln-check-cpu-");
     try {
       const r = spawnSync("bash", [join(root, "scripts", "device", "check.sh"), "--platform", "cpu", "--sections", "1,3", "--out", out], {
         cwd: root,

@@ -5,8 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -14,8 +13,9 @@ import { LOSS_RTOL, worstStep } from "../../bench/device/steps-compare.js";
 import { checkSameData, dataFingerprint, readReference, REFERENCE_FORMAT } from "../../bench/device/steps-reference.js";
 import { runStepTask, type StepTask } from "../../bench/device/steps-tasks.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const work = mkdtempSync(join(tmpdir(), "kiln-steps-test-"));
+const work = tempDir("kiln-steps-test-");
 test.after(() => rmSync(work, { recursive: true, force: true }));
 const data = join(work, "data");
 const stepsJs = new URL("../../bench/device/steps.js", import.meta.url).pathname;

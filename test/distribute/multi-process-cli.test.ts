@@ -3,14 +3,14 @@
 // directory and prints the result, and the other ranks' lines carry their rank.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { kiln, kilnCli as cli, prepareTinyCausalData, tinyCausalTrainArgs } from "../helpers/tiny-causal-cli.js";
 import { maxRelative, mpiRun, mpiSkip, stepLosses } from "../helpers/mpi-launcher.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("mpirun -n 4 kiln train equals kiln train --devices 4", { skip: mpiSkip, timeout: 300_000 }, async () => {
-  const root = mkdtempSync(join(tmpdir(), "kiln-mpi-cli-"));
+  const root = tempDir("kiln-mpi-cli-");
   const data = prepareTinyCausalData(root);
   const train = (out: string) => tinyCausalTrainArgs(data, out);
   const one = kiln(...train(join(root, "one")), "--devices", "4");

@@ -5,9 +5,8 @@
 import test, { before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { freePort } from "../helpers/free-port.js";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   kiln,
@@ -19,6 +18,7 @@ import {
 } from "../helpers/tiny-causal-cli.js";
 import { maxRelative, stepLosses } from "../helpers/mpi-launcher.js";
 import { loadMpi } from "../../src/distribute/mpi/library.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 function mpichInstalled(): boolean {
   try {
@@ -31,7 +31,7 @@ function mpichInstalled(): boolean {
 // Without MPICH the tests skip with the reason, except under CI=true, where they run and fail.
 const skip = mpichInstalled() || process.env.CI === "true" ? false : "MPICH is not installed (apt-get install -y mpich libmpich-dev)";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-launch-mpi-"));
+const root = tempDir("kiln-launch-mpi-");
 let data: TinyCausalData;
 const env = oneThreadEnv;
 const train = (out: string, maxSteps?: number) => tinyCausalTrainArgs(data, out, maxSteps);

@@ -6,12 +6,12 @@
 // within 5e-6 of each tensor's scale (observed: 1.2e-7 and 1e-6).
 import test, { type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeTinyShards } from "../helpers/tiny-training.js";
 import { findLauncher, maxRelative, paramDifference, mpiRun, mpiSkip, stepLosses } from "../helpers/mpi-launcher.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const script = fileURLToPath(new URL("../helpers/multi-process-training.js", import.meta.url));
 const TOLERANCE = 1e-6;
@@ -19,7 +19,7 @@ const TOLERANCE = 1e-6;
 const PARAM_TOLERANCE = 5e-6;
 const STEPS = 6;
 
-const root = mkdtempSync(join(tmpdir(), "kiln-multi-process-"));
+const root = tempDir("kiln-multi-process-");
 const data = join(root, "data");
 
 /** Trains `processes` × `replicas` into a fresh directory; returns it. */

@@ -2,14 +2,13 @@
 // same parameters as one device with batch 32 (dropout and masking included).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 parameters after 10 steps", async () => {
-  const root = mkdtempSync(join(tmpdir(), "kiln-dp-"));
+  const root = tempDir("kiln-dp-");
   const data = join(root, "data");
   await writeTinyShards(data, 96);
   const steps = 10,
@@ -30,7 +29,7 @@ test("8 replicas × 4, and 4 micro-batches × 8, give one device's batch-32 para
 });
 
 test("steps per execution (2 steps per compiled call) on 2 replicas trains what one step per call does", async () => {
-  const root = mkdtempSync(join(tmpdir(), "kiln-spe-"));
+  const root = tempDir("kiln-spe-");
   const data = join(root, "data");
   await writeTinyShards(data, 48); // 3 batches of 16 per epoch: groups stop at each epoch's end
   const steps = 7,

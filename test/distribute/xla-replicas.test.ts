@@ -6,8 +6,6 @@
 import test from "node:test";
 import { STEP_SCALARS } from "../../src/train/train-step.js";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { TINY, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
@@ -16,6 +14,7 @@ import { maxRelativeDifference } from "../helpers/param-diff.js";
 import type { Callback } from "../../src/train/callbacks.js";
 import { DataParallel, PerReplica, selectDevices } from "../../src/distribute/index.js";
 import type { XlaExecutor } from "../../src/exec/xla/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 type Transfers = ReturnType<typeof k.metrics>["transfers"];
 
@@ -38,7 +37,7 @@ function transfersPerStep(): { callback: Callback; steps: Map<number, Transfers>
 }
 
 test("XLA:CPU: 4 devices × 8 and 8 devices × 4 give one device's batch-32 parameters after 10 steps", { skip: xlaCpuSkip }, async () => {
-  const root = mkdtempSync(join(tmpdir(), "kiln-xla-dp-"));
+  const root = tempDir("kiln-xla-dp-");
   const data = join(root, "data");
   await writeTinyShards(data, 96);
   const steps = 10,

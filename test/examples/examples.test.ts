@@ -3,15 +3,15 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-examples-"));
+const root = tempDir("kiln-examples-");
 // The MiniLM fine-tune alone writes about 350 MB of checkpoints here.
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const corpus = writeSentenceCorpus(join(root, "corpus.txt"));

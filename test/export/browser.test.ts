@@ -3,8 +3,7 @@
 // a typed sentence are `kiln fill-mask`'s. A screenshot of the page is kept (its path is printed).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { FillMaskResult } from "../../src/pipelines/fill-mask.js";
@@ -12,6 +11,7 @@ import { kiln, maxAbsDiff } from "../helpers/hf-interop.js";
 import { trainExportModel } from "../helpers/export-trained-dir.js";
 import { serveFillMaskPage } from "../helpers/fill-mask-page.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumSkip } from "../helpers/chromium.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 // Scores are probabilities near 0.04 that f32 reordering moves by ~1e-8; 1e-6 (tighter than the 1e-4 asked
 // for) also catches a padding mask that leaks, which moves them by ~1e-4 on this barely trained model.
@@ -20,7 +20,7 @@ const TEXT = "The state of the [MASK] is strong.";
 
 test("transformers.js in headless Chromium shows kiln fill-mask's answers for a typed sentence", { skip: chromiumSkip }, async (t) => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run scripts/setup-browser.sh`);
-  const root = mkdtempSync(join(tmpdir(), "kiln-export-browser-"));
+  const root = tempDir("kiln-export-browser-");
   // Cleanup in reverse order of setup: the browser writes into its profile under root until it is closed.
   const cleanup: (() => unknown)[] = [() => rmSync(root, { recursive: true, force: true })];
   t.after(async () => {
@@ -62,7 +62,7 @@ test("transformers.js in headless Chromium shows kiln fill-mask's answers for a 
       text: li.textContent,
     })),
   );
-  const shotDir = mkdtempSync(join(tmpdir(), "kiln-export-screenshot-"));
+  const shotDir = tempDir("kiln-export-screenshot-");
   const shot = join(shotDir, "fill-mask-page.png");
   await page.screenshot({ path: shot, fullPage: true });
   t.diagnostic(`screenshot: ${shot}`);

@@ -5,8 +5,7 @@
 // Kiln's TextGenerationPipeline does, one prompt at a time and as a left-padded batch.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline, Tensor, type TextGenerationPipeline as TjsTextGeneration } from "@huggingface/transformers";
@@ -17,6 +16,7 @@ import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { TextGenerationPipeline } from "../../src/pipelines/text-generation.js";
 import { kiln, kilnLogits, maxAbsDiff, padBatch, type PaddedBatch } from "../helpers/hf-interop.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 /** Past the first traced length (32): the graph holds the step traced for 1, 32 and 48 new tokens after 0, 32 and 48. */
@@ -24,7 +24,7 @@ const MAX_LENGTH = 48;
 const PROMPTS = ["The state of the Union", "We the people of the United States, in order to form", "Congress"];
 const MODELS = ["llama-tiny", "gpt2-tiny"] as const;
 
-const root = mkdtempSync(join(tmpdir(), "kiln-export-causal-"));
+const root = tempDir("kiln-export-causal-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 for (const name of MODELS) {

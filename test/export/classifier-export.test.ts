@@ -6,8 +6,7 @@
 // signature takes exactly its shape. The classifiers are tiny and random: the test is of the export, not of training.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline as transformersPipeline } from "@huggingface/transformers";
@@ -18,12 +17,13 @@ import type { Params } from "../../src/models/language-model.js";
 import { pipeline, type ClassificationResult } from "../../src/pipelines/index.js";
 import { kiln, maxAbsDiff, padBatch } from "../helpers/hf-interop.js";
 import { makeTestCorpus, sotuSlice } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 const MAX_LENGTH = 64;
 const LABELS = ["economy", "defense", "health", "education"];
 
-const root = mkdtempSync(join(tmpdir(), "kiln-export-classifier-"));
+const root = tempDir("kiln-export-classifier-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 

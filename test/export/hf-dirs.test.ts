@@ -3,8 +3,7 @@
 // exports its last_hidden_state alone (its head would be random). One Python process writes both.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { readSafetensors } from "../../src/models/safetensors.js";
@@ -12,9 +11,10 @@ import { kiln, maxAbsDiff, padBatch, writeBatch } from "../helpers/hf-interop.js
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { ortFeeds } from "../helpers/onnx-serving.js";
 import { rng } from "../helpers/random.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
-const root = mkdtempSync(join(tmpdir(), "kiln-export-hf-"));
+const root = tempDir("kiln-export-hf-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 // Three rows of different lengths over transformers' 100-token vocabulary (pad id 1), padded on the right.

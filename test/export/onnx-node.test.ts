@@ -4,8 +4,7 @@
 // and with a fixed one.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline } from "@huggingface/transformers";
@@ -15,6 +14,7 @@ import { FillMaskPipeline, type FillMaskResult } from "../../src/pipelines/fill-
 import { kiln, kilnHidden, kilnLogits, maxAbsDiff, padBatch, sotuSentences, type PaddedBatch } from "../helpers/hf-interop.js";
 import { EXPORT_MAX_LENGTH, trainExportModel } from "../helpers/export-trained-dir.js";
 import { median, ortFeeds } from "../helpers/onnx-serving.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 // fill-mask scores are probabilities near 0.04 that f32 reordering moves by ~1e-8; 1e-6 (tighter than the
@@ -22,7 +22,7 @@ const TOLERANCE = 1e-4;
 const SCORE_TOLERANCE = 1e-6;
 const TEXTS = ["The state of the [MASK] is strong.", "Goal of my life is to [MASK].", "We must [MASK] our people."];
 
-const root = mkdtempSync(join(tmpdir(), "kiln-export-node-"));
+const root = tempDir("kiln-export-node-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const { dir, lines } = trainExportModel(root);
 const exportLog = kiln("export", "--model", dir, "--format", "onnx");

@@ -3,17 +3,16 @@
 // threads of its own while the calling JS thread waits in one synchronous native call, as a plugin does
 // inside PJRT_Client_Create.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import koffi from "koffi";
 import { repoRoot } from "./repo-paths.js";
+import { tempDir } from "./temp-dir.js";
 
 export const KV_CALLER_SOURCE = join(repoRoot(), "test", "exec", "xla", "native", "kv-caller.c");
 
 /** Compiles kv-caller.c into a shared library and returns its path (throws with the compiler's output). */
 export function buildKvCaller(): string {
-  const out = join(mkdtempSync(join(tmpdir(), "kiln-kv-caller-")), "kv-caller.so");
+  const out = join(tempDir("kiln-kv-caller-"), "kv-caller.so");
   const r = spawnSync("cc", ["-O1", "-Wall", "-shared", "-fPIC", "-pthread", "-o", out, KV_CALLER_SOURCE], { encoding: "utf8" });
   if (r.error || r.status !== 0)
     throw new Error(`cannot compile ${KV_CALLER_SOURCE} with cc (a C compiler, e.g. Debian's gcc): ${r.error?.message ?? r.stderr}`);

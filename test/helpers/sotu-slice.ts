@@ -1,9 +1,9 @@
 // A slice of the SOTU corpus written to a fresh temporary directory, for tests that train tokenizers.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { saveTokenizer, trainUnigram } from "../../src/text/index.js";
+import { tempDir } from "./temp-dir.js";
 
 export interface CorpusSlice {
   dir: string;
@@ -13,7 +13,7 @@ export interface CorpusSlice {
 
 /** The first `speeches` speeches, one per line, in DIR/sotu.txt. */
 export function sotuSlice(speeches: number): CorpusSlice {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-text-test-"));
+  const dir = tempDir("kiln-text-test-");
   const path = join(dir, "sotu.txt");
   writeSotuCorpus(path, { first: speeches });
   const lines = readFileSync(path, "utf8")

@@ -3,14 +3,14 @@
 // steps; 42% of them do), prepared as train and validation splits with a Unigram tokenizer trained on
 // the same speeches, and a freshly initialized mlm-tiny RoBERTa saved as the "pretrained" directory
 // to fine-tune from (with its tokenizer).
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { prepareClassificationDataset } from "../../src/data/classification/prepare.js";
 import { createModel, presetConfig, saveModel } from "../../src/models/index.js";
 import { loadTokenizer } from "../../src/text/index.js";
 import { makeTestCorpus, sentenceCorpus, sotuSlice } from "./sotu-slice.js";
+import { tempDir } from "./temp-dir.js";
 
 export const LABELS = ["other", "has-of"];
 export const MAX_LENGTH = 32;
@@ -44,7 +44,7 @@ function labelledRows(): { text: string; label: string }[] {
 
 export async function makeTinyClassification(): Promise<TinyClassification> {
   const corpus = await makeTestCorpus(2, 500);
-  const dir = mkdtempSync(join(tmpdir(), "kiln-cls-train-"));
+  const dir = tempDir("kiln-cls-train-");
   const rows = labelledRows();
   const cut = Math.floor(rows.length * 0.8);
   const write = (name: string, part: typeof rows) => {

@@ -7,8 +7,7 @@
 // transformers' logits. One Python process (test/python/hf_causal_models.py) does the Python side.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
@@ -21,6 +20,7 @@ import {
   type Params,
 } from "../../src/models/index.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 const VOCAB = 50,
@@ -141,7 +141,7 @@ function realDiff(ours: Float32Array, theirs: number[][][], mask: number[][]): n
   return worst;
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-causal-"));
+const root = tempDir("kiln-hf-causal-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const hfDir = join(root, "hf");
 const kiln: Record<string, { model: CausalLanguageModel; params: Params; dir: string }> = {};

@@ -6,13 +6,13 @@
 // (test/python/hf_causal_tokenizer.py) reads their directories.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadTokenizer } from "../../src/text/index.js";
 import { TextGenerationPipeline } from "../../src/index.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { kiln, prepareTinyCausalData, tinyCausalTrainArgs } from "../helpers/tiny-causal-cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const PROMPTS = ["The state of the Union is", "Congress shall", "We must act now, and"];
 const NEW_TOKENS = 8;
@@ -23,7 +23,7 @@ interface HfSide {
   generated: number[][];
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-causal-tok-"));
+const root = tempDir("kiln-causal-tok-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test(

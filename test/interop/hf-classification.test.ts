@@ -6,8 +6,7 @@
 // directly (Kiln's own tokenizer beside each model), so what is held equal is the models.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/core/index.js";
 import { loadModel, presetConfig, saveModel, classifierConfig, createSequenceClassifier } from "../../src/models/index.js";
@@ -19,6 +18,7 @@ import { pipeline } from "../../src/pipelines/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { kiln, maxAbsDiff } from "../helpers/hf-interop.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 const MAX_LENGTH = 64;
@@ -46,7 +46,7 @@ interface CheckReport {
   pairs: { label: string; score: number }[][] | null;
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-cls-"));
+const root = tempDir("kiln-hf-cls-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokDir = join(root, "tokenizer");
 const hf = join(root, "hf");

@@ -6,14 +6,14 @@
 // spread so that no two logits come near a tie. One Python process (test/python/hf_generate.py).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { presetConfig, createCausalLM, loadModel, saveModel, type CausalConfig } from "../../src/models/index.js";
 import { Generator } from "../../src/pipelines/generation/generator.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { rng } from "../helpers/random.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const NEW_TOKENS = 32;
 const VOCAB = 96;
@@ -26,7 +26,7 @@ interface HfRows {
   pad: number;
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-generate-"));
+const root = tempDir("kiln-hf-generate-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 function prompt(seed: number, n: number): number[] {

@@ -6,8 +6,7 @@
 // (test/python/hf_save_models.py) writes the directories and transformers' outputs.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../../src/models/index.js";
 import { readSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
@@ -25,6 +24,7 @@ import {
   writeBatch,
   type PaddedBatch,
 } from "../helpers/hf-interop.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 const MAX_LENGTH = 32;
@@ -38,7 +38,7 @@ interface Report {
   configs: Record<string, Record<string, unknown>>;
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-in-"));
+const root = tempDir("kiln-hf-in-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const hf = join(root, "hf");
 const tokDir = join(root, "tokenizer");

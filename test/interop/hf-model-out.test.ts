@@ -6,9 +6,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mkdtempSync } from "node:fs";
 import { loadModel, TRANSFORMERS_FORMAT_VERSION, type Params } from "../../src/models/index.js";
 import type { MaskedLanguageModel } from "../../src/models/index.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
@@ -17,6 +15,7 @@ import { FillMaskPipeline, type FillMaskResult } from "../../src/pipelines/fill-
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pinnedVersion, pythonSkip, runPython } from "../helpers/python.js";
 import { kiln, kilnLogits, maxAbsDiff, padBatch, sotuSentences, writeBatch, type PaddedBatch } from "../helpers/hf-interop.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOLERANCE = 1e-4;
 const MAX_LENGTH = 32;
@@ -86,7 +85,7 @@ const KINDS = Object.keys(CONFIGS) as Kind[];
 
 const FILL_MASK_TEXTS = ["Goal of my life is to [MASK].", "The state of the [MASK] is strong.", "We must [MASK] the [MASK] of our people."];
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-out-"));
+const root = tempDir("kiln-hf-out-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 interface Trained {

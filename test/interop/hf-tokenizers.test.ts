@@ -10,8 +10,7 @@
 // all-MiniLM-L6-v2 directory as loadTokenizer reads it and the RoBERTa-style file.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { HfTokenizer, loadTokenizer, PipelineTokenizer, type Tokenizer } from "../../src/text/index.js";
@@ -19,6 +18,7 @@ import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython, venvSitePackages } from "../helpers/python.js";
 import { EDGE_CASES } from "../helpers/sotu-slice.js";
 import { charOffsets, LONE_SURROGATE } from "../helpers/tokenizers-offsets.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 type Enc = [number[], number[], Array<[number, number]>];
 interface FileResult {
@@ -47,7 +47,7 @@ const MORE_EDGE_CASES = [
   "1234567890 12 123 1234",
 ];
 
-const root = mkdtempSync(join(tmpdir(), "kiln-hf-tokenizers-"));
+const root = tempDir("kiln-hf-tokenizers-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** Sentences of the first speeches, then the edge cases. */

@@ -7,12 +7,12 @@
 // encode in `tokenizers` exactly as in Kiln.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { saveTokenizer, trainMergeModel, type PipelineTokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SPEECHES = 12;
 const VOCAB = 3000;
@@ -23,7 +23,7 @@ interface ModelJson {
   merges?: Array<string | [string, string]>;
 }
 
-const root = mkdtempSync(join(tmpdir(), "kiln-train-merges-"));
+const root = tempDir("kiln-train-merges-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const corpus = join(root, "sotu.txt");
 writeSotuCorpus(corpus, { first: SPEECHES });

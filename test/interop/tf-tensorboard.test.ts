@@ -5,12 +5,12 @@
 // One Python process (test/python/tf_tensorboard.py) reads both runs.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pinnedVersion, pythonSkip, runPython } from "../helpers/python.js";
 import { trainTiny, writeTinyShards, type TinyOptions } from "../helpers/tiny-training.js";
 import { LearningRateMonitor } from "../../src/train/callbacks.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** [wall_time, step, value]; a value JSON has no number for is a string ("nan", "inf"). */
 type Point = [number, number, number | string];
@@ -48,7 +48,7 @@ let shared: Promise<Shared> | undefined;
 const setup = () => (shared ??= build());
 
 async function build(): Promise<Shared> {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-tensorboard-"));
+  const dir = tempDir("kiln-tensorboard-");
   const data = join(dir, "data");
   const evalData = join(dir, "eval");
   await writeTinyShards(data);

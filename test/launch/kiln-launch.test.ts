@@ -5,17 +5,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { freePort } from "../helpers/free-port.js";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchedGlibcTunables } from "../../src/launch/host-malloc-env.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const launchLib = new URL("../../src/launch/index.js", import.meta.url).href;
-const dir = mkdtempSync(join(tmpdir(), "kiln-launch-"));
+const dir = tempDir("kiln-launch-");
 
 /** A child script: `body` runs with `env` (readProcessEnv()), `store` (connected) and `pidFile(rank)`. */
 function script(name: string, body: string): string {

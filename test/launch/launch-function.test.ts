@@ -4,13 +4,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const entry = new URL("../../src/entry/launch.js", import.meta.url).href;
-const dir = mkdtempSync(join(tmpdir(), "kiln-launch-fn-"));
+const dir = tempDir("kiln-launch-fn-");
 
 const userScript = join(dir, "train.mjs");
 writeFileSync(
@@ -90,7 +90,7 @@ test("launch refuses a bad nprocs naming the option", { timeout: 10_000 }, async
 });
 
 test("processes started by launch exit by themselves when the launching process is killed -9", { timeout: 30_000 }, async () => {
-  const pidDir = mkdtempSync(join(tmpdir(), "kiln-launch-orphans-"));
+  const pidDir = tempDir("kiln-launch-orphans-");
   const code =
     `import(${JSON.stringify(entry)}).then(({ launch }) => launch(({ rank }) => {` +
     `require("node:fs").writeFileSync(${JSON.stringify(pidDir)} + "/" + rank, String(process.pid));` +

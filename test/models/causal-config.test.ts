@@ -4,8 +4,7 @@
 // transformers 5 writes it, and loadModel's round trip of a causal LM and its errors.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
@@ -24,10 +23,11 @@ import {
 } from "../../src/models/index.js";
 import { writeSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
 import { fixture } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 
-const root = mkdtempSync(join(tmpdir(), "kiln-causal-config-"));
+const root = tempDir("kiln-causal-config-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = { vocabSize: 300, padId: 3, clsId: 0, sepId: 1 };

@@ -4,8 +4,7 @@
 // or memory beyond a bound. The PRNG is seeded: a failing case names its seed and index to replay.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/random.js";
@@ -15,10 +14,11 @@ import { createModel, loadModel, parameterLayout, presetConfig, readModelConfig 
 import { configJson } from "../../src/models/pretrained.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { trainUnigram } from "../../src/text/train/unigram-trainer.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 const SEED = 20261126;
-const root = mkdtempSync(join(tmpdir(), "kiln-fuzz-"));
+const root = tempDir("kiln-fuzz-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** Values that break readers that trust what they read. */

@@ -4,8 +4,7 @@
 // allocated; a model Kiln saved is checked against its checksums.json, naming the tensor that changed.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { fixture } from "../helpers/fixtures.js";
@@ -15,9 +14,10 @@ import { CorruptFileError } from "../../src/models/file-digests.js";
 import { PathEscapeError } from "../../src/io/contained-path.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
 import { trainUnigram } from "../../src/text/train/unigram-trainer.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
-const root = mkdtempSync(join(tmpdir(), "kiln-hostile-"));
+const root = tempDir("kiln-hostile-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A model directory of the tiny RoBERTa fixture (config.json and model.safetensors, no checksums: as transformers writes). */

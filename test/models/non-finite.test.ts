@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -15,9 +14,10 @@ import { readSafetensors, writeSafetensors, type NamedTensor } from "../../src/m
 import { ONE_LAYER_CONFIG } from "../helpers/tiny-config.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-const root = mkdtempSync(join(tmpdir(), "kiln-non-finite-"));
+const root = tempDir("kiln-non-finite-");
 const corpus = await makeTestCorpus(2, 300);
 const config = validateConfig(ONE_LAYER_CONFIG, "test config");
 const model = createMaskedLM(config);

@@ -3,16 +3,16 @@
 // notice and a fresh head; everything Kiln cannot map one to one is an error that names it.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { createMaskedLM, loadModel, namedTensors, saveModel, TRANSFORMERS_FORMAT_VERSION, validateConfig } from "../../src/models/index.js";
 import { writeSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 
-const root = mkdtempSync(join(tmpdir(), "kiln-pretrained-"));
+const root = tempDir("kiln-pretrained-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const config = validateConfig(

@@ -4,8 +4,7 @@
 // refuses a directory of the other task when one is asked for; a model_type no spec has is named.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
@@ -20,10 +19,11 @@ import {
   saveModel,
   validateModelConfig,
 } from "../../src/models/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 
-const root = mkdtempSync(join(tmpdir(), "kiln-registry-"));
+const root = tempDir("kiln-registry-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = { vocabSize: 120, padId: 3, clsId: 0, sepId: 1 };

@@ -4,8 +4,7 @@
 // (decoders), so padding never changes a row's logits; and wrong settings are refused by name.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
@@ -22,8 +21,9 @@ import {
 } from "../../src/models/index.js";
 import type { Params } from "../../src/models/language-model.js";
 import { OptionError } from "../../src/core/option-error.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-seq-cls-"));
+const root = tempDir("kiln-seq-cls-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const IDS = { vocabSize: 120, padId: 3, clsId: 0, sepId: 1 };
 const LABELS = ["no", "yes", "maybe"];

@@ -2,13 +2,12 @@
 // steps whose gradients overflow, lowers the scale, and goes on training.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { precisionPolicy } from "../../src/optim/precision.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-precision-"));
+const root = tempDir("kiln-precision-");
 const data = join(root, "data");
 await writeTinyShards(data, 64);
 

@@ -3,11 +3,11 @@
 // Every exported name also needs a doc comment summary: its line in the reference.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { repoRoot } from "../helpers/repo-paths.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const root = repoRoot();
 
@@ -20,7 +20,7 @@ interface EntryReport {
 test("docs/api matches a fresh generation, and every exported name has a summary", { timeout: 180_000 }, async () => {
   const script = pathToFileURL(join(root, "scripts", "api-reference.mjs")).href;
   const { generateApiReference } = (await import(script)) as { generateApiReference(outDir: string): Promise<EntryReport[]> };
-  const out = mkdtempSync(join(tmpdir(), "kiln-api-reference-"));
+  const out = tempDir("kiln-api-reference-");
   try {
     const report = await generateApiReference(out);
     const checkedIn = join(root, "docs", "api");

@@ -9,11 +9,12 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { repoRoot } from "../helpers/repo-paths.js";
 import { apiTable, declaredExports, installCommands, program } from "./readme.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const root = repoRoot();
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -52,7 +53,7 @@ test("a new project installs the packed package as README says, runs README's pr
   assert.deepEqual([...table.keys()].sort(), entries.sort(), "README's API table has one row per entry of package.json exports");
   assert.equal(pkg.repository?.url?.startsWith("git+https://"), true, "package.json names its repository");
 
-  const dir = mkdtempSync(join(tmpdir(), "kiln-pack-"));
+  const dir = tempDir("kiln-pack-");
   t.after(() => rmSync(dir, { recursive: true, force: true })); // the project's node_modules is some 200 MB
   const home = join(dir, "home");
   mkdirSync(home);

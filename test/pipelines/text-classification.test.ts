@@ -4,8 +4,7 @@
 // and bad inputs refused by name.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
@@ -14,8 +13,9 @@ import type { Params } from "../../src/models/language-model.js";
 import { pipeline, TextClassificationPipeline, type ClassificationResult } from "../../src/pipelines/index.js";
 import { OptionError } from "../../src/core/option-error.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-text-cls-"));
+const root = tempDir("kiln-text-cls-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 const LABELS = ["economy", "defense", "health", "education"];

@@ -5,8 +5,7 @@
 // follows from the model, and mismatched settings or checkpoints are refused.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
@@ -17,8 +16,9 @@ import { Trainer } from "../../src/train/trainer.js";
 import { TINY, tinyLlamaConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
 import { makeTestCorpus, writeSentenceCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-causal-train-"));
+const root = tempDir("kiln-causal-train-");
 const tiny = join(root, "tiny");
 await writeTinyShards(tiny, 96);
 

@@ -3,8 +3,7 @@
 // the tensor, and continue from the one before; every corruption injected into a checkpoint is caught.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, tinyConfig, writeTinyShards } from "../helpers/tiny-training.js";
@@ -13,8 +12,9 @@ import { checkCheckpoint, loadCheckpoint } from "../../src/train/checkpoint.js";
 import { createMaskedLM } from "../../src/models/index.js";
 import { safetensorsLayout } from "../../src/models/safetensors.js";
 import { CorruptFileError } from "../../src/models/file-digests.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-ck-integrity-"));
+const root = tempDir("kiln-ck-integrity-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const data = join(root, "data");
 await writeTinyShards(data);

@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import "../../src/index.js";
 import { classifierConfig, presetConfig } from "../../src/models/index.js";
@@ -13,6 +12,7 @@ import { OptionError } from "../../src/core/option-error.js";
 import { chooseCpuExecution, type CpuExecutionOptions } from "../../src/train/choose-execution.js";
 import { PROBE_CACHE_FILE, readProbeCache } from "../../src/train/probe-cache.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const options = (cacheDir: string): CpuExecutionOptions => ({
   config: presetConfig("mlm-tiny", { vocabSize: 64, padId: 1, clsId: 0, sepId: 2 }, 16),
@@ -39,7 +39,7 @@ test(
   "a real probe times ONNX Runtime and XLA's CPU plugin, caches the result, and the next run reads it",
   { skip: xlaCpuSkip },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kiln-choose-"));
+    const dir = tempDir("kiln-choose-");
     const notices: string[] = [];
     const first = await chooseCpuExecution({ ...options(dir), notice: (l) => notices.push(l) });
     assert.equal(first.fromCache, false);
@@ -88,7 +88,7 @@ test(
   "a classifier's shape is probed as a classifier (two layers, its classes) and cached apart from its language model's",
   { skip: xlaCpuSkip },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kiln-choose-classifier-"));
+    const dir = tempDir("kiln-choose-classifier-");
     const lm = options(dir).config;
     const config = classifierConfig(lm, "the test's config", { numLabels: 3 });
     const classifier = await chooseCpuExecution({ ...options(dir), config });
@@ -111,7 +111,7 @@ test(
 );
 
 test("a damaged cache file is reported once, probed again and replaced", { skip: xlaCpuSkip }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-choose-"));
+  const dir = tempDir("kiln-choose-");
   const path = join(dir, PROBE_CACHE_FILE);
   writeFileSync(path, '{"version": 1, "entries": [{"key": ');
   const notices: string[] = [];
@@ -128,7 +128,7 @@ test(
   "one candidate is not probed: an executor named alone, or ONNX Runtime's emulated bf16 under precision auto",
   { skip: xlaCpuSkip },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kiln-choose-"));
+    const dir = tempDir("kiln-choose-");
     const xla = await chooseCpuExecution({ ...options(dir), executors: ["xla"] });
     assert.deepEqual([xla.executor, xla.precision, xla.timings.length], ["xla", "32", 0]);
     const ort = await chooseCpuExecution({ ...options(dir), executors: ["ort"], precision: "auto" });
@@ -139,7 +139,7 @@ test(
 );
 
 test("wrong options are refused in the library's words", { skip: xlaCpuSkip }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-choose-"));
+  const dir = tempDir("kiln-choose-");
   for (const [bad, option] of [
     [{ precision: "fp8" }, "precision"],
     [{ batch: 0 }, "batch"],

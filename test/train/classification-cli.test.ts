@@ -6,8 +6,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -19,6 +18,7 @@ import { maxAbsDiff, padBatch, writeBatch } from "../helpers/hf-interop.js";
 import { pythonSkip, runPython } from "../helpers/python.js";
 import { xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { LABELS, MAX_LENGTH, makeTinyClassification } from "../helpers/tiny-classification.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const main = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const data = await makeTinyClassification();
@@ -210,7 +210,7 @@ test(
     await saveModel(wide, model, k.jit((key: k.Array) => model.init(key))(k.randomKey(5)));
     cpSync(join(data.tokenizerDir, "tokenizer.json"), join(wide, "tokenizer.json"));
     // A cache of its own: the probe runs here rather than reading an earlier run's choice.
-    const env = { ...process.env, XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), "kiln-probe-cache-")) };
+    const env = { ...process.env, XDG_CACHE_HOME: tempDir("kiln-probe-cache-") };
     const args = [main, "train", "--task", "sequence-classification", "--init-from", wide, "--tokenizer", data.tokenizerDir];
     args.push("--train-data", data.train, "--per-replica-batch-size", "16", "--max-steps", "1", "--quiet");
     args.push("--output-dir", join(data.dir, "wide-classifier"));

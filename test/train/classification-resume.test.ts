@@ -5,17 +5,17 @@
 // (the loss normalized by the global batch's labelled rows, padding rows of partial batches included).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../../src/models/index.js";
 import { openClassificationDataset } from "../../src/data/pipeline/classification-dataset.js";
 import { Trainer, type FitResult, type TrainerOptions } from "../../src/train/trainer.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
 import { LABELS, makeTinyClassification } from "../helpers/tiny-classification.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const data = await makeTinyClassification();
-const root = mkdtempSync(join(tmpdir(), "kiln-cls-resume-"));
+const root = tempDir("kiln-cls-resume-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const STEPS = 16,
   BATCH = 32;

@@ -4,8 +4,7 @@
 // a tiny Llama, read at each row's last real token, learns it too.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { createModel, loadModel, presetConfig, saveModel } from "../../src/models/index.js";
@@ -14,9 +13,10 @@ import { openClassificationDataset } from "../../src/data/pipeline/classificatio
 import { Trainer, type FitArgs } from "../../src/train/trainer.js";
 import { OptionError } from "../../src/core/option-error.js";
 import { LABELS, MAX_LENGTH, makeTinyClassification } from "../helpers/tiny-classification.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const data = await makeTinyClassification();
-const root = mkdtempSync(join(tmpdir(), "kiln-cls-trainer-"));
+const root = tempDir("kiln-cls-trainer-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test("a classifier fine-tuned from a masked LM beats the majority class on held-out sentences", async () => {

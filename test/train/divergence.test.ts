@@ -5,8 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -19,8 +18,9 @@ import { AdamW } from "../../src/optim/adamw.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { DivergenceWatch, MAX_OVERFLOWS_IN_A_ROW, MAX_SKIPPED_IN_A_ROW, TrainingDivergedError } from "../../src/train/divergence.js";
 import { makeTestCorpus } from "../helpers/sotu-slice.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-divergence-"));
+const root = tempDir("kiln-divergence-");
 const data = join(root, "data");
 await writeTinyShards(data);
 

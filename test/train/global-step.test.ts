@@ -4,17 +4,16 @@
 // of each of 2 processes sharing one GPU) must give the losses of the ordinary compile, bit for bit.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { selectDevices } from "../../src/distribute/devices.js";
 import { DataParallel } from "../../src/distribute/strategy.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 for (const n of [2, 1]) {
   test(`a global step over ${n} XLA:CPU device${n > 1 ? "s" : ""} trains as the local one`, { skip: xlaCpuSkip }, async () => {
-    const root = mkdtempSync(join(tmpdir(), "kiln-global-step-"));
+    const root = tempDir("kiln-global-step-");
     const data = join(root, "data");
     await writeTinyShards(data, 32);
     const devices = selectDevices({ accelerator: "cpu", executor: "xla", devices: n, pjrtPlugin: xlaCpuPluginPath() });

@@ -2,12 +2,11 @@
 // extra positions: the objective counts them, the step reports them, and the trainer warns once.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { createMaskedLM, maskedLmLoss } from "../../src/models/index.js";
 import { tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 test("maskedLmLoss over capacity: the first `capacity` labelled positions count, the rest are reported as dropped", () => {
   const model = createMaskedLM(tinyConfig());
@@ -46,7 +45,7 @@ test("maskedLmLoss over capacity: the first `capacity` labelled positions count,
 });
 
 test("a run whose labelling exceeds the head's capacity logs dropped_labels per step and warns once with the count", async () => {
-  const root = mkdtempSync(join(tmpdir(), "kiln-label-capacity-"));
+  const root = tempDir("kiln-label-capacity-");
   const data = join(root, "data");
   await writeTinyShards(data);
   const warnings: string[] = [];

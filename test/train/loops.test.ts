@@ -3,14 +3,13 @@
 // (within 1e-5 relative), on ONNX Runtime and on XLA's CPU plugin, and the program shrinks.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { countEquations, trainStepsProgram } from "../../src/train/step-program.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const STEPS = 6;
 
@@ -45,7 +44,7 @@ test("a loop holds the step and the layer once: the program stops growing with K
 });
 
 async function exactness(executor: Record<string, unknown>) {
-  const root = mkdtempSync(join(tmpdir(), "kiln-loops-"));
+  const root = tempDir("kiln-loops-");
   const data = join(root, "data");
   await writeTinyShards(data, 48);
   const common = { stepsPerExecution: 3, ...executor };

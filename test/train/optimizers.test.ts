@@ -3,14 +3,14 @@
 // optimizer's checkpoints) and allows (AdamW checkpoints written before optimizers had names).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSafetensors, writeSafetensors } from "../../src/models/safetensors.js";
 import { Adafactor, Lion, createOptimizer } from "../../src/optim/index.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-optimizers-"));
+const root = tempDir("kiln-optimizers-");
 const data = join(root, "data");
 await writeTinyShards(data, 48);
 

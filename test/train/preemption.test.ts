@@ -6,13 +6,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, watch } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
 import { kilnCli, oneThreadEnv, prepareTinyCausalData } from "../helpers/tiny-causal-cli.js";
 import { startFakeGcs } from "../helpers/fake-gcs.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-preemption-"));
+const root = tempDir("kiln-preemption-");
 const data = prepareTinyCausalData(root);
 const STEPS = 200;
 

@@ -3,8 +3,8 @@
 // and the directory it lives in ($XDG_CACHE_HOME/kiln, else ~/.cache/kiln).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import {
   defaultProbeCacheDir,
@@ -17,6 +17,7 @@ import {
   type ProbeEntry,
   type ProbeKey,
 } from "../../src/train/probe-cache.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const key: ProbeKey = {
   ...machineKey(),
@@ -38,7 +39,7 @@ function entry(k: ProbeKey, ortMs: number, xlaMs: number): ProbeEntry {
 }
 
 test("an entry is written atomically and read back under its key; another key does not match", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-probe-cache-"));
+  const dir = tempDir("kiln-probe-cache-");
   const path = join(dir, "sub", "executor-probe.json");
   await storeProbeEntry(path, entry(key, 100, 80));
   await storeProbeEntry(path, entry({ ...key, shape: JSON.stringify({ model_type: "llama", width: 256 }) }, 90, 120));
@@ -61,7 +62,7 @@ test("an entry is written atomically and read back under its key; another key do
 });
 
 test("a missing file is an empty cache; a damaged one is reported and replaced by the next write", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-probe-cache-"));
+  const dir = tempDir("kiln-probe-cache-");
   const path = join(dir, "executor-probe.json");
   assert.deepEqual(await readProbeCache(path), { entries: [] });
   for (const [text, says] of [
@@ -86,7 +87,7 @@ test("the cache lives in $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; a plugin is k
   assert.equal(defaultProbeCacheDir({}), join(homedir(), ".cache", "kiln"));
   // The XDG spec ignores a relative path.
   assert.equal(defaultProbeCacheDir({ XDG_CACHE_HOME: "relative" }), join(homedir(), ".cache", "kiln"));
-  const dir = mkdtempSync(join(tmpdir(), "kiln-probe-cache-"));
+  const dir = tempDir("kiln-probe-cache-");
   const so = join(dir, "plugin.so");
   writeFileSync(so, "12345");
   assert.match(await pluginIdentity(so), new RegExp(`^${so}, 5 bytes, changed \\d{4}-`));
@@ -94,7 +95,7 @@ test("the cache lives in $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; a plugin is k
 });
 
 test("an entry measured while the load exceeded the cores is marked busy; the load is kept in the file", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-probe-cache-"));
+  const dir = tempDir("kiln-probe-cache-");
   const path = join(dir, "executor-probe.json");
   const busy = { ...entry(key, 100, 80), load: key.cores + 0.5 };
   assert.equal(probedWhileBusy(busy), true);

@@ -3,19 +3,19 @@
 // final model is in the bucket when fit() returns. Against the in-process GCS fake.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeGcs } from "../helpers/fake-gcs.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { PushToStorage, RemoteSync } from "../../src/train/remote-sync.js";
 import { listLocalFiles } from "../../src/data/storage/transfer.js";
 import type { Callback } from "../../src/train/callbacks.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const gcs = await startFakeGcs();
 process.env.STORAGE_EMULATOR_HOST = gcs.host;
 test.after(() => gcs.close());
-const root = mkdtempSync(join(tmpdir(), "kiln-push-"));
+const root = tempDir("kiln-push-");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const uploadedName = (url: string) => new URL(url, "http://x").searchParams.get("name") ?? "";
 

@@ -4,14 +4,14 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { OutputDirInUseError } from "../../src/train/output-dir.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-recovery-"));
+const root = tempDir("kiln-recovery-");
 const data = join(root, "data");
 await writeTinyShards(data);
 

@@ -4,8 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
@@ -13,6 +12,7 @@ import type { TrainerOptions } from "../../src/train/trainer.js";
 import type { TrainingTask } from "../../src/train/objectives/objective.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { readSafetensors } from "../../src/models/safetensors.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));
 
@@ -30,7 +30,7 @@ function losses(dir: string): Map<number, number> {
 
 /** The killed-and-resumed run's directory and the uninterrupted run's, after checking their losses agree. */
 async function killAndResume(trainer: Partial<TrainerOptions>, task: TrainingTask = "mlm"): Promise<{ straight: string; resumed: string }> {
-  const root = mkdtempSync(join(tmpdir(), "kiln-resume-"));
+  const root = tempDir("kiln-resume-");
   const data = join(root, "data");
   await writeTinyShards(data);
   const steps = 9;

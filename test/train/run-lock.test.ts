@@ -4,16 +4,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stderrOf } from "../helpers/stderr-of.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { RUN_LOCK_FILE, RunDirLockedError, takeRunLock } from "../../src/train/run-lock.js";
 import { prepareOutputDir } from "../../src/train/output-dir.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-run-lock-"));
+const root = tempDir("kiln-run-lock-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const data = join(root, "data");
 await writeTinyShards(data);

@@ -3,8 +3,7 @@
 // (never by sleeping): each step "takes" the seconds the test says, so the runs are deterministic.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { OptionError } from "../../src/core/option-error.js";
@@ -13,8 +12,9 @@ import { budgetSeconds } from "../../src/train/time-budget.js";
 import { Trainer } from "../../src/train/trainer.js";
 import type { Callback } from "../../src/train/callbacks.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-time-budget-"));
+const root = tempDir("kiln-time-budget-");
 const data = join(root, "data");
 await writeTinyShards(data);
 

@@ -4,8 +4,7 @@
 // through a one-epoch dataset again, and settings errors as OptionErrors with library names.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDataset } from "../../src/data/pipeline/dataset.js";
 import { createMaskedLM } from "../../src/models/index.js";
@@ -15,8 +14,9 @@ import type { Logger } from "../../src/train/loggers.js";
 import { OptionError } from "../../src/core/option-error.js";
 import * as entry from "../../src/entry/train.js";
 import { TINY, tinyConfig, trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-trainer-parts-"));
+const root = tempDir("kiln-trainer-parts-");
 const data = join(root, "data");
 await writeTinyShards(data, 48); // 6 batches of 8 per epoch
 

@@ -2,8 +2,7 @@
 // the loss curve; and the callbacks (best checkpoint, early stopping, learning-rate monitor).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSafetensors } from "../../src/models/safetensors.js";
 import { readRecords } from "../../src/data/tfrecord/files.js";
@@ -11,8 +10,9 @@ import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../src/t
 import { OptionError } from "../../src/core/option-error.js";
 import type { MaskingSettings } from "../../src/train/trainer.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-trainer-"));
+const root = tempDir("kiln-trainer-");
 const data = join(root, "data"),
   evalDir = join(root, "eval");
 await writeTinyShards(data, 48);

@@ -3,8 +3,7 @@
 // at the global batch, and the Trainer's device notices going where its `notice` option says.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, appendFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/core/index.js";
 // The package entry registers the executors, as a user's import of kiln/train does.
@@ -14,8 +13,9 @@ import { Trainer } from "../../src/train/trainer.js";
 import { openTrainingData, skippedRecordLines } from "../../src/train/training-data.js";
 import { trainingModel, trainingModelPlan } from "../../src/train/training-model.js";
 import { prepareTinyCausalData } from "../helpers/tiny-causal-cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const root = mkdtempSync(join(tmpdir(), "kiln-training-inputs-"));
+const root = tempDir("kiln-training-inputs-");
 const d = prepareTinyCausalData(root);
 const trainData = [join(d.shards, "train")];
 

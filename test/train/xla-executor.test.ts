@@ -10,16 +10,15 @@
 // rounding level; measured: 8e-5 in the loss, 9e-4 of the parameters' scale. Held: 1e-3 and 3e-3.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
 import { xlaCpuSkip, xlaCpuTrainer } from "../helpers/xla-cpu-plugin.js";
 import { maxRelativeDifference } from "../helpers/param-diff.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 async function compare(name: string, trainer: Record<string, unknown>, tol: { loss: number; params: number }) {
-  const root = mkdtempSync(join(tmpdir(), "kiln-xla-vs-ort-"));
+  const root = tempDir("kiln-xla-vs-ort-");
   const data = join(root, "data");
   await writeTinyShards(data, 48);
   const steps = 20;

@@ -5,8 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../../src/index.js";
 import { refExecutor } from "../../../src/index.js";
@@ -16,6 +15,7 @@ import { groupPointwise, POINTWISE_DOMAIN, type ValueInfo } from "../../../src/e
 import { pointwiseCompiler } from "../../../src/exec/ort/pointwise-library.js";
 import { rng } from "../../helpers/random.js";
 import { mismatch, run } from "./compare.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const device = refExecutor.devices()[0];
 // 8 · 64 · 160 = 81,920 elements: above MIN_GROUP_ELEMENTS, so the chains below are fused.
@@ -167,7 +167,7 @@ test("a library that cannot be built costs speed, not the run: one warning, and 
     `const f = k.jit((x) => k.sqrt(x.mul(x).add(1)), { name: "unbuildable_pointwise" });` +
     `console.log(f(k.ones([${A}, ${B}, ${C}])).dataSync()[0], f(k.ones([${A}, ${B}, ${C}])).dataSync()[1]);`;
   // The cache directory cannot be made below a file, even by root.
-  const dir = mkdtempSync(join(tmpdir(), "kiln-pointwise-"));
+  const dir = tempDir("kiln-pointwise-");
   writeFileSync(join(dir, "file"), "");
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     encoding: "utf8",
@@ -182,7 +182,7 @@ test("a library that cannot be built costs speed, not the run: one warning, and 
 });
 
 test("a library is built once and found in the cache by the next process", () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-pointwise-"));
+  const dir = tempDir("kiln-pointwise-");
   const script =
     `import * as k from ${JSON.stringify(new URL("../../../src/index.js", import.meta.url).href)};` +
     `const f = k.jit((x) => k.sqrt(x.mul(x).add(1)), { name: "cached_pointwise" });` +

@@ -5,17 +5,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createXlaExecutor } from "../../../src/exec/xla/index.js";
 import { compilationCacheFromEnv } from "../../../src/exec/xla/compilation-cache.js";
 import { xlaCpuPluginPath, xlaCpuSkip } from "../../helpers/xla-cpu-plugin.js";
 import { run } from "./compilation-cache-run.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const skip = xlaCpuSkip;
-const root = mkdtempSync(join(tmpdir(), "kiln-compile-cache-"));
+const root = tempDir("kiln-compile-cache-");
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const entries = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".pjrt"));

@@ -6,13 +6,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CpuDotLibrary } from "../../../src/exec/xla/index.js";
 import { cpuCompileOptions, cpuDotLibrary, cpuFeatureFlags } from "../../../src/exec/xla/cpu-dot-library.js";
 import { xlaCpuSkip } from "../../helpers/xla-cpu-plugin.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const CPUINFO = `processor\t: 0
 vendor_id\t: GenuineIntel
@@ -86,7 +86,7 @@ test(
     "all within bf16 rounding; f32 products and their sum are one YNNPACK fusion; oneDNN's executables are not cached",
   { skip: xlaCpuSkip },
   () => {
-    const root = mkdtempSync(join(tmpdir(), "kiln-cpu-dots-"));
+    const root = tempDir("kiln-cpu-dots-");
     try {
       for (const library of ["onednn", "ynnpack"] as const) {
         const { report, program, f32Program } = compileInChild(library, root);

@@ -2,14 +2,14 @@
 // what is preloaded, and the message that says what was looked for and where.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { defaultSitePackages, discoverPjrtPlugin, type PjrtPluginFound } from "../../../src/exec/xla/discovery.js";
 import { pythonSkip, venvSitePackages } from "../../helpers/python.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 function tree(files: string[]): { root: string; done: () => void } {
-  const root = mkdtempSync(join(tmpdir(), "kiln-pjrt-"));
+  const root = tempDir("kiln-pjrt-");
   for (const f of files) {
     mkdirSync(dirname(join(root, f)), { recursive: true });
     writeFileSync(join(root, f), "");

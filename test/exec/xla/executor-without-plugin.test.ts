@@ -2,10 +2,10 @@
 // file, a file that is not a shared library, and a real shared library that is not a PJRT plugin.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createXlaExecutor } from "../../../src/exec/xla/index.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 test("a plugin path that is not a file: the error says so", () => {
   assert.throws(
@@ -15,7 +15,7 @@ test("a plugin path that is not a file: the error says so", () => {
 });
 
 test("a file that is not a shared library cannot be loaded, and the error names it", () => {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-pjrt-"));
+  const dir = tempDir("kiln-pjrt-");
   try {
     const fake = join(dir, "not_a_library.so");
     writeFileSync(fake, "plain text");

@@ -4,8 +4,7 @@
 // outputs are compared with Kiln's run of the same program on XLA's CPU plugin, and with the reference.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../../src/index.js";
 import { discoverPjrtPlugin, lowerToStableHlo, XlaExecutor } from "../../../src/exec/xla/index.js";
@@ -18,6 +17,7 @@ import { adamInit, mlpData, mlpInit, trainStep } from "../../helpers/mlp.js";
 import { pythonSkip, runPython, venvSitePackages } from "../../helpers/python.js";
 import { TINY, tinyConfig } from "../../helpers/tiny-training.js";
 import { rng } from "../../helpers/random.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 interface Case {
   readonly name: string;
@@ -131,7 +131,7 @@ test("jaxlib's own XLA client runs Kiln's StableHLO for whole training steps as 
   const found = discoverPjrtPlugin({ env: {}, sitePackages: [venvSitePackages()], includeCpu: true });
   assert.ok(!("notFound" in found), JSON.stringify(found));
   const xla = new XlaExecutor(found, { cpuDeviceCount: 1 });
-  const root = mkdtempSync(join(tmpdir(), "kiln-jax-"));
+  const root = tempDir("kiln-jax-");
   try {
     const cases = [mlpCase(), mlmCase()];
     const dirs = cases.map((c) => {

@@ -7,9 +7,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../../helpers/free-port.js";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k from "../../../src/index.js";
 import { compileOptionsProto, discoverPjrtPlugin, lowerToStableHlo, XlaExecutor } from "../../../src/exec/xla/index.js";
@@ -17,6 +16,7 @@ import { allReduceMean, allReduceSum } from "../../../src/distribute/collectives
 import { adamInit, adamStep, mlpData, mlpInit, mlpLoss, type AdamState, type MlpParams } from "../../helpers/mlp.js";
 import { ProgramBuilder } from "../../helpers/program-builder.js";
 import { pythonScriptPath, pythonSkip, venvPythonPath, venvSitePackages } from "../../helpers/python.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 interface Case {
   readonly name: string;
@@ -161,7 +161,7 @@ for (const [processes, local] of [
     `jaxlib's gloo client runs Kiln's StableHLO across ${processes} processes × ${local} devices as Kiln runs it in one`,
     { skip: pythonSkip },
     async () => {
-      const root = mkdtempSync(join(tmpdir(), "kiln-jax-mp-"));
+      const root = tempDir("kiln-jax-mp-");
       try {
         const cases = [allReduceCase(replicas), mlpCase(replicas)];
         const ids = jaxGlobalIds(processes, local);
