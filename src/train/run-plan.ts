@@ -15,6 +15,7 @@ import {
   type Schedule,
 } from "../optim/schedules.js";
 import type { TracedMaskOptions } from "../data/mlm/mask-traced.js";
+import { DEFAULT_MLM_PROBABILITY } from "../data/mlm/mask.js";
 import { objectiveFor } from "./objectives/select.js";
 import type { TrainingObjective } from "./objectives/objective.js";
 import type { FitArgs, OptimizerSettings, RunSettings, TrainerOptions } from "./trainer-options.js";
@@ -107,7 +108,7 @@ export function planRun(o: PlanOptions, a: FitArgs, totalSteps: number, warn: (m
     gradient_accumulation: o.gradientAccumulation,
     clip_norm: o.clipNorm ?? 0,
     precision: o.precision,
-    ...(masking ? { mlm_probability: masking.mlmProbability ?? 0.15 } : {}),
+    ...(masking ? { mlm_probability: masking.mlmProbability ?? DEFAULT_MLM_PROBABILITY } : {}),
     ...(a.masking?.evalMlmProbability !== undefined ? { eval_mlm_probability: a.masking.evalMlmProbability } : {}),
     ...(a.classWeights ? { class_weights: a.classWeights.join(",") } : {}),
   };

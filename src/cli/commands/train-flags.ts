@@ -15,6 +15,7 @@ import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
 import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
+import { DEFAULT_MLM_PROBABILITY } from "../../data/mlm/mask.js";
 
 /** The tasks that train on labelled records (a classifier), each with its own usage line. */
 const LABELLED = TASK_SPECS.filter((t) => t.labelledData);
@@ -142,7 +143,7 @@ ${taskChoices((t) => t.trainHelp)}`,
     "mlm-probability": {
       type: "number",
       group: TRAINING,
-      help: `${ownerOf("masking.mlmProbability")}: share of tokens selected for prediction (default 0.15)`,
+      help: `${ownerOf("masking.mlmProbability")}: share of tokens selected for prediction (default ${DEFAULT_MLM_PROBABILITY})`,
       check: MASKING_RATE_CHECK,
     },
     "eval-mlm-probability": {

@@ -3,7 +3,7 @@
 //   epochKey = h(seed, 0, epoch); rowKey = h(epochKey, 0, e); bits_d = h(rowKey, d·65536, p)
 import * as k from "../../core/index.js";
 import { threshold24 } from "../random.js";
-import { DEFAULT_MASK_FRACTION, DEFAULT_RANDOM_FRACTION } from "./mask.js";
+import { DEFAULT_MASK_FRACTION, DEFAULT_MLM_PROBABILITY, DEFAULT_RANDOM_FRACTION } from "./mask.js";
 
 /** Options of masking inside the compiled step: the mask token, the vocabulary, the special ids, the probabilities. */
 export interface TracedMaskOptions {
@@ -32,7 +32,7 @@ export function maskTokensTraced(
   if (length >= 65536) throw new RangeError(`maskTokensTraced: rows of ${length} tokens are too long; positions must be below 65536`);
   if (o.vocabSize >= 2 ** 19)
     throw new RangeError(`maskTokensTraced: vocabSize ${o.vocabSize} must be below 2^19 for the 32-bit random-id arithmetic`);
-  const { mlmProbability = 0.15, maskFraction = DEFAULT_MASK_FRACTION, randomFraction = DEFAULT_RANDOM_FRACTION } = o;
+  const { mlmProbability = DEFAULT_MLM_PROBABILITY, maskFraction = DEFAULT_MASK_FRACTION, randomFraction = DEFAULT_RANDOM_FRACTION } = o;
   const epochKey = k.hashBits(o.seed, 0, typeof epoch === "number" ? epoch : epoch.reshape([]));
   const offset = typeof exampleOffset === "number" ? exampleOffset >>> 0 : exampleOffset.astype("u32").reshape([]);
   const rowKey = k.hashBits(epochKey, 0, k.iota([rows, 1], 0, "u32").add(offset));

@@ -55,6 +55,9 @@ export function maskRowKey(seed: number, epoch: number, exampleIndex: number): n
   return hash32(hash32(seed >>> 0, 0, epoch >>> 0), 0, exampleIndex >>> 0);
 }
 
+/** BERT's share of the tokens selected for prediction, the default. */
+export const DEFAULT_MLM_PROBABILITY = 0.15;
+
 /** BERT's shares of the selected tokens, the defaults: [MASK] for 80%, a random id for 10%, the rest kept. */
 export const DEFAULT_MASK_FRACTION = 0.8;
 export const DEFAULT_RANDOM_FRACTION = 0.1;
@@ -62,7 +65,7 @@ export const DEFAULT_RANDOM_FRACTION = 0.1;
 /** Returns a masked copy of `batch` with labels. The input batch is not modified. */
 export function maskTokens(batch: TokenBatch, options: MaskOptions): MaskedBatch {
   const { maskTokenId, vocabSize, seed, epoch = 0, exampleOffset = 0 } = options;
-  const mlmProbability = options.mlmProbability ?? 0.15;
+  const mlmProbability = options.mlmProbability ?? DEFAULT_MLM_PROBABILITY;
   const maskFraction = options.maskFraction ?? DEFAULT_MASK_FRACTION;
   const randomFraction = options.randomFraction ?? DEFAULT_RANDOM_FRACTION;
   checkOptions(batch, options, mlmProbability, maskFraction, randomFraction);

@@ -5,6 +5,7 @@ import type * as k from "../../core/index.js";
 import type { MaskedLanguageModel, Params } from "../../models/masked-lm.js";
 import { maskedLmLoss, maskCapacity } from "../../models/masked-lm.js";
 import { maskTokensTraced, type TracedMaskOptions } from "../../data/mlm/mask-traced.js";
+import { DEFAULT_MLM_PROBABILITY } from "../../data/mlm/mask.js";
 import type { ForwardSettings, ObjectiveBatch, ObjectiveOutputs, TrainingObjective } from "./objective.js";
 
 /** Options of maskedLmObjective: the model and its masking. */
@@ -57,5 +58,5 @@ export function maskedLmObjective(o: MaskedLmObjectiveOptions): TrainingObjectiv
 /** The vocabulary head's static number of positions for a micro-batch of `tokens` tokens (undefined: all). */
 function headCapacity(o: MaskedLmObjectiveOptions, tokens: number): number | undefined {
   if (o.labelledPositionsOnly === false) return undefined;
-  return o.labelCapacity ?? maskCapacity(tokens, o.masking.mlmProbability ?? 0.15);
+  return o.labelCapacity ?? maskCapacity(tokens, o.masking.mlmProbability ?? DEFAULT_MLM_PROBABILITY);
 }
