@@ -14,6 +14,9 @@ import type { TaskSpec } from "./task.js";
  * The perplexity curve: four evaluations after the one at the start. The job trains for a budget of 330 s
  * so that it fits its minutes on any machine: 631 steps in 323 s (perplexity 8,555 → 258) on 2 cores of an
  * Intel Xeon while a benchmark shared them.
+ * Linear decay, not the masked LM's warmup_stable_decay: at 1,800 fixed steps (about what the budget reaches),
+ * seed 42, perplexity 117.1 and next-token accuracy 21.90% with linear decay, 115.4 and 21.79% with the peak
+ * held until the last 20%: no clear gain.
  */
 const QUICKSTART = { preset: "llama-small", steps: 600, maxTime: 330, batch: 8, learningRate: 1.5e-3, vocabSize: 8192 } as const;
 
