@@ -83,6 +83,9 @@ export interface FractionScheduleOptions {
 /** The shapes of the built-in schedules after their warmup. */
 export type ScheduleShape = "linear" | "cosine" | "warmup_stable_decay";
 
+/** Every ScheduleShape, by Hugging Face's lr_scheduler_type names (what the Trainer and `kiln train` accept). */
+export const SCHEDULE_SHAPES: readonly ScheduleShape[] = ["linear", "cosine", "warmup_stable_decay"];
+
 /** warmup_stable_decay's default decay: the last fifth of the run. */
 export const DEFAULT_DECAY_FRACTION = 0.2;
 

@@ -10,6 +10,7 @@ import { ClassificationDataset } from "../data/pipeline/classification-dataset.j
 import { DEFAULT_MASK_FRACTION, DEFAULT_RANDOM_FRACTION } from "../data/mlm/mask.js";
 import { OPTIMIZER_NAMES } from "../optim/by-name.js";
 import { PRECISIONS } from "../optim/precision.js";
+import { SCHEDULE_SHAPES } from "../optim/schedules.js";
 import { checkDataFitsModel } from "./data-probe.js";
 import type { TrainingTask } from "./objectives/objective.js";
 import { TASK_SPECS } from "./tasks/index.js";
@@ -251,7 +252,7 @@ export function checkFitArgs(args: unknown): void {
     nonNegative: ["learningRate", "weightDecay", "warmupSteps", "warmupFraction"],
     positive: ["eps", "decayFraction"],
     fractions: ["decayFraction"],
-    choices: { schedule: ["linear", "cosine", "warmup_stable_decay"] },
+    choices: { schedule: SCHEDULE_SHAPES },
   });
   if (args.optimizer.decayFraction !== undefined && args.optimizer.schedule !== "warmup_stable_decay")
     throw new OptionError({

@@ -105,3 +105,42 @@ test("kiln train --max-time: a budgeted run ends with a final save; wrong durati
   assert.equal(warmup.code, 2, warmup.err);
   assert.match(warmup.err, /--warmup counts steps/);
 });
+
+test("kiln train --lr-scheduler-type warmup_stable_decay holds the peak, then decays over --decay-fraction of the run", () => {
+  const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train"), "--preset", "mlm-tiny"];
+  const out = join(root, "train-wsd");
+  const args = [...data, "--per-replica-batch-size", "4", "--output-dir", out, "--quiet", "--max-steps", "10", "--warmup", "0"];
+  const r = kiln(
+    "train",
+    ...args,
+    "--learning-rate",
+    "1e-3",
+    "--lr-scheduler-type",
+    "warmup_stable_decay",
+    "--decay-fraction",
+    "0.3",
+    "--log-lr",
+    "--log-every",
+    "1",
+  );
+  assert.equal(r.code, 0, r.err);
+  const lrs = readFileSync(join(out, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { lr?: number })
+    .filter((l) => l.lr !== undefined)
+    .map((l) => Number((l.lr! / 1e-3).toFixed(4)));
+  // The last 30% of 10 steps decay: steps 9 and 10 at 2/3 and 1/3 of the peak (the 3rd decay step would be 0).
+  assert.deepEqual(lrs, [1, 1, 1, 1, 1, 1, 1, 1, 0.6667, 0.3333]);
+  const state = JSON.parse(readFileSync(join(out, "checkpoint-10", "trainer_state.json"), "utf8"));
+  assert.deepEqual([state.run_settings.schedule, state.run_settings.decay_fraction], ["warmup_stable_decay", 0.3]);
+
+  const alone = kiln("train", ...args, "--decay-fraction", "0.3", "--overwrite");
+  assert.equal(alone.code, 2, alone.err);
+  assert.match(alone.err, /--decay-fraction sizes warmup_stable_decay's decay; with --lr-scheduler-type linear/);
+  assert.doesNotMatch(alone.err, /decayFraction/, "the command line's words, not the library's");
+  const unknown = kiln("train", ...args, "--lr-scheduler-type", "constant", "--overwrite");
+  assert.equal(unknown.code, 2, unknown.err);
+  assert.match(unknown.err, /--lr-scheduler-type/);
+  assert.equal(kiln("train", ...args, "--lr-scheduler-type", "warmup_stable_decay", "--decay-fraction", "0", "--overwrite").code, 2);
+});

@@ -15,6 +15,7 @@ import { ownerOf, presetsByTask, taskChoices } from "../task-help.js";
 import { modelTaskOf, TASK_SPECS } from "../../train/tasks/index.js";
 import type { StrategyName } from "../../distribute/strategy.js";
 import { OPTIMIZER_NAMES } from "../../optim/by-name.js";
+import { SCHEDULE_SHAPES } from "../../optim/schedules.js";
 import { DEFAULT_MLM_PROBABILITY } from "../../data/mlm/mask.js";
 
 /** The tasks that train on labelled records (a classifier), each with its own usage line. */
@@ -139,7 +140,22 @@ ${taskChoices((t) => t.trainHelp)}`,
       help: "decoupled weight decay, not on LayerNorm or biases",
       check: atLeastZero,
     },
-    warmup: { type: "int", min: 0, group: TRAINING, help: "warmup steps (default: a twentieth of the total), then linear decay to 0" },
+    warmup: { type: "int", min: 0, group: TRAINING, help: "warmup steps (default: a twentieth of the total), then the decay" },
+    "lr-scheduler-type": {
+      type: "enum",
+      values: SCHEDULE_SHAPES,
+      default: "linear",
+      group: TRAINING,
+      help:
+        "the learning rate after the warmup: linear (default: decay to 0) | cosine (half a cosine\n" +
+        "to 0) | warmup_stable_decay (held at the peak, then linear decay over --decay-fraction)",
+    },
+    "decay-fraction": {
+      type: "number",
+      group: TRAINING,
+      help: "warmup_stable_decay: the share of the run, at its end, that decays (default 0.2)",
+      check: (x) => (x > 0 && x <= 1 ? undefined : "must be in (0, 1]"),
+    },
     "mlm-probability": {
       type: "number",
       group: TRAINING,

@@ -59,6 +59,11 @@ async function runTrain(argv: string[]): Promise<void> {
       "kiln train: --warmup counts steps, but under --max-time the schedule follows the time budget " +
         "(its warmup is a twentieth of the budget): drop --warmup",
     );
+  if (v["decay-fraction"] !== undefined && v["lr-scheduler-type"] !== "warmup_stable_decay")
+    throw new UsageError(
+      `kiln train: --decay-fraction sizes warmup_stable_decay's decay; with --lr-scheduler-type ${v["lr-scheduler-type"]} ` +
+        "the whole run after the warmup decays: add --lr-scheduler-type warmup_stable_decay or drop --decay-fraction",
+    );
   if (given.has("evaluations") && given.has("eval-every"))
     throw new UsageError("kiln train: give --evaluations (N spread over the run) or --eval-every (every N steps), not both");
   const batch = v["per-replica-batch-size"];
@@ -229,6 +234,8 @@ async function runTrain(argv: string[]): Promise<void> {
       learningRate: v["learning-rate"],
       weightDecay: v["weight-decay"],
       ...(v.warmup !== undefined ? { warmupSteps: v.warmup } : {}),
+      schedule: v["lr-scheduler-type"],
+      ...(v["decay-fraction"] !== undefined ? { decayFraction: v["decay-fraction"] } : {}),
     },
     ...(spec.usesMasking && plan
       ? {
