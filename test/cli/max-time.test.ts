@@ -20,7 +20,15 @@ function kiln(...args: string[]) {
 }
 
 const lastJson = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, unknown>;
+/** A run's metrics.jsonl, a record per line. */
+const metrics = (dir: string) =>
+  readFileSync(join(dir, "metrics.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { step: number; lr?: number; eval_loss?: number });
 const qs = join(root, "qs");
+/** `kiln train` on the quickstart's tokenizer and shards (the first test makes them). */
+const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train"), "--preset", "mlm-tiny"];
 const tiny = ["--dir", qs, "--corpus", corpus, "--batch", "4", "--vocab-size", "300", "--max-length", "32", "--preset", "mlm-tiny"];
 
 test("kiln quickstart --max-time trains until the budget and prints the steps it reached", () => {
@@ -54,7 +62,6 @@ test("kiln quickstart --mlm-probability and --seed set the training's masking an
 });
 
 test("kiln train --max-time: a budgeted run ends with a final save; wrong durations and --warmup are refused", () => {
-  const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train"), "--preset", "mlm-tiny"];
   const out = join(root, "train");
   const args = [...data, "--per-replica-batch-size", "4", "--output-dir", out, "--quiet"];
   const r = kiln("train", ...args, "--max-time", "3s");
@@ -91,10 +98,7 @@ test("kiln train --max-time: a budgeted run ends with a final save; wrong durati
     "2",
   );
   assert.equal(spread.code, 0, spread.err);
-  const evaluated = readFileSync(join(evals, "metrics.jsonl"), "utf8")
-    .split("\n")
-    .filter((l) => l.includes('"eval_loss"'))
-    .map((l) => JSON.parse(l) as { step: number });
+  const evaluated = metrics(evals).filter((m) => m.eval_loss !== undefined);
   assert.equal(evaluated.length, 2, JSON.stringify(evaluated));
   assert.equal(evaluated[1]!.step, lastJson(spread.out).steps);
   assert.ok(evaluated[0]!.step < evaluated[1]!.step);
@@ -107,7 +111,6 @@ test("kiln train --max-time: a budgeted run ends with a final save; wrong durati
 });
 
 test("kiln train --lr-scheduler-type warmup_stable_decay holds the peak, then decays over --decay-fraction of the run", () => {
-  const data = ["--tokenizer", join(qs, "tokenizer-300"), "--train-data", join(qs, "shards-300-32", "train"), "--preset", "mlm-tiny"];
   const out = join(root, "train-wsd");
   const args = [...data, "--per-replica-batch-size", "4", "--output-dir", out, "--quiet", "--max-steps", "10", "--warmup", "0"];
   const r = kiln(
@@ -124,12 +127,9 @@ test("kiln train --lr-scheduler-type warmup_stable_decay holds the peak, then de
     "1",
   );
   assert.equal(r.code, 0, r.err);
-  const lrs = readFileSync(join(out, "metrics.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as { lr?: number })
-    .filter((l) => l.lr !== undefined)
-    .map((l) => Number((l.lr! / 1e-3).toFixed(4)));
+  const lrs = metrics(out)
+    .filter((m) => m.lr !== undefined)
+    .map((m) => Number((m.lr! / 1e-3).toFixed(4)));
   // The last 30% of 10 steps decay: steps 9 and 10 at 2/3 and 1/3 of the peak (the 3rd decay step would be 0).
   assert.deepEqual(lrs, [1, 1, 1, 1, 1, 1, 1, 1, 0.6667, 0.3333]);
   const state = JSON.parse(readFileSync(join(out, "checkpoint-10", "trainer_state.json"), "utf8"));
