@@ -39,8 +39,8 @@ export const VERBOSE_FLAG = {
   help: "also say which devices were looked for (e.g. that no GPU/TPU plugin was found)",
 } as const;
 
-/** The check of a masking rate flag (--mlm-probability and the like): a share above 0, at most 1 (as Trainer.fit takes). */
-export const MASKING_RATE_CHECK = (p: number) => (p > 0 && p <= 1 ? undefined : "must be in (0, 1]");
+/** The check of a share flag (--mlm-probability, --decay-fraction and the like): above 0, at most 1 (as Trainer.fit takes). */
+export const SHARE_CHECK = (p: number) => (p > 0 && p <= 1 ? undefined : "must be in (0, 1]");
 
 /**
  * Where `selectDevices` sends its notices (e.g. no GPU/TPU plugin found, so the CPU runs): to stderr

@@ -254,14 +254,7 @@ export function checkFitArgs(args: unknown): void {
     fractions: ["decayFraction"],
     choices: { schedule: SCHEDULE_SHAPES },
   });
-  if (args.optimizer.decayFraction !== undefined && args.optimizer.schedule !== "warmup_stable_decay")
-    throw new OptionError({
-      where,
-      option: "optimizer.decayFraction",
-      value: args.optimizer.decayFraction,
-      why: `sizes the decay of schedule "warmup_stable_decay", but the schedule is ${JSON.stringify(args.optimizer.schedule ?? "linear")}`,
-      fix: 'Give schedule: "warmup_stable_decay" with it, or leave decayFraction out',
-    });
+  checkScheduleSettings(args.optimizer, where);
   if (args.optimizer.learningRate === undefined)
     throw new OptionError({
       where,
@@ -350,6 +343,20 @@ export function checkTaskSettings(task: TrainingTask, settings: Readonly<Record<
     if (owner && owner.name !== task)
       throw new OptionError({ where, option, value, why: `${owner.ownSettings![option]}; task "${task}" has none`, fix: "Leave it out" });
   }
+}
+
+/** The schedule's settings together: decayFraction sizes warmup_stable_decay's decay; no other schedule has one. */
+export function checkScheduleSettings(s: { schedule?: unknown; decayFraction?: unknown }, where: string): void {
+  if (s.decayFraction !== undefined && s.schedule !== "warmup_stable_decay")
+    throw new OptionError({
+      where,
+      option: "optimizer.decayFraction",
+      value: s.decayFraction,
+      why:
+        'sizes the decay of optimizer.schedule "warmup_stable_decay", ' +
+        `but optimizer.schedule is ${JSON.stringify(s.schedule ?? "linear")}`,
+      fix: 'Set optimizer.schedule "warmup_stable_decay" as well, or leave optimizer.decayFraction out',
+    });
 }
 
 /** A model's start: positionInit starts a new model's positions, which a pretrained model (initFrom) brings. */

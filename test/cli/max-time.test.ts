@@ -137,7 +137,11 @@ test("kiln train --lr-scheduler-type warmup_stable_decay holds the peak, then de
 
   const alone = kiln("train", ...args, "--decay-fraction", "0.3", "--overwrite");
   assert.equal(alone.code, 2, alone.err);
-  assert.match(alone.err, /--decay-fraction sizes warmup_stable_decay's decay; with --lr-scheduler-type linear/);
+  // The library's refusal, in the command's words: the flags that set optimizer.decayFraction and optimizer.schedule.
+  const refusal =
+    'kiln train: --decay-fraction "0.3": sizes the decay of --lr-scheduler-type warmup_stable_decay, ' +
+    'but --lr-scheduler-type is "linear". Set --lr-scheduler-type warmup_stable_decay as well, or leave --decay-fraction out';
+  assert.ok(alone.err.includes(refusal), alone.err);
   assert.doesNotMatch(alone.err, /decayFraction/, "the command line's words, not the library's");
   const unknown = kiln("train", ...args, "--lr-scheduler-type", "constant", "--overwrite");
   assert.equal(unknown.code, 2, unknown.err);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as k from "../../core/index.js";
 import { checkOutputFlag, UsageError } from "../args.js";
 import { flagTable, readFlags } from "../flags.js";
-import { ACCELERATORS, deviceNotice, EXECUTOR_FLAG, MASKING_RATE_CHECK, PJRT_PLUGIN_FLAG, TASK_FLAG } from "../common-flags.js";
+import { ACCELERATORS, deviceNotice, EXECUTOR_FLAG, SHARE_CHECK, PJRT_PLUGIN_FLAG, TASK_FLAG } from "../common-flags.js";
 import { refuseGcs } from "../gcs-paths.js";
 import { selectDevices } from "../../distribute/devices.js";
 import { writeSotuCorpus } from "../../data/sotu.js";
@@ -116,7 +116,7 @@ KILN_PJRT_PLUGIN) instead of ONNX Runtime.`,
       help:
         `mlm: share of tokens training masks (default ${MLM_MASKING.mlmProbability}; ` +
         `evaluation masks ${MLM_MASKING.evalMlmProbability})`,
-      check: MASKING_RATE_CHECK,
+      check: SHARE_CHECK,
     },
     accelerator: { type: "enum", values: ACCELERATORS, default: "cpu", value: "NAME", help: "cpu | gpu | tpu | auto" },
     executor: EXECUTOR_FLAG,

@@ -14,7 +14,7 @@ import { Trainer, type FitArgs } from "../../train/trainer.js";
 import { checkSameOptimizer } from "../../train/model-source.js";
 import { listCheckpoints } from "../../train/checkpoint.js";
 import { taskSpec } from "../../train/tasks/index.js";
-import { checkModelStart, checkTaskSettings } from "../../train/trainer-options-check.js";
+import { checkModelStart, checkScheduleSettings, checkTaskSettings } from "../../train/trainer-options-check.js";
 import { EarlyStopping, LearningRateMonitor, ModelCheckpoint } from "../../train/callbacks.js";
 import { prepareOutputDir } from "../../train/output-dir.js";
 import { openTrainingData, skippedRecordLines } from "../../train/training-data.js";
@@ -54,15 +54,11 @@ async function runTrain(argv: string[]): Promise<void> {
     "trainingModel",
   );
   checkModelStart({ positionInit: v["position-init"], initFrom: v["init-from"] }, "trainingModel");
+  checkScheduleSettings({ schedule: v["lr-scheduler-type"], decayFraction: v["decay-fraction"] }, "fit");
   if (v["max-time"] !== undefined && v.warmup !== undefined)
     throw new UsageError(
       "kiln train: --warmup counts steps, but under --max-time the schedule follows the time budget " +
         "(its warmup is a twentieth of the budget): drop --warmup",
-    );
-  if (v["decay-fraction"] !== undefined && v["lr-scheduler-type"] !== "warmup_stable_decay")
-    throw new UsageError(
-      `kiln train: --decay-fraction sizes warmup_stable_decay's decay; with --lr-scheduler-type ${v["lr-scheduler-type"]} ` +
-        "the whole run after the warmup decays: add --lr-scheduler-type warmup_stable_decay or drop --decay-fraction",
     );
   if (given.has("evaluations") && given.has("eval-every"))
     throw new UsageError("kiln train: give --evaluations (N spread over the run) or --eval-every (every N steps), not both");
