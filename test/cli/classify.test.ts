@@ -4,7 +4,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -16,7 +15,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = tempDir("kiln-cli-classify-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 const base = { ...presetConfig("mlm-tiny", tokenizer, 64), initializer_range: 0.3 };

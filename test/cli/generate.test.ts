@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../src/index.js";
@@ -16,7 +16,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = tempDir("kiln-cli-generate-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const model = join(root, "model");
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);

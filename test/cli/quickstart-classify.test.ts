@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isHeldOut, readableEmail, spamAssassinSplits } from "../../src/data/spam-assassin.js";
@@ -14,7 +14,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = tempDir("kiln-quickstart-classify-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test("the emails split one in ten by checksum, disjoint, labelled by their group", () => {
   const { train, heldOut } = spamAssassinSplits(10);

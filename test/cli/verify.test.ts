@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainTiny, writeTinyShards } from "../helpers/tiny-training.js";
@@ -17,7 +17,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const root = tempDir("kiln-cli-verify-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 function verify(dir: string) {
   const r = spawnSync(process.execPath, [cli, "verify", dir], { encoding: "utf8" });

@@ -3,7 +3,7 @@
 // GZIP stream, whose length is unknown, a length beyond a sane record size does).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { frameRecords, writeU32 } from "../../src/data/tfrecord/frame.js";
@@ -15,7 +15,6 @@ import { storageFor } from "../../src/data/storage/index.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const dir = tempDir("kiln-tfrecord-length-");
-test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function firstError(reader: RecordReader): Promise<Error> {
   try {

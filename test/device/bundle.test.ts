@@ -25,7 +25,6 @@ const work = tempDir("kiln-bundle-test-");
 const bundle = join(work, "device-bundle");
 const kilnRoot = join(bundle, "kiln");
 const unpackedNode = join(work, "node");
-test.after(() => rmSync(work, { recursive: true, force: true }));
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -5,7 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -16,7 +16,6 @@ import { xlaCpuPluginPath, xlaCpuSkip } from "../helpers/xla-cpu-plugin.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const work = tempDir("kiln-steps-test-");
-test.after(() => rmSync(work, { recursive: true, force: true }));
 const data = join(work, "data");
 const stepsJs = new URL("../../bench/device/steps.js", import.meta.url).pathname;
 

@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSentenceCorpus } from "../helpers/sotu-slice.js";
@@ -13,7 +13,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 const root = tempDir("kiln-examples-");
 // The MiniLM fine-tune alone writes about 350 MB of checkpoints here.
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const corpus = writeSentenceCorpus(join(root, "corpus.txt"));
 
 function example(name: string, args: string[], env: Record<string, string> = {}) {

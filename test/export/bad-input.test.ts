@@ -1,14 +1,13 @@
 // `kiln export` refuses what it cannot export, saying what is wrong, where, and what to do instead.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { kilnRun } from "../helpers/hf-interop.js";
 import { fixture } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-export-bad-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A model directory holding `config` as config.json and nothing else. */
 function modelDir(name: string, config: Record<string, unknown>): string {

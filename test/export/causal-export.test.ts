@@ -5,7 +5,6 @@
 // Kiln's TextGenerationPipeline does, one prompt at a time and as a left-padded batch.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline, Tensor, type TextGenerationPipeline as TjsTextGeneration } from "@huggingface/transformers";
@@ -25,7 +24,6 @@ const PROMPTS = ["The state of the Union", "We the people of the United States, 
 const MODELS = ["llama-tiny", "gpt2-tiny"] as const;
 
 const root = tempDir("kiln-export-causal-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 for (const name of MODELS) {
   const model = createCausalLM({ ...presetConfig(name, tokenizer), initializer_range: 0.3 });

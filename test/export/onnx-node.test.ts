@@ -4,7 +4,7 @@
 // and with a fixed one.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { env, pipeline } from "@huggingface/transformers";
@@ -23,7 +23,6 @@ const SCORE_TOLERANCE = 1e-6;
 const TEXTS = ["The state of the [MASK] is strong.", "Goal of my life is to [MASK].", "We must [MASK] our people."];
 
 const root = tempDir("kiln-export-node-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const { dir, lines } = trainExportModel(root);
 const exportLog = kiln("export", "--model", dir, "--format", "onnx");
 const onnxFile = join(dir, "onnx", "model.onnx");

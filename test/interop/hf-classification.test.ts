@@ -6,7 +6,7 @@
 // directly (Kiln's own tokenizer beside each model), so what is held equal is the models.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/core/index.js";
 import { loadModel, presetConfig, saveModel, classifierConfig, createSequenceClassifier } from "../../src/models/index.js";
@@ -47,7 +47,6 @@ interface CheckReport {
 }
 
 const root = tempDir("kiln-hf-cls-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokDir = join(root, "tokenizer");
 const hf = join(root, "hf");
 let tokenizer: Tokenizer;

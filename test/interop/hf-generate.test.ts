@@ -6,7 +6,6 @@
 // spread so that no two logits come near a tie. One Python process (test/python/hf_generate.py).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { presetConfig, createCausalLM, loadModel, saveModel, type CausalConfig } from "../../src/models/index.js";
@@ -27,7 +26,6 @@ interface HfRows {
 }
 
 const root = tempDir("kiln-hf-generate-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 function prompt(seed: number, n: number): number[] {
   const r = rng(seed);

@@ -6,7 +6,7 @@
 // (test/python/hf_save_models.py) writes the directories and transformers' outputs.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../../src/models/index.js";
 import { readSafetensors, type NamedTensor } from "../../src/models/safetensors.js";
@@ -39,7 +39,6 @@ interface Report {
 }
 
 const root = tempDir("kiln-hf-in-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const hf = join(root, "hf");
 const tokDir = join(root, "tokenizer");
 const shards = join(root, "shards", "train");

@@ -5,7 +5,7 @@
 // process (test/python/hf_view_kiln_dirs.py) records what Python sees; the comparisons are made here.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel, TRANSFORMERS_FORMAT_VERSION, type Params } from "../../src/models/index.js";
 import type { MaskedLanguageModel } from "../../src/models/index.js";
@@ -86,7 +86,6 @@ const KINDS = Object.keys(CONFIGS) as Kind[];
 const FILL_MASK_TEXTS = ["Goal of my life is to [MASK].", "The state of the [MASK] is strong.", "We must [MASK] the [MASK] of our people."];
 
 const root = tempDir("kiln-hf-out-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 interface Trained {
   dir: string;

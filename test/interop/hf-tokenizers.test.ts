@@ -10,7 +10,7 @@
 // all-MiniLM-L6-v2 directory as loadTokenizer reads it and the RoBERTa-style file.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { HfTokenizer, loadTokenizer, PipelineTokenizer, type Tokenizer } from "../../src/text/index.js";
@@ -48,7 +48,6 @@ const MORE_EDGE_CASES = [
 ];
 
 const root = tempDir("kiln-hf-tokenizers-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** Sentences of the first speeches, then the edge cases. */
 function texts(): string[] {

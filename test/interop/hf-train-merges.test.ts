@@ -7,7 +7,7 @@
 // encode in `tokenizers` exactly as in Kiln.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { saveTokenizer, trainMergeModel, type PipelineTokenizer } from "../../src/text/index.js";
 import { writeSotuCorpus } from "../../src/data/sotu.js";
@@ -24,7 +24,6 @@ interface ModelJson {
 }
 
 const root = tempDir("kiln-train-merges-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const corpus = join(root, "sotu.txt");
 writeSotuCorpus(corpus, { first: SPEECHES });
 const lines = readFileSync(corpus, "utf8")

@@ -28,7 +28,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 k.setDefaultDevice("ref:0");
 
 const root = tempDir("kiln-causal-config-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = { vocabSize: 300, padId: 3, clsId: 0, sepId: 1 };
 

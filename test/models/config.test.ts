@@ -2,14 +2,13 @@
 // failing later inside the runtime's shape inference.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readConfig } from "../../src/models/index.js";
 import { fixture } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-config-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const base = JSON.parse(readFileSync(fixture("roberta-tiny.json"), "utf8")) as Record<string, unknown>;
 

@@ -18,7 +18,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 k.setDefaultDevice("ref:0");
 const root = tempDir("kiln-hostile-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A model directory of the tiny RoBERTa fixture (config.json and model.safetensors, no checksums: as transformers writes). */
 function fixtureDir(name: string): string {

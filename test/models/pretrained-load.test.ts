@@ -13,7 +13,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 k.setDefaultDevice("ref:0");
 
 const root = tempDir("kiln-pretrained-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const config = validateConfig(
   {

@@ -4,7 +4,6 @@
 // refuses a directory of the other task when one is asked for; a model_type no spec has is named.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import {
@@ -24,7 +23,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 k.setDefaultDevice("ref:0");
 
 const root = tempDir("kiln-registry-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const tokenizer = { vocabSize: 120, padId: 3, clsId: 0, sepId: 1 };
 

@@ -24,7 +24,6 @@ import { OptionError } from "../../src/core/option-error.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-seq-cls-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const IDS = { vocabSize: 120, padId: 3, clsId: 0, sepId: 1 };
 const LABELS = ["no", "yes", "maybe"];
 

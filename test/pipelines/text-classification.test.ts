@@ -4,7 +4,6 @@
 // and bad inputs refused by name.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { loadTokenizer, saveTokenizer } from "../../src/text/index.js";
@@ -16,7 +15,6 @@ import { makeTestCorpus } from "../helpers/sotu-slice.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-text-cls-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const tokenizer = await loadTokenizer((await makeTestCorpus(2, 300)).tokenizerDir);
 const LABELS = ["economy", "defense", "health", "education"];
 

@@ -2,14 +2,13 @@
 // at the file and line.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { readTextLines } from "../../src/text/index.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const dir = tempDir("kiln-text-lines-");
-test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function collect(paths: string[], textField?: string): Promise<string[]> {
   const out: string[] = [];

@@ -2,13 +2,12 @@
 // errors for directories Kiln did not write.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadTokenizer, saveTokenizer, trainUnigram } from "../../src/text/index.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const dir = tempDir("kiln-tokenizer-files-");
-test.after(() => rmSync(dir, { recursive: true, force: true }));
 const corpus = Array.from({ length: 40 }, (_, i) => `We the People of the United States, in Order to form a more perfect Union ${i}.`);
 const trained = await trainUnigram(corpus, { vocabSize: 120 });
 const saved = join(dir, "tok");

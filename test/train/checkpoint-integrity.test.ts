@@ -15,7 +15,6 @@ import { CorruptFileError } from "../../src/models/file-digests.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-ck-integrity-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const data = join(root, "data");
 await writeTinyShards(data);
 const run = join(root, "run");

@@ -5,7 +5,6 @@
 // (the loss normalized by the global batch's labelled rows, padding rows of partial batches included).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../../src/models/index.js";
 import { openClassificationDataset } from "../../src/data/pipeline/classification-dataset.js";
@@ -16,7 +15,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const data = await makeTinyClassification();
 const root = tempDir("kiln-cls-resume-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const STEPS = 16,
   BATCH = 32;
 

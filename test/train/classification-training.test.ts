@@ -4,7 +4,6 @@
 // a tiny Llama, read at each row's last real token, learns it too.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "../../src/index.js";
 import { createModel, loadModel, presetConfig, saveModel } from "../../src/models/index.js";
@@ -17,7 +16,6 @@ import { tempDir } from "../helpers/temp-dir.js";
 
 const data = await makeTinyClassification();
 const root = tempDir("kiln-cls-trainer-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test("a classifier fine-tuned from a masked LM beats the majority class on held-out sentences", async () => {
   const base = await loadModel(data.baseModel, { task: "sequence-classification", labels: LABELS, seed: 1 });

@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,6 @@ import { prepareOutputDir } from "../../src/train/output-dir.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = tempDir("kiln-run-lock-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 const data = join(root, "data");
 await writeTinyShards(data);
 const script = fileURLToPath(new URL("../helpers/tiny-training.js", import.meta.url));

@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as k from "../../../src/index.js";
@@ -14,7 +14,6 @@ import { tempDir } from "../../helpers/temp-dir.js";
 const entry = fileURLToPath(new URL("../../../src/index.js", import.meta.url));
 const runtimeModule = fileURLToPath(new URL("../../../src/exec/ort/runtime.js", import.meta.url));
 const root = tempDir("kiln-shared-pool-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A pool of 4 threads starts 3 of its own: a session with its own pool is seen in the process's thread count. */
 const POOL = "4";

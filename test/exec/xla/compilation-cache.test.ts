@@ -5,7 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createXlaExecutor } from "../../../src/exec/xla/index.js";
@@ -16,7 +16,6 @@ import { tempDir } from "../../helpers/temp-dir.js";
 
 const skip = xlaCpuSkip;
 const root = tempDir("kiln-compile-cache-");
-test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const entries = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".pjrt"));
 
